@@ -1,0 +1,101 @@
+// BlockBackend: the front-end handle that tools and embedders use.
+//
+// A BlockBackend owns the root node of a driver graph and is bound to one
+// AioContext.  It offers
+//   * a coroutine API (read/write/flush/discard/write_zeroes -> Task<Status>),
+//   * a callback API (aio_*) for code that is not coroutine-based,
+//   * batching (plug/unplug, PlugScope), drain, statistics.
+//
+// Threading: every call is made on the loop thread of ctx().  (Other threads
+// post to that loop first; see util/iothread.h.)
+//
+// Buffer lifetime: the memory an IoVec points at must stay valid and
+// untouched until the request completes (the Task finishes or the callback
+// runs).  The coroutine API also needs the IoVec object itself to live that
+// long (it is taken by reference); the callback API copies it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "block/node.h"
+#include "util/aio_context.h"
+#include "util/iovec.h"
+#include "util/result.h"
+#include "util/task.h"
+
+namespace blk {
+
+class BlockBackend {
+ public:
+  // Takes the root node and attaches the graph to `ctx`.
+  BlockBackend(AioContext& ctx, std::unique_ptr<BlockNode> root);
+  // REQUIRES: no request in flight (run drain() to completion first).
+  ~BlockBackend();
+  BlockBackend(const BlockBackend&) = delete;
+  BlockBackend& operator=(const BlockBackend&) = delete;
+
+  AioContext& ctx() const { return *ctx_; }
+  BlockNode& root() { return *root_; }
+  uint64_t length() const { return root_->length(); }
+  bool read_only() const { return root_->read_only(); }
+  const NodeStats& stats() const { return root_->stats(); }
+
+  // ---- coroutine API ----
+  Task<Status> read(uint64_t offset, const IoVec& iov, uint32_t flags = 0) {
+    return root_->co_preadv(offset, iov, flags);
+  }
+  Task<Status> write(uint64_t offset, const IoVec& iov, uint32_t flags = 0) {
+    return root_->co_pwritev(offset, iov, flags);
+  }
+  Task<Status> flush() { return root_->co_flush(); }
+  Task<Status> discard(uint64_t offset, uint64_t bytes) { return root_->co_pdiscard(offset, bytes); }
+  Task<Status> write_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags = 0) {
+    return root_->co_pwrite_zeroes(offset, bytes, flags);
+  }
+  // Waits until no request is in flight.
+  Task<void> drain() { return root_->co_drain(); }
+  // Holds back new requests until drained_end(); see BlockNode.
+  void drained_begin() { root_->drained_begin(); }
+  void drained_end() { root_->drained_end(); }
+
+  // ---- callback API ----
+  // `cb(opaque, ret)` runs on the loop thread when the request completes,
+  // never inside the call that submitted it; ret is 0 or a negative errno.
+  using Completion = void (*)(void* opaque, int ret);
+  void aio_read(uint64_t offset, const IoVec& iov, Completion cb, void* opaque,
+                uint32_t flags = 0);
+  void aio_write(uint64_t offset, const IoVec& iov, Completion cb, void* opaque,
+                 uint32_t flags = 0);
+  void aio_flush(Completion cb, void* opaque);
+  void aio_discard(uint64_t offset, uint64_t bytes, Completion cb, void* opaque);
+  void aio_write_zeroes(uint64_t offset, uint64_t bytes, Completion cb, void* opaque,
+                        uint32_t flags = 0);
+
+  // ---- batching ----
+  void plug() { root_->plug(); }
+  void unplug() { root_->unplug(); }
+  class PlugScope {
+   public:
+    explicit PlugScope(BlockBackend& b) : b_(b) { b_.plug(); }
+    ~PlugScope() { b_.unplug(); }
+    PlugScope(const PlugScope&) = delete;
+    PlugScope& operator=(const PlugScope&) = delete;
+
+   private:
+    BlockBackend& b_;
+  };
+
+  // Moves the graph to another loop: drains, detaches, attaches to `ctx`.
+  // Called on the current loop's thread; afterwards only `ctx`'s thread may
+  // use the backend.  Requests submitted meanwhile wait and then run on the
+  // new loop... so do not submit from the old thread after this returns.
+  Task<void> move_to(AioContext& ctx);
+
+ private:
+  AioContext* ctx_;
+  std::unique_ptr<BlockNode> root_;
+};
+
+}  // namespace blk

@@ -1,0 +1,140 @@
+// BlockDriver: the interface every block driver implements.
+//
+// One BlockDriver object is one open instance (a node's driver state): the
+// null device, an open file, an open RBD image, a filter over a child node.
+// Drivers are reached only through a BlockNode (block/node.h), the generic
+// layer, which guarantees the contracts written next to each method below:
+// a driver never sees a request that is out of bounds, misaligned or too
+// large, and never a write on a read-only node.
+//
+// Threading: all methods are called on the loop thread of the AioContext the
+// driver is attached to (attach_aio_context), except the constructor/open
+// function and the destructor, which run on the thread that opens/closes the
+// graph while no I/O is in flight.  A driver whose completions arrive on
+// another thread (librbd) must resume the waiting coroutine on the attached
+// loop (AioContext::post_resume), never on the foreign thread.
+//
+// Errors: I/O methods return Status, 0 or a negative errno.  They never throw.
+//
+// Buffers: every IoVec passed to an I/O method stays valid, and its bytes
+// untouched by the caller, until the returned Task completes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "util/aio_context.h"
+#include "util/iovec.h"
+#include "util/result.h"
+#include "util/task.h"
+
+namespace blk {
+
+// Request flags.
+enum ReqFlag : uint32_t {
+  kReqNone = 0,
+  // Write: the data is on stable storage when the request completes.  Passed
+  // to a driver only if Capabilities::fua; otherwise the generic layer issues
+  // write + flush.
+  kReqFua = 1u << 0,
+  // Write-zeroes: the driver may deallocate (unmap) the range instead of
+  // writing zeros, provided later reads return zeros.
+  kReqMayUnmap = 1u << 1,
+};
+
+// What the driver needs requests to look like.  Data, not code: the generic
+// layer pads, bounces and splits to meet these.
+struct BlockLimits {
+  // Offsets and lengths of reads/writes are multiples of this (power of 2).
+  uint32_t request_alignment = 1;
+  // Buffer addresses and segment lengths are multiples of this (power of 2),
+  // e.g. 512 or 4096 for O_DIRECT.
+  uint32_t memory_alignment = 1;
+  // Largest read/write in bytes; 0 means no limit.  A multiple of
+  // request_alignment.
+  uint64_t max_transfer = 0;
+  // Largest discard / write-zeroes in bytes; 0 means no limit.
+  uint64_t max_discard = 0;
+  uint64_t max_write_zeroes = 0;
+  // Most segments one request may carry.
+  int max_iov = 1024;
+};
+
+// What the driver can do natively.  The generic layer supplies the rest.
+struct Capabilities {
+  bool fua = false;           // honours kReqFua on writes
+  bool write_zeroes = false;  // co_pwrite_zeroes is implemented
+  bool discard = false;       // co_pdiscard is implemented
+};
+
+// A named counter a driver exports (e.g. "io_submit_calls").  Tools print them.
+struct DriverCounter {
+  std::string name;
+  uint64_t value;
+};
+
+class BlockDriver {
+ public:
+  virtual ~BlockDriver() = default;
+
+  // The driver's registry name, e.g. "null", "file", "rbd".
+  virtual std::string_view name() const = 0;
+
+  // Reads `bytes` bytes at `offset` into `qiov` (qiov.size() == bytes).
+  // Guaranteed by the generic layer: offset and bytes are multiples of
+  // limits().request_alignment; bytes <= max_transfer; qiov segments meet
+  // memory_alignment and max_iov; offset + bytes <= length() rounded up to
+  // request_alignment (bytes past length() must read as zeros).
+  virtual Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                                 uint32_t flags) = 0;
+
+  // Writes `qiov` at `offset`; same guarantees as co_preadv, and the node is
+  // writable.  `flags` holds kReqFua only if caps().fua.
+  virtual Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                                  uint32_t flags) = 0;
+
+  // Makes completed writes durable.  Default: nothing to do.
+  virtual Task<Status> co_flush() { co_return Status(); }
+
+  // Discards (deallocates) a range; advisory: reads afterwards may return old
+  // data or zeros.  Offset/bytes aligned to request_alignment, bytes <=
+  // max_discard.  Called only if caps().discard.
+  virtual Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) {
+    (void)offset, (void)bytes;
+    co_return Status(-ENOTSUP);
+  }
+
+  // Makes a range read as zeros.  Same guarantees as co_pdiscard with
+  // max_write_zeroes.  Called only if caps().write_zeroes; -ENOTSUP makes the
+  // generic layer fall back to writing zeroed buffers.
+  virtual Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) {
+    (void)offset, (void)bytes, (void)flags;
+    co_return Status(-ENOTSUP);
+  }
+
+  // Current length in bytes.
+  virtual uint64_t length() const = 0;
+  virtual BlockLimits limits() const { return {}; }
+  virtual Capabilities caps() const { return {}; }
+
+  // Binds the driver to a loop (registers fds, poll handlers, per-loop
+  // state).  Called once after open and again after each detach.  A filter
+  // forwards to its children.
+  virtual void attach_aio_context(AioContext& ctx) { (void)ctx; }
+  // Unbinds from the loop.  REQUIRES: no request in flight.
+  virtual void detach_aio_context() {}
+
+  // Batching hint: between plug() and the matching unplug() the driver may
+  // queue submissions and send them together at unplug().  Nested calls
+  // count.  Default: ignored.
+  virtual void plug() {}
+  virtual void unplug() {}
+
+  // Appends the driver's own counters (and its children's, prefixed).
+  virtual void counters(std::vector<DriverCounter>* out) const { (void)out; }
+};
+
+}  // namespace blk

@@ -1,0 +1,87 @@
+#include "block/null/null.h"
+
+namespace blk {
+namespace {
+
+class NullDriver final : public BlockDriver {
+ public:
+  NullDriver(uint64_t size, bool read_zeroes, int64_t latency_ns)
+      : size_(size), read_zeroes_(read_zeroes), latency_ns_(latency_ns) {}
+
+  std::string_view name() const override { return "null"; }
+  uint64_t length() const override { return size_; }
+  Capabilities caps() const override {
+    Capabilities c;
+    c.fua = true;
+    c.write_zeroes = true;
+    c.discard = true;
+    return c;
+  }
+  void attach_aio_context(AioContext& ctx) override { ctx_ = &ctx; }
+  void detach_aio_context() override { ctx_ = nullptr; }
+
+  Task<Status> co_preadv(uint64_t, uint64_t bytes, const IoVec& qiov, uint32_t) override {
+    co_await complete();
+    if (read_zeroes_) qiov.memset(0, 0, bytes);
+    co_return Status();
+  }
+  Task<Status> co_pwritev(uint64_t, uint64_t, const IoVec&, uint32_t) override {
+    co_await complete();
+    co_return Status();
+  }
+  Task<Status> co_flush() override {
+    co_await complete();
+    co_return Status();
+  }
+  Task<Status> co_pdiscard(uint64_t, uint64_t) override {
+    co_await complete();
+    co_return Status();
+  }
+  Task<Status> co_pwrite_zeroes(uint64_t, uint64_t, uint32_t) override {
+    co_await complete();
+    co_return Status();
+  }
+
+ private:
+  // Suspends until the loop completes the request: the next iteration, or
+  // after latency-ns.
+  Task<void> complete() {
+    if (latency_ns_ > 0) {
+      co_await SleepFor(*ctx_, latency_ns_);
+    } else {
+      co_await ctx_->yield();
+    }
+  }
+
+  uint64_t size_;
+  bool read_zeroes_;
+  int64_t latency_ns_;
+  AioContext* ctx_ = nullptr;
+};
+
+const std::vector<OptionSpec>& Schema() {
+  using T = OptionSpec::Type;
+  static const std::vector<OptionSpec> schema = {
+      {"size", T::kSize, "1G", true, false, {}, 0, INT64_MAX, "device size in bytes"},
+      {"read-zeroes", T::kBool, "off", true, false, {}, INT64_MIN, INT64_MAX,
+       "reads fill the buffer with zeros (off: buffer left as is)"},
+      {"latency-ns", T::kInt, "0", true, false, {}, 0, int64_t(3600) * 1000000000,
+       "completion delay per request in ns (0: next loop iteration)"},
+  };
+  return schema;
+}
+
+Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
+  return std::unique_ptr<BlockDriver>(std::make_unique<NullDriver>(
+      args.opts.size("size"), args.opts.flag("read-zeroes"), args.opts.integer("latency-ns")));
+}
+
+}  // namespace
+
+const DriverInfo& NullDriverInfo() {
+  static const DriverInfo info{"null", "a device that stores nothing (QEMU null-co)", &Schema,
+                               {}, &Open};
+  return info;
+}
+
+}  // namespace blk

@@ -1,0 +1,55 @@
+// The driver registry and opening a graph from a spec.
+//
+// registry.cc holds the one table of drivers (no static registration).  A
+// graph spec is QEMU -blockdev style or JSON (see block/options.h):
+//   driver=throttle,file.driver=null,file.size=1G
+//   {"driver": "file", "filename": "/dev/zram0", "aio": "native"}
+// Options every node accepts, whatever its driver:
+//   driver      (required) the driver's name
+//   node-name   a name for messages and statistics
+//   read-only   on/off; a read-only parent makes its children read-only
+// A driver's children are the subtrees named in DriverInfo::children
+// (`file.driver=...` opens child `file`).
+//
+// Thread-safety: opening runs on the thread that will own the graph's loop,
+// before any I/O; the table itself is immutable.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "block/backend.h"
+#include "block/driver.h"
+#include "block/driver_info.h"
+#include "block/node.h"
+#include "block/options.h"
+#include "util/aio_context.h"
+#include "util/result.h"
+
+namespace blk {
+
+// The table, in a stable order.
+const std::vector<DriverInfo>& Drivers();
+const DriverInfo* FindDriver(std::string_view name);
+
+struct OpenFlags {
+  bool read_only = false;  // force every node read-only
+};
+
+// Opens the node tree described by `opts` (already split from a spec).
+// `path` names the node in error messages ("" for the root).
+Expected<std::unique_ptr<BlockNode>> OpenNode(AioContext& ctx, Options opts,
+                                              const OpenFlags& flags,
+                                              const std::string& path = "");
+
+// Parses `spec` and opens the graph, returning a front end bound to `ctx`.
+Expected<std::unique_ptr<BlockBackend>> OpenBackend(AioContext& ctx, std::string_view spec,
+                                                    const OpenFlags& flags = {});
+
+// Help text listing every driver and its options.
+std::string DriversHelp();
+
+}  // namespace blk

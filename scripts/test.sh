@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The whole blkstack test suite (README command 2):
+#   1. bazel test //...                                         (default: -c opt)
+#   2. bazel test --config=asan //tests/util/... //tests/block/... (ASan+UBSan)
+#   3. bazel test --config=tsan //tests/util/...                (TSan)
+# Counts test target results of every run and ends with the line
+#   N passed, N failed
+# Exits non-zero if any test failed, any bazel run failed, or no test ran.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 1
+
+bash scripts/setup.sh || { echo "test.sh: scripts/setup.sh failed" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+# ---- Ceph cluster hook ------------------------------------------------------
+# If scripts/ceph/cluster.sh exists it is started before the tests and stopped
+# afterwards (also on failure/interrupt):  cluster.sh start | cluster.sh stop
+CEPH_CLUSTER="scripts/ceph/cluster.sh"
+if [[ -f "$CEPH_CLUSTER" ]]; then
+  trap 'bash "$ROOT/$CEPH_CLUSTER" stop || true' EXIT
+  if ! bash "$CEPH_CLUSTER" start; then
+    echo "test.sh: $CEPH_CLUSTER start failed" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+fi
+# -----------------------------------------------------------------------------
+
+LOGDIR="$(mktemp -d "${TMPDIR:-/tmp}/blkstack-test.XXXXXX")"
+COMMON=(--noshow_progress --curses=no --color=no --keep_going --test_output=errors --test_summary=short)
+
+total_passed=0
+total_failed=0
+bazel_failed=0
+summary=()
+
+# Prints "P F" for a bazel test log: counts lines of the test summary such as
+#   //tests/util:foo_test        PASSED in 0.2s
+#   //tests/util:foo_test        (cached) PASSED in 0.2s
+#   //tests/util:bar_test        FAILED TO BUILD
+# PASSED counts as passed; anything else (FAILED, TIMEOUT, FLAKY, NO STATUS,
+# FAILED TO BUILD, INCOMPLETE, ...) as failed.  Test logs printed by
+# --test_output are skipped.
+count_results() {
+  awk '
+    # plain regexps only: the default awk on Debian is mawk
+    index($0, "==================== Test output for ") == 1 { in_log = 1; next }
+    in_log && /^=+$/ && length($0) >= 40 { in_log = 0; next }
+    in_log { next }
+    /^\/\/[^ \t]*:[^ \t]+[ \t]+(\(cached\)[ \t]+)?[A-Z][A-Z_ ]*[A-Z]/ {
+      line = $0
+      sub(/^\/\/[^ \t]+[ \t]+/, "", line)
+      sub(/^\(cached\)[ \t]+/, "", line)
+      if (line ~ /^PASSED( |$)/) p++; else f++
+    }
+    END { printf "%d %d\n", p + 0, f + 0 }
+  ' "$1"
+}
+
+run() {
+  local name="$1"; shift
+  local log="$LOGDIR/$name.log"
+  echo
+  echo "=== test.sh [$name]: bazel test $*"
+  bazel test "${COMMON[@]}" "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local p f
+  read -r p f < <(count_results "$log")
+  total_passed=$((total_passed + p))
+  total_failed=$((total_failed + f))
+  local note=""
+  case "$rc" in
+    0) ;;
+    3) note=" (tests failed)" ;;
+    4) note=" (no test targets)" ;;  # e.g. a test directory still empty
+    *) note=" (bazel exit $rc: build or command failed)"; bazel_failed=1 ;;
+  esac
+  if [[ "$rc" == 3 && "$f" == 0 ]]; then
+    bazel_failed=1  # bazel says tests failed but none was counted
+  fi
+  summary+=("[$name] $p passed, $f failed$note")
+}
+
+run default //...
+run asan --config=asan //tests/util/... //tests/block/...
+run tsan --config=tsan //tests/util/...
+
+echo
+echo "=== test.sh summary (logs in $LOGDIR)"
+for s in "${summary[@]}"; do echo "  $s"; done
+status=0
+if ((bazel_failed)); then
+  echo "test.sh: at least one bazel run failed (see above)"
+  status=1
+fi
+if ((total_failed)); then status=1; fi
+if ((total_passed + total_failed == 0)); then
+  echo "test.sh: no test was run"
+  status=1
+fi
+echo "$total_passed passed, $total_failed failed"
+exit "$status"

@@ -1,0 +1,145 @@
+// Tests of the null driver and of opening graphs from specs (registry).
+#include "block/null/null.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "block/registry.h"
+#include "util/clock.h"
+
+namespace blk {
+namespace {
+
+std::unique_ptr<BlockBackend> MustOpen(AioContext& ctx, const char* spec) {
+  auto b = OpenBackend(ctx, spec);
+  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().message);
+  return b.ok() ? std::move(b.value()) : nullptr;
+}
+
+std::string OpenError(AioContext& ctx, const char* spec) {
+  auto b = OpenBackend(ctx, spec);
+  EXPECT_FALSE(b.ok()) << "spec unexpectedly opened: " << spec;
+  return b.ok() ? "" : b.error().message;
+}
+
+TEST(NullDriverTest, SizeAndReadZeroes) {
+  AioContext ctx;
+  auto blk = MustOpen(ctx, "driver=null,size=64M,read-zeroes=on");
+  ASSERT_TRUE(blk);
+  EXPECT_EQ(blk->length(), 64u << 20);
+  std::vector<uint8_t> buf(4096, 0xaa);
+  IoVec iov(buf.data(), buf.size());
+  EXPECT_TRUE(RunSync(ctx, blk->read(4096, iov)).ok());
+  EXPECT_EQ(buf, std::vector<uint8_t>(4096, 0));
+  EXPECT_TRUE(RunSync(ctx, blk->write(0, iov)).ok());
+  EXPECT_TRUE(RunSync(ctx, blk->flush()).ok());
+  EXPECT_TRUE(RunSync(ctx, blk->discard(0, 1 << 20)).ok());
+  EXPECT_TRUE(RunSync(ctx, blk->write_zeroes(0, 1 << 20)).ok());
+  EXPECT_EQ(RunSync(ctx, blk->read(64u << 20, iov)).error(), -EIO);
+}
+
+TEST(NullDriverTest, DefaultLeavesBufferAndIsOneGiB) {
+  AioContext ctx;
+  auto blk = MustOpen(ctx, "driver=null");
+  ASSERT_TRUE(blk);
+  EXPECT_EQ(blk->length(), 1u << 30);
+  std::vector<uint8_t> buf(512, 0xaa);
+  IoVec iov(buf.data(), buf.size());
+  EXPECT_TRUE(RunSync(ctx, blk->read(0, iov)).ok());
+  EXPECT_EQ(buf[0], 0xaa);
+}
+
+TEST(NullDriverTest, LatencyDelaysCompletion) {
+  AioContext ctx;
+  auto blk = MustOpen(ctx, "driver=null,latency-ns=2000000");
+  ASSERT_TRUE(blk);
+  std::vector<uint8_t> buf(512);
+  IoVec iov(buf.data(), buf.size());
+  int64_t t0 = NowNs();
+  EXPECT_TRUE(RunSync(ctx, blk->read(0, iov)).ok());
+  EXPECT_GE(NowNs() - t0, 2000000);
+}
+
+Task<void> Submit(BlockBackend& b, bool* done) {
+  std::vector<uint8_t> buf(512);
+  IoVec iov(buf.data(), buf.size());
+  Status s = co_await b.read(0, iov);
+  *done = s.ok();
+}
+
+TEST(NullDriverTest, CompletesThroughTheLoopNotInline) {
+  AioContext ctx;
+  auto blk = MustOpen(ctx, "driver=null");
+  ASSERT_TRUE(blk);
+  bool done = false;
+  SpawnNow(Submit(*blk, &done));
+  EXPECT_FALSE(done);
+  ctx.run_once(false);
+  EXPECT_TRUE(done);
+}
+
+TEST(NullDriverTest, JsonSpecOpensTheSameDevice) {
+  AioContext ctx;
+  auto blk = MustOpen(ctx, R"({"driver": "null", "size": 1048576, "read-zeroes": true})");
+  ASSERT_TRUE(blk);
+  EXPECT_EQ(blk->length(), 1u << 20);
+  auto blk2 = MustOpen(ctx, "json:{\"driver\":\"null\",\"size\":\"2M\",\"node-name\":\"n0\"}");
+  ASSERT_TRUE(blk2);
+  EXPECT_EQ(blk2->length(), 2u << 20);
+  EXPECT_EQ(blk2->root().node_name(), "n0");
+}
+
+TEST(NullDriverTest, ReadOnlyOption) {
+  AioContext ctx;
+  auto blk = MustOpen(ctx, "driver=null,read-only=on");
+  ASSERT_TRUE(blk);
+  EXPECT_TRUE(blk->read_only());
+  std::vector<uint8_t> buf(512);
+  IoVec iov(buf.data(), buf.size());
+  EXPECT_EQ(RunSync(ctx, blk->write(0, iov)).error(), -EPERM);
+  auto forced = OpenBackend(ctx, "driver=null", OpenFlags{true});
+  ASSERT_TRUE(forced.ok());
+  EXPECT_TRUE(forced.value()->read_only());
+}
+
+TEST(SpecErrorsTest, EveryKindOfBadInputNamesTheProblem) {
+  AioContext ctx;
+  std::string e = OpenError(ctx, "size=1G");
+  EXPECT_NE(e.find("missing required option 'driver'"), std::string::npos) << e;
+  e = OpenError(ctx, "driver=nul");
+  EXPECT_NE(e.find("unknown driver 'nul'"), std::string::npos) << e;
+  EXPECT_NE(e.find("null"), std::string::npos) << e;  // lists the known drivers
+  e = OpenError(ctx, "driver=null,sise=1G");
+  EXPECT_NE(e.find("sise"), std::string::npos) << e;
+  EXPECT_NE(e.find("1G"), std::string::npos) << e;
+  e = OpenError(ctx, "driver=null,size=lots");
+  EXPECT_NE(e.find("size"), std::string::npos) << e;
+  EXPECT_NE(e.find("lots"), std::string::npos) << e;
+  e = OpenError(ctx, "driver=null,latency-ns=-5");
+  EXPECT_NE(e.find("latency-ns"), std::string::npos) << e;
+  e = OpenError(ctx, "driver=null,read-zeroes=maybe");
+  EXPECT_NE(e.find("read-zeroes"), std::string::npos) << e;
+  EXPECT_NE(e.find("maybe"), std::string::npos) << e;
+  e = OpenError(ctx, "driver=null,read-only=perhaps");
+  EXPECT_NE(e.find("read-only"), std::string::npos) << e;
+  e = OpenError(ctx, "driver=null,file.driver=null");
+  EXPECT_NE(e.find("file"), std::string::npos) << e;
+  e = OpenError(ctx, "driver=null,size");
+  EXPECT_NE(e.find("spec"), std::string::npos) << e;
+  e = OpenError(ctx, "{\"driver\": \"null\", \"size\": [1]}");
+  EXPECT_NE(e.find("size"), std::string::npos) << e;
+  e = OpenError(ctx, "driver=null,size=1G,size=2G");
+  EXPECT_NE(e.find("duplicate"), std::string::npos) << e;
+}
+
+TEST(RegistryTest, HelpListsEveryDriver) {
+  std::string help = DriversHelp();
+  for (const auto& d : Drivers()) {
+    EXPECT_NE(help.find(std::string(d.name)), std::string::npos) << d.name;
+  }
+  EXPECT_NE(help.find("latency-ns"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace blk

@@ -1,0 +1,43 @@
+#include "util/iothread.h"
+
+#include <pthread.h>
+
+namespace blk {
+
+IOThread::IOThread(std::string name) : name_(std::move(name)) {
+  auto ready = ready_.get_future();
+  thread_ = std::thread([this] { main(); });
+  ready.wait();
+}
+
+IOThread::~IOThread() { stop(); }
+
+void IOThread::main() {
+  pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
+  ctx_ = std::make_unique<AioContext>();
+  ready_.set_value();
+  ctx_->run();
+  // Whatever was posted before stop() still runs, so no posted work is lost.
+  while (ctx_->run_once(false)) {
+  }
+  ctx_.reset();  // destroyed on its own loop thread
+}
+
+void IOThread::run_sync(std::function<void()> fn) {
+  std::promise<void> done;
+  auto f = done.get_future();
+  ctx_->post([&] {
+    fn();
+    done.set_value();
+  });
+  f.wait();
+}
+
+void IOThread::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  ctx_->stop();
+  thread_.join();
+}
+
+}  // namespace blk
