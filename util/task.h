@@ -13,6 +13,11 @@
 // No exceptions on the I/O path: an exception escaping a task terminates the
 // program.  Errors travel as values (Status, Result<T>).
 //
+// Symmetric transfer relies on the compiler turning the resume into a tail
+// call, which GCC does at -O2 but not under AddressSanitizer: there a long
+// chain of synchronously completing awaits grows the stack.  The I/O path
+// never builds such chains (requests complete through the loop).
+//
 // Frames come from FramePool (per-thread cache) unless BLK_NO_FRAME_POOL is
 // defined (kept for measuring what the pool buys).
 //

@@ -45,11 +45,20 @@ Task<int> Depth(AioContext& ctx, int n) {
   co_return below + 1;
 }
 
+// GCC makes the symmetric-transfer resume a tail call in optimised builds,
+// but not under AddressSanitizer (its stack poisoning needs an epilogue), so
+// there the chain of synchronous completions does use stack.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kDepth = 1000;
+#else
+constexpr int kDepth = 20000;
+#endif
+
 TEST(TaskTest, DeepNestingUsesSymmetricTransfer) {
   AioContext ctx;
   // 20000 nested synchronous completions would overflow the stack without
   // symmetric transfer.
-  EXPECT_EQ(RunSync(ctx, Depth(ctx, 20000)), 20000);
+  EXPECT_EQ(RunSync(ctx, Depth(ctx, kDepth)), kDepth);
 }
 
 Task<Status> Fails() { co_return Status(-EIO); }
