@@ -1,5 +1,6 @@
 #include "block/registry.h"
 
+#include "block/error_inject/error_inject.h"
 #include "block/null/null.h"
 
 namespace blk {
@@ -8,6 +9,7 @@ namespace blk {
 const std::vector<DriverInfo>& Drivers() {
   static const std::vector<DriverInfo> table = {
       NullDriverInfo(),
+      ErrorInjectDriverInfo(),
   };
   return table;
 }

@@ -1,0 +1,153 @@
+#include "block/error_inject/error_inject.h"
+
+#include <string>
+
+namespace blk {
+namespace {
+
+enum class Event { kRead, kWrite, kFlush, kDiscard, kWriteZeroes, kAny };
+
+Event ParseEvent(const std::string& s) {
+  if (s == "read") return Event::kRead;
+  if (s == "write") return Event::kWrite;
+  if (s == "flush") return Event::kFlush;
+  if (s == "discard") return Event::kDiscard;
+  if (s == "write-zeroes") return Event::kWriteZeroes;
+  return Event::kAny;
+}
+
+class ErrorInjectDriver final : public BlockDriver {
+ public:
+  struct Rule {
+    Event event;
+    int err;  // negative errno
+    uint64_t offset, length;  // length 0: whole device
+    uint64_t after, count;
+    bool immediately;
+  };
+
+  ErrorInjectDriver(std::unique_ptr<BlockNode> child, Rule rule)
+      : child_(std::move(child)), rule_(rule) {}
+
+  std::string_view name() const override { return "error-inject"; }
+  uint64_t length() const override { return child_->length(); }
+  // The child's generic layer pads and splits for its driver: this filter
+  // accepts anything.
+  BlockLimits limits() const override { return {}; }
+  Capabilities caps() const override {
+    Capabilities c;
+    c.fua = true;
+    c.write_zeroes = true;
+    c.discard = true;
+    return c;
+  }
+  void attach_aio_context(AioContext& ctx) override { child_->attach_aio_context(ctx); }
+  void detach_aio_context() override { child_->detach_aio_context(); }
+  void plug() override { child_->plug(); }
+  void unplug() override { child_->unplug(); }
+  void counters(std::vector<DriverCounter>* out) const override {
+    out->push_back({"error_inject.matched", matched_});
+    out->push_back({"error_inject.injected", injected_});
+    std::vector<DriverCounter> sub;
+    child_->driver().counters(&sub);
+    for (auto& c : sub) out->push_back({"file." + c.name, c.value});
+  }
+
+  Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                         uint32_t flags) override {
+    bool fail = match(Event::kRead, offset, bytes);
+    if (fail && rule_.immediately) co_return Status(rule_.err);
+    Status s = co_await child_->co_preadv(offset, qiov, flags);
+    co_return fail ? Status(rule_.err) : s;
+  }
+  Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                          uint32_t flags) override {
+    bool fail = match(Event::kWrite, offset, bytes);
+    if (fail && rule_.immediately) co_return Status(rule_.err);
+    Status s = co_await child_->co_pwritev(offset, qiov, flags);
+    co_return fail ? Status(rule_.err) : s;
+  }
+  Task<Status> co_flush() override {
+    bool fail = match(Event::kFlush, 0, 0);
+    if (fail && rule_.immediately) co_return Status(rule_.err);
+    Status s = co_await child_->co_flush();
+    co_return fail ? Status(rule_.err) : s;
+  }
+  Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override {
+    bool fail = match(Event::kDiscard, offset, bytes);
+    if (fail && rule_.immediately) co_return Status(rule_.err);
+    Status s = co_await child_->co_pdiscard(offset, bytes);
+    co_return fail ? Status(rule_.err) : s;
+  }
+  Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override {
+    bool fail = match(Event::kWriteZeroes, offset, bytes);
+    if (fail && rule_.immediately) co_return Status(rule_.err);
+    Status s = co_await child_->co_pwrite_zeroes(offset, bytes, flags);
+    co_return fail ? Status(rule_.err) : s;
+  }
+
+ private:
+  // True when this request is to fail.  Flush has no range: it matches any
+  // range rule.
+  bool match(Event ev, uint64_t offset, uint64_t bytes) {
+    if (rule_.event != Event::kAny && rule_.event != ev) return false;
+    if (ev != Event::kFlush && rule_.length) {
+      if (offset + bytes <= rule_.offset || offset >= rule_.offset + rule_.length) return false;
+    }
+    matched_++;
+    if (matched_ <= rule_.after) return false;
+    if (rule_.count && injected_ >= rule_.count) return false;
+    injected_++;
+    return true;
+  }
+
+  std::unique_ptr<BlockNode> child_;
+  Rule rule_;
+  uint64_t matched_ = 0;
+  uint64_t injected_ = 0;
+};
+
+const std::vector<OptionSpec>& Schema() {
+  using T = OptionSpec::Type;
+  static const std::vector<OptionSpec> schema = {
+      {"event", T::kEnum, "any", true, false,
+       {"read", "write", "flush", "discard", "write-zeroes", "any"}, INT64_MIN, INT64_MAX,
+       "which requests may fail"},
+      {"errno", T::kInt, "5", true, false, {}, 1, 4095, "errno to fail with (positive)"},
+      {"offset", T::kSize, "0", true, false, {}, 0, INT64_MAX, "start of the failing range"},
+      {"length", T::kSize, "0", true, false, {}, 0, INT64_MAX,
+       "length of the failing range (0: whole device)"},
+      {"after", T::kInt, "0", true, false, {}, 0, INT64_MAX, "matching requests let through first"},
+      {"count", T::kInt, "0", true, false, {}, 0, INT64_MAX, "most errors to inject (0: no limit)"},
+      {"immediately", T::kBool, "on", true, false, {}, INT64_MIN, INT64_MAX,
+       "fail without calling the child (off: after it completed)"},
+  };
+  return schema;
+}
+
+Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
+  auto it = args.children.find("file");
+  if (it == args.children.end()) {
+    return MakeError(-EINVAL, "driver 'error-inject': missing child 'file' (e.g. file.driver=null)");
+  }
+  ErrorInjectDriver::Rule r;
+  r.event = ParseEvent(args.opts.choice("event"));
+  r.err = -int(args.opts.integer("errno"));
+  r.offset = args.opts.size("offset");
+  r.length = args.opts.size("length");
+  r.after = uint64_t(args.opts.integer("after"));
+  r.count = uint64_t(args.opts.integer("count"));
+  r.immediately = args.opts.flag("immediately");
+  return std::unique_ptr<BlockDriver>(
+      std::make_unique<ErrorInjectDriver>(std::move(it->second), r));
+}
+
+}  // namespace
+
+const DriverInfo& ErrorInjectDriverInfo() {
+  static const DriverInfo info{"error-inject", "fails chosen requests of its child (blkdebug)",
+                               &Schema, {"file"}, &Open};
+  return info;
+}
+
+}  // namespace blk
