@@ -6,8 +6,12 @@
 //   * a callback API (aio_*) for code that is not coroutine-based,
 //   * batching (plug/unplug, PlugScope), drain, statistics.
 //
-// Threading: every call is made on the loop thread of ctx().  (Other threads
-// post to that loop first; see util/iothread.h.)
+// Threading: the coroutine API is used on the loop thread of ctx(); from any
+// other thread a request fails with -EXDEV (never a silent data race): move
+// the coroutine first with `co_await blk.ctx().schedule()`.  The callback API
+// (aio_*) may be called from any thread: the request is posted to the loop
+// and the callback runs on the loop thread.  move_to() moves the graph to
+// another loop after draining it.
 //
 // Buffer lifetime: the memory an IoVec points at must stay valid and
 // untouched until the request completes (the Task finishes or the callback
@@ -63,6 +67,7 @@ class BlockBackend {
   // ---- callback API ----
   // `cb(opaque, ret)` runs on the loop thread when the request completes,
   // never inside the call that submitted it; ret is 0 or a negative errno.
+  // Any thread: from a foreign thread the request is posted to the loop.
   using Completion = void (*)(void* opaque, int ret);
   void aio_read(uint64_t offset, const IoVec& iov, Completion cb, void* opaque,
                 uint32_t flags = 0);
@@ -87,10 +92,12 @@ class BlockBackend {
     BlockBackend& b_;
   };
 
-  // Moves the graph to another loop: drains, detaches, attaches to `ctx`.
-  // Called on the current loop's thread; afterwards only `ctx`'s thread may
-  // use the backend.  Requests submitted meanwhile wait and then run on the
-  // new loop... so do not submit from the old thread after this returns.
+  // Moves the graph to another loop: holds new requests back, drains those
+  // in flight, detaches from the current loop, attaches to `ctx`, and
+  // finishes on `ctx`'s thread (the awaiting coroutine continues there).
+  // Requests that arrived during the move run on the new loop.  REQUIRES:
+  // awaited on the current loop's thread.  Afterwards the coroutine API works
+  // only on `ctx`'s thread.
   Task<void> move_to(AioContext& ctx);
 
  private:

@@ -172,6 +172,7 @@ void BlockNode::account(IoOp op, uint64_t bytes, Status s, int64_t t0) {
 // ---- reads and writes ----
 
 Task<Status> BlockNode::co_preadv(uint64_t offset, const IoVec& qiov, uint32_t flags) {
+  if (!on_loop_thread()) co_return Status(-EXDEV);
   if (drained_) co_await wait_not_drained();
   const int64_t t0 = account_latency_ ? NowNs() : 0;
   const uint64_t bytes = qiov.size();
@@ -203,6 +204,7 @@ Task<Status> BlockNode::co_preadv(uint64_t offset, const IoVec& qiov, uint32_t f
 }
 
 Task<Status> BlockNode::co_pwritev(uint64_t offset, const IoVec& qiov, uint32_t flags) {
+  if (!on_loop_thread()) co_return Status(-EXDEV);
   if (drained_) co_await wait_not_drained();
   const int64_t t0 = account_latency_ ? NowNs() : 0;
   const uint64_t bytes = qiov.size();
@@ -305,6 +307,7 @@ Task<Status> BlockNode::do_padded(IoOp op, uint64_t offset, const IoVec& qiov, u
 // ---- flush, discard, write-zeroes ----
 
 Task<Status> BlockNode::co_flush() {
+  if (!on_loop_thread()) co_return Status(-EXDEV);
   if (drained_) co_await wait_not_drained();
   const int64_t t0 = account_latency_ ? NowNs() : 0;
   Tracked t;
@@ -316,6 +319,7 @@ Task<Status> BlockNode::co_flush() {
 }
 
 Task<Status> BlockNode::co_pdiscard(uint64_t offset, uint64_t bytes) {
+  if (!on_loop_thread()) co_return Status(-EXDEV);
   if (drained_) co_await wait_not_drained();
   const int64_t t0 = account_latency_ ? NowNs() : 0;
   Status s = check_request(offset, bytes, true);
@@ -347,6 +351,7 @@ Task<Status> BlockNode::co_pdiscard(uint64_t offset, uint64_t bytes) {
 }
 
 Task<Status> BlockNode::co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) {
+  if (!on_loop_thread()) co_return Status(-EXDEV);
   if (drained_) co_await wait_not_drained();
   const int64_t t0 = account_latency_ ? NowNs() : 0;
   Status s = check_request(offset, bytes, true);

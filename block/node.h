@@ -54,7 +54,12 @@ class BlockNode {
   const BlockLimits& limits() const { return limits_; }
   const Capabilities& caps() const { return caps_; }
 
-  // ---- I/O ----  (REQUIRES for all: attached; on the loop thread)
+  // ---- I/O ----
+  // REQUIRES for all: attached.  Called from a thread other than the loop
+  // thread of the attached context (or while detached), a request is refused
+  // with -EXDEV before touching any state: post to the loop instead
+  // (AioContext::post, Spawn, co_await ctx.schedule()).  The check is one
+  // pthread_self() comparison.
   // Reads qiov.size() bytes at offset.  -EIO if the range is out of bounds.
   Task<Status> co_preadv(uint64_t offset, const IoVec& qiov, uint32_t flags = 0);
   // Writes qiov at offset.  -EPERM on a read-only node, -EIO out of bounds.
@@ -97,6 +102,7 @@ class BlockNode {
   Task<Status> write_zero_buffers(uint64_t offset, uint64_t bytes, uint32_t flags, Tracked* req);
 
   Status check_request(uint64_t offset, uint64_t bytes, bool write) const;
+  bool on_loop_thread() const { return ctx_ && ctx_->in_loop_thread(); }
   void begin(Tracked* t, uint64_t offset, uint64_t bytes);
   void begin_write(Tracked* t, uint64_t offset, uint64_t bytes);
   void end(Tracked* t);

@@ -2,7 +2,7 @@
 # The whole blkstack test suite (README command 2):
 #   1. bazel test //...                                         (default: -c opt)
 #   2. bazel test --config=asan //tests/util/... //tests/block/... (ASan+UBSan)
-#   3. bazel test --config=tsan //tests/util/...                (TSan)
+#   3. bazel test --config=tsan //tests/util/... //tests/block:threading_test (TSan)
 # Counts test target results of every run and ends with the line
 #   N passed, N failed
 # Exits non-zero if any test failed, any bazel run failed, or no test ran.
@@ -17,18 +17,25 @@ bash scripts/setup.sh || { echo "test.sh: scripts/setup.sh failed" >&2; echo "0 
 # If scripts/ceph/cluster.sh exists it is started before the tests and stopped
 # afterwards (also on failure/interrupt):  cluster.sh start | cluster.sh stop
 CEPH_CLUSTER="scripts/ceph/cluster.sh"
+CEPH_TEST_ENV=()
 if [[ -f "$CEPH_CLUSTER" ]]; then
-  trap 'bash "$ROOT/$CEPH_CLUSTER" stop || true' EXIT
-  if ! bash "$CEPH_CLUSTER" start; then
+  # An explicit directory: other runs on the machine have their own clusters.
+  CEPH_DIR="$(mktemp -d "${TMPDIR:-/tmp}/blkstack-ceph.XXXXXX")"
+  trap 'bash "$ROOT/$CEPH_CLUSTER" stop "$CEPH_DIR" || true' EXIT
+  if ! bash "$CEPH_CLUSTER" start "$CEPH_DIR"; then
     echo "test.sh: $CEPH_CLUSTER start failed" >&2
     echo "0 passed, 1 failed"
     exit 1
   fi
+  # The rbd tests find the cluster through CEPH_CONF and must not skip here.
+  export CEPH_CONF="$CEPH_DIR/ceph.conf"
+  export BLK_RBD_REQUIRE_CLUSTER=1
+  CEPH_TEST_ENV=(--test_env=CEPH_CONF --test_env=BLK_RBD_REQUIRE_CLUSTER)
 fi
 # -----------------------------------------------------------------------------
 
 LOGDIR="$(mktemp -d "${TMPDIR:-/tmp}/blkstack-test.XXXXXX")"
-COMMON=(--noshow_progress --curses=no --color=no --keep_going --test_output=errors --test_summary=short)
+COMMON=(--noshow_progress --curses=no --color=no --keep_going --test_output=errors --test_summary=short "${CEPH_TEST_ENV[@]}")
 
 total_passed=0
 total_failed=0
@@ -84,7 +91,7 @@ run() {
 
 run default //...
 run asan --config=asan //tests/util/... //tests/block/...
-run tsan --config=tsan //tests/util/...
+run tsan --config=tsan //tests/util/... //tests/block:threading_test
 
 echo
 echo "=== test.sh summary (logs in $LOGDIR)"
