@@ -1,0 +1,211 @@
+// The fio-style command line: tool flags, --name groups, global options,
+// positional job files and errors.
+#include "tools/block_bench/cmdline.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/tools/block_bench/test_util.h"
+
+namespace blk::bench {
+namespace {
+
+using std::chrono::microseconds;
+using testing::Cmd;
+using testing::CmdError;
+using testing::FakeEnv;
+
+CommandLine Ok(const std::vector<std::string>& args, const FakeEnv& fake = FakeEnv{}) {
+  auto r = Cmd(args, fake);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? std::move(r.value()) : CommandLine{};
+}
+
+TEST(ToolFlags, Defaults) {
+  const CommandLine c = Ok({"--name=x"});
+  EXPECT_EQ(c.flags, ToolFlags{});
+  EXPECT_EQ(c.flags.output, "");
+  EXPECT_EQ(c.flags.output_formats, std::vector<OutputFormat>{OutputFormat::kNormal});
+  EXPECT_EQ(c.flags.eta, EtaMode::kAuto);
+  EXPECT_FALSE(c.flags.parse_only || c.flags.showcmd || c.flags.version || c.flags.help);
+}
+
+TEST(ToolFlags, AllFlags) {
+  const CommandLine c = Ok({"--output=report.txt", "--output-format=json,json+,json", "--parse-only",
+                            "--showcmd", "--eta=never", "--name=x"});
+  EXPECT_EQ(c.flags.output, "report.txt");
+  EXPECT_EQ(c.flags.output_formats, (std::vector<OutputFormat>{OutputFormat::kJson, OutputFormat::kJsonPlus}));
+  EXPECT_TRUE(c.flags.parse_only);
+  EXPECT_TRUE(c.flags.showcmd);
+  EXPECT_EQ(c.flags.eta, EtaMode::kNever);
+  EXPECT_EQ(Ok({"--eta", "always", "--name=x"}).flags.eta, EtaMode::kAlways);
+  EXPECT_EQ(Ok({"--output", "out.json", "--name=x"}).flags.output, "out.json");
+  EXPECT_EQ(Ok({"--output-format=normal,json", "--name=x"}).flags.output_formats,
+            (std::vector<OutputFormat>{OutputFormat::kNormal, OutputFormat::kJson}));
+  EXPECT_EQ(Name(OutputFormat::kJsonPlus), "json+");
+  EXPECT_EQ(Name(EtaMode::kNever), "never");
+}
+
+TEST(ToolFlags, HelpAndVersionNeedNoJobs) {
+  FakeEnv fake;
+  std::vector<std::string> reads;
+  fake.reads = &reads;
+  const CommandLine h = Ok({"--help", "job.fio"}, fake);
+  EXPECT_TRUE(h.flags.help);
+  EXPECT_TRUE(h.jobs.empty());
+  EXPECT_TRUE(reads.empty()) << "job files are not read with --help";
+  EXPECT_TRUE(Ok({"-h"}).flags.help);
+  EXPECT_TRUE(Ok({"--version"}).flags.version);
+  EXPECT_NE(UsageText().find("--output-format"), std::string::npos);
+  EXPECT_NE(UsageText().find("iodepth_batch_submit, iodepth_batch"), std::string::npos);
+  EXPECT_NE(UsageText().find("blockdev"), std::string::npos);
+}
+
+TEST(ToolFlags, Errors) {
+  EXPECT_EQ(CmdError({"--output-format=terse", "--name=x"}),
+            "<command line>: option '--output-format': format 'terse' is not supported by block-bench");
+  EXPECT_EQ(CmdError({"--output-format=xml", "--name=x"}),
+            "<command line>: option '--output-format': expected normal, json or json+ (comma-separated), got 'xml'");
+  EXPECT_EQ(CmdError({"--eta=sometimes", "--name=x"}),
+            "<command line>: option '--eta': expected always, never or auto, got 'sometimes'");
+  EXPECT_EQ(CmdError({"--showcmd=1", "--name=x"}), "<command line>: option '--showcmd': takes no value");
+  EXPECT_EQ(CmdError({"--name=x", "--output"}), "<command line>: option '--output': requires a value");
+  EXPECT_EQ(CmdError({"--output=", "--name=x"}), "<command line>: option '--output': requires a value");
+  EXPECT_EQ(CmdError({"--name="}), "<command line>: option '--name': requires a value");
+  EXPECT_EQ(CmdError({"--name", ""}), "<command line>: option '--name': expected a non-empty job name");
+  EXPECT_EQ(CmdError({"--=x"}), "<command line>: malformed argument '--=x'");
+}
+
+TEST(Jobs, OneJobFromOptions) {
+  const CommandLine c = Ok({"--name=x", "--rw=randread", "--bs=4k", "--iodepth=16", "--time_based",
+                            "--runtime=10", "--ioengine=libaio"});
+  ASSERT_EQ(c.jobs.size(), 1u);
+  const JobOptions& j = c.jobs[0];
+  EXPECT_EQ(j.name, "x");
+  EXPECT_EQ(j.rw, RwMode::kRandRead);
+  EXPECT_EQ(j.bs[0].min, 4096u);
+  EXPECT_EQ(j.iodepth, 16u);
+  EXPECT_TRUE(j.time_based);
+  EXPECT_EQ(j.runtime, microseconds(10'000'000));
+  EXPECT_EQ(j.ioengine, IoEngine::kLibaio);
+}
+
+TEST(Jobs, SameMeaningAsTheJobFile) {
+  FakeEnv fake;
+  fake.files["job.fio"] =
+      "[random-writers]\nioengine=libaio\niodepth=4\nrw=randwrite\nbs=32k\ndirect=0\nsize=64m\nnumjobs=4\n";
+  const CommandLine from_file = Ok({"job.fio"}, fake);
+  const CommandLine from_args = Ok({"--name=random-writers", "--ioengine=libaio", "--iodepth=4",
+                                    "--rw=randwrite", "--bs=32k", "--direct=0", "--size=64m", "--numjobs=4"});
+  ASSERT_EQ(from_file.jobs.size(), 1u);
+  ASSERT_EQ(from_args.jobs.size(), 1u);
+  EXPECT_EQ(from_file.jobs[0], from_args.jobs[0]);
+}
+
+TEST(Jobs, GlobalOptionsBeforeFirstName) {
+  const CommandLine c = Ok({"--rw=randread", "--size=128m", "--name=job1", "--name=job2", "--bs=8k"});
+  ASSERT_EQ(c.jobs.size(), 2u);
+  EXPECT_EQ(c.jobs[0].name, "job1");
+  EXPECT_EQ(c.jobs[0].rw, RwMode::kRandRead);
+  EXPECT_EQ(c.jobs[0].size, (SizeSpec{128ull << 20, false}));
+  EXPECT_EQ(c.jobs[0].bs[0].min, 4096u) << "--bs belongs to job2 only";
+  EXPECT_EQ(c.jobs[1].rw, RwMode::kRandRead);
+  EXPECT_EQ(c.jobs[1].bs[0].min, 8192u);
+}
+
+TEST(Jobs, NameGlobalStartsAGlobalGroup) {
+  // The fio manual's example.
+  const CommandLine c = Ok({"--name=global", "--rw=randread", "--size=128m", "--name=job1", "--name=job2"});
+  ASSERT_EQ(c.jobs.size(), 2u);
+  EXPECT_EQ(c.jobs[1].name, "job2");
+  EXPECT_EQ(c.jobs[1].rw, RwMode::kRandRead);
+  // A later global group affects later jobs only.
+  const CommandLine d = Ok({"--name=a", "--name=global", "--iodepth=8", "--name=b"});
+  ASSERT_EQ(d.jobs.size(), 2u);
+  EXPECT_EQ(d.jobs[0].iodepth, 1u);
+  EXPECT_EQ(d.jobs[1].iodepth, 8u);
+}
+
+TEST(Jobs, ValueSpellings) {
+  const CommandLine c = Ok({"--name", "x", "--bs", "8k", "-iodepth=4", "--write_bw_log", "--norandommap",
+                            "--blockdev=driver=null,size=1G", "--description", "two words"});
+  ASSERT_EQ(c.jobs.size(), 1u);
+  const JobOptions& j = c.jobs[0];
+  EXPECT_EQ(j.name, "x");
+  EXPECT_EQ(j.bs[0].min, 8192u);
+  EXPECT_EQ(j.iodepth, 4u);
+  EXPECT_EQ(j.write_bw_log, std::optional<std::string>(""));
+  EXPECT_TRUE(j.norandommap);
+  EXPECT_EQ(j.blockdev, "driver=null,size=1G");
+  EXPECT_EQ(j.description, "two words");
+}
+
+TEST(Jobs, KeywordsButNotVariablesOnTheCommandLine) {
+  FakeEnv fake;
+  fake.vars["X"] = "expanded";
+  const CommandLine c = Ok({"--name=x", "--numjobs=$ncpus", "--iodepth=$ncpus*4", "--description=${X}"}, fake);
+  ASSERT_EQ(c.jobs.size(), 1u);
+  EXPECT_EQ(c.jobs[0].numjobs, 8u);
+  EXPECT_EQ(c.jobs[0].iodepth, 32u);
+  EXPECT_EQ(c.jobs[0].description, "${X}") << "the shell expands variables, not block-bench";
+}
+
+TEST(JobFiles, PositionalArgumentsAfterCommandLineJobs) {
+  FakeEnv fake;
+  fake.files["a.fio"] = "[global]\nbs=16k\n[a1]\n[a2]\niodepth=2\n";
+  fake.files["b.fio"] = "[b1]\n[b2]\n";
+  const CommandLine c = Ok({"--iodepth=8", "a.fio", "--name=cmd", "b.fio"}, fake);
+  EXPECT_EQ(c.job_files, (std::vector<std::string>{"a.fio", "b.fio"}));
+  ASSERT_EQ(c.jobs.size(), 5u);
+  EXPECT_EQ(c.jobs[0].name, "cmd");
+  EXPECT_EQ(c.jobs[1].name, "a1");
+  EXPECT_EQ(c.jobs[1].iodepth, 8u) << "command-line globals are the job files' defaults";
+  EXPECT_EQ(c.jobs[1].bs[0].min, 16384u);
+  EXPECT_EQ(c.jobs[2].iodepth, 2u);
+  EXPECT_EQ(c.jobs[3].name, "b1");
+  EXPECT_EQ(c.jobs[3].bs[0].min, 4096u) << "a file's [global] does not reach the next file";
+  EXPECT_EQ(c.jobs[3].iodepth, 8u);
+  EXPECT_FALSE(c.jobs[1].stonewall);
+  EXPECT_TRUE(c.jobs[3].stonewall) << "fio stonewalls between job files";
+  EXPECT_FALSE(c.jobs[4].stonewall);
+}
+
+TEST(JobFiles, DoubleDashEndsOptions) {
+  FakeEnv fake;
+  fake.files["-odd.fio"] = "[odd]\n";
+  const CommandLine c = Ok({"--", "-odd.fio"}, fake);
+  ASSERT_EQ(c.jobs.size(), 1u);
+  EXPECT_EQ(c.jobs[0].name, "odd");
+}
+
+TEST(Errors, OptionErrorsNameTheOption) {
+  EXPECT_EQ(CmdError({"--name=x", "--bs=4q"}),
+            "<command line>: option '--bs': expected a size >= 1 (a number with an optional k/m/g/t/p "
+            "suffix), got '4q'");
+  EXPECT_EQ(CmdError({"--name=x", "--iodepht=4"}),
+            "<command line>: unknown option '--iodepht' (did you mean '--iodepth'?)");
+  EXPECT_EQ(CmdError({"--name=x", "--thread"}),
+            "<command line>: option '--thread' is not supported by block-bench");
+  EXPECT_EQ(CmdError({"--name=x", "--iodepth"}), "<command line>: option '--iodepth': requires a value");
+  EXPECT_EQ(CmdError({"--name=x", "--pool=p"}),
+            "<command line>: option '--pool' is only valid with ioengine=rbd (ioengine is psync)");
+  EXPECT_EQ(CmdError({"--name=x", "--iodepth_batch_complete_min=4", "--iodepth_batch_complete_max=2"}),
+            "<command line>: job 'x': iodepth_batch_complete_max (2) is less than iodepth_batch_complete_min (4)");
+}
+
+TEST(Errors, NoJobs) {
+  EXPECT_EQ(CmdError({}), "<command line>: no jobs defined (give a job file or --name=NAME with job options)");
+  EXPECT_EQ(CmdError({"--rw=read"}),
+            "<command line>: no jobs defined (give a job file or --name=NAME with job options)");
+}
+
+TEST(Errors, JobFileErrorsKeepTheirLocation) {
+  FakeEnv fake;
+  fake.files["bad.fio"] = "[a]\n\nbs=big\n";
+  EXPECT_EQ(CmdError({"bad.fio"}, fake),
+            "bad.fio:3: option 'bs': expected a size >= 1 (a number with an optional k/m/g/t/p suffix), got "
+            "'big'");
+  EXPECT_EQ(CmdError({"missing.fio"}, fake), "cannot read job file 'missing.fio': No such file or directory");
+}
+
+}  // namespace
+}  // namespace blk::bench

@@ -1,0 +1,84 @@
+#include "tools/block_bench/apply.h"
+
+#include <algorithm>
+#include <string>
+
+#include "tools/block_bench/option_table.h"
+
+namespace blk::bench {
+namespace {
+
+Error OptionError(const RawOption& opt, const std::string& detail) {
+  return MakeError(-EINVAL, opt.where.ToString() + ": option '" + DisplayName(opt.name, opt.where) +
+                                "': " + detail);
+}
+
+Error UnknownOption(const RawOption& opt) {
+  const std::string shown = DisplayName(opt.name, opt.where);
+  if (IsUnsupportedFioOption(opt.name)) {
+    return MakeError(-ENOTSUP,
+                     opt.where.ToString() + ": option '" + shown + "' is not supported by block-bench");
+  }
+  std::string msg = opt.where.ToString() + ": unknown option '" + shown + "'";
+  if (std::optional<std::string> close = SuggestOption(opt.name)) {
+    msg += " (did you mean '" + DisplayName(*close, opt.where) + "'?)";
+  }
+  return MakeError(-EINVAL, msg);
+}
+
+Expected<void> ApplyOne(JobOptions& job, const RawOption& opt) {
+  const OptionSpec* spec = FindOption(opt.name);
+  if (spec == nullptr) return UnknownOption(opt);
+  if (spec->value_required && !opt.value) return OptionError(opt, "requires a value");
+  std::optional<std::string> value = opt.value;
+  // fio evaluates keyword arithmetic such as "8*$mb_memory".
+  if (value && opt.wants_arithmetic && spec->numeric && !value->empty() && value->front() != '(') {
+    value = "(" + *value + ")";
+  }
+  Expected<void> r = spec->apply(job, value ? std::optional<std::string_view>(*value) : std::nullopt);
+  if (!r.ok()) return OptionError(opt, r.error().message);
+  return {};
+}
+
+}  // namespace
+
+Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& options) {
+  // Stable: kb_base first, the rest in written order.
+  std::vector<const RawOption*> ordered;
+  for (const RawOption& o : options) {
+    if (o.name == "kb_base") ordered.push_back(&o);
+  }
+  for (const RawOption& o : options) {
+    if (o.name != "kb_base") ordered.push_back(&o);
+  }
+  for (const RawOption* o : ordered) {
+    Expected<void> r = ApplyOne(job, *o);
+    if (!r.ok()) return r;
+  }
+  if (job.ioengine != IoEngine::kRbd) {
+    for (const RawOption& o : options) {
+      const OptionSpec* spec = FindOption(o.name);
+      if (spec != nullptr && spec->rbd_only) {
+        return MakeError(-EINVAL, o.where.ToString() + ": option '" + DisplayName(o.name, o.where) +
+                                      "' is only valid with ioengine=rbd (ioengine is " +
+                                      std::string(Name(job.ioengine)) + ")");
+      }
+    }
+    job.rbd = RbdOptions{};
+  }
+  return {};
+}
+
+Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
+  if (job.iodepth_batch_complete_max &&
+      *job.iodepth_batch_complete_max < job.iodepth_batch_complete_min) {
+    return MakeError(-EINVAL, where.ToString() + ": job '" + job.name +
+                                  "': iodepth_batch_complete_max (" +
+                                  std::to_string(*job.iodepth_batch_complete_max) +
+                                  ") is less than iodepth_batch_complete_min (" +
+                                  std::to_string(job.iodepth_batch_complete_min) + ")");
+  }
+  return {};
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,221 @@
+#include "tools/block_bench/cmdline.h"
+
+#include <algorithm>
+
+#include "tools/block_bench/jobfile.h"
+#include "tools/block_bench/option_table.h"
+#include "tools/block_bench/raw_option.h"
+#include "tools/block_bench/values.h"
+
+namespace blk::bench {
+namespace {
+
+Error CmdError(const std::string& msg) {
+  return MakeError(-EINVAL, std::string(kCommandLine) + ": " + msg);
+}
+
+Error FlagError(std::string_view flag, const std::string& detail) {
+  return CmdError("option '--" + std::string(flag) + "': " + detail);
+}
+
+Expected<std::vector<OutputFormat>> ParseOutputFormats(std::string_view text) {
+  std::vector<OutputFormat> out;
+  for (std::string_view item : SplitTopLevel(text, ',')) {
+    item = Trim(item);
+    OutputFormat f;
+    if (item == "normal") {
+      f = OutputFormat::kNormal;
+    } else if (item == "json") {
+      f = OutputFormat::kJson;
+    } else if (item == "json+") {
+      f = OutputFormat::kJsonPlus;
+    } else if (item == "terse") {
+      return FlagError("output-format", "format 'terse' is not supported by block-bench");
+    } else {
+      return FlagError("output-format",
+                       "expected normal, json or json+ (comma-separated), got '" + std::string(item) + "'");
+    }
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
+}
+
+Expected<EtaMode> ParseEta(std::string_view text) {
+  if (text == "auto") return EtaMode::kAuto;
+  if (text == "always") return EtaMode::kAlways;
+  if (text == "never") return EtaMode::kNever;
+  return FlagError("eta", "expected always, never or auto, got '" + std::string(text) + "'");
+}
+
+// Parser state over argv.
+class Parser {
+ public:
+  Parser(const std::vector<std::string>& args, const ParseEnvironment& env) : args_(args), env_(env) {
+    // Options before the first --name are global.
+    groups_.push_back(RawSection{"global", CommandLineLocation(), {}});
+  }
+
+  Expected<CommandLine> Run() {
+    bool files_only = false;
+    for (i_ = 0; i_ < args_.size(); ++i_) {
+      const std::string& arg = args_[i_];
+      if (!files_only && arg == "--") {
+        files_only = true;
+        continue;
+      }
+      if (files_only || arg.size() < 2 || arg[0] != '-') {
+        out_.job_files.push_back(arg);
+        continue;
+      }
+      Expected<void> r = Option(arg);
+      if (!r.ok()) return r.error();
+    }
+    JobOptions defaults;
+    Expected<std::vector<JobOptions>> jobs = BuildJobs(groups_, defaults);
+    if (!jobs.ok()) return jobs.error();
+    out_.jobs = std::move(jobs.value());
+    if (out_.flags.help || out_.flags.version) return std::move(out_);
+    for (size_t k = 0; k < out_.job_files.size(); ++k) {
+      Expected<std::vector<JobOptions>> file_jobs = ParseJobFile(out_.job_files[k], env_, defaults);
+      if (!file_jobs.ok()) return file_jobs.error();
+      // fio separates job files by a stonewall.
+      if (k > 0 && !file_jobs.value().empty()) file_jobs.value().front().stonewall = true;
+      for (JobOptions& job : file_jobs.value()) out_.jobs.push_back(std::move(job));
+    }
+    if (out_.jobs.empty()) {
+      return CmdError("no jobs defined (give a job file or --name=NAME with job options)");
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // The value of --flag: after '=', or else the next argument.
+  Expected<std::string> FlagValue(std::string_view flag, const std::optional<std::string>& value) {
+    if (value) {
+      if (value->empty()) return FlagError(flag, "requires a value");
+      return *value;
+    }
+    if (i_ + 1 >= args_.size()) return FlagError(flag, "requires a value");
+    return args_[++i_];
+  }
+
+  Expected<void> Option(const std::string& arg) {
+    const std::string body = arg.rfind("--", 0) == 0 ? arg.substr(2) : arg.substr(1);
+    const size_t eq = body.find('=');
+    const std::string name = body.substr(0, eq);
+    std::optional<std::string> value;
+    if (eq != std::string::npos) value = body.substr(eq + 1);
+    if (name.empty()) return CmdError("malformed argument '" + arg + "'");
+
+    if (name == "parse-only" || name == "showcmd" || name == "version" || name == "help" ||
+        name == "h") {
+      if (value) return FlagError(name, "takes no value");
+      bool& flag = name == "parse-only" ? out_.flags.parse_only
+                   : name == "showcmd"  ? out_.flags.showcmd
+                   : name == "version"  ? out_.flags.version
+                                        : out_.flags.help;
+      flag = true;
+      return {};
+    }
+    if (name == "output" || name == "output-format" || name == "eta") {
+      Expected<std::string> v = FlagValue(name, value);
+      if (!v.ok()) return v.error();
+      if (name == "output") {
+        out_.flags.output = v.value();
+      } else if (name == "output-format") {
+        Expected<std::vector<OutputFormat>> formats = ParseOutputFormats(v.value());
+        if (!formats.ok()) return formats.error();
+        out_.flags.output_formats = std::move(formats.value());
+      } else {
+        Expected<EtaMode> eta = ParseEta(v.value());
+        if (!eta.ok()) return eta.error();
+        out_.flags.eta = eta.value();
+      }
+      return {};
+    }
+    if (name == "name") {
+      Expected<std::string> v = FlagValue(name, value);
+      if (!v.ok()) return v.error();
+      // A job name is an identity, not a value: no substitution.
+      if (v.value().empty()) return FlagError(name, "expected a non-empty job name");
+      groups_.push_back(RawSection{v.value(), CommandLineLocation(), {}});
+      return {};
+    }
+
+    // A job option.  Like getopt, an option that needs a value takes the
+    // next argument when there is no '='.  Unknown options are reported by
+    // ApplyOptions, with a suggestion.
+    const OptionSpec* spec = FindOption(name);
+    if (!value && spec != nullptr && spec->value_required && i_ + 1 < args_.size()) {
+      value = args_[++i_];
+    }
+    RawOption opt{name, std::nullopt, false, CommandLineLocation()};
+    if (value) {
+      ExpandedValue expanded = ExpandValue(*value, env_, /*expand_env=*/false);
+      opt.value = std::move(expanded.text);
+      opt.wants_arithmetic = expanded.wants_arithmetic;
+    }
+    groups_.back().options.push_back(std::move(opt));
+    return {};
+  }
+
+  const std::vector<std::string>& args_;
+  const ParseEnvironment& env_;
+  size_t i_ = 0;
+  std::vector<RawSection> groups_;
+  CommandLine out_;
+};
+
+}  // namespace
+
+std::string_view Name(OutputFormat v) {
+  switch (v) {
+    case OutputFormat::kNormal: return "normal";
+    case OutputFormat::kJson: return "json";
+    case OutputFormat::kJsonPlus: return "json+";
+  }
+  return "?";
+}
+
+std::string_view Name(EtaMode v) {
+  switch (v) {
+    case EtaMode::kAuto: return "auto";
+    case EtaMode::kAlways: return "always";
+    case EtaMode::kNever: return "never";
+  }
+  return "?";
+}
+
+Expected<CommandLine> ParseCommandLine(const std::vector<std::string>& args,
+                                       const ParseEnvironment& env) {
+  return Parser(args, env).Run();
+}
+
+std::string UsageText(std::string_view program) {
+  std::string out;
+  out += "usage: " + std::string(program) +
+         " [flags] [--option=value ...] [--name=JOB --option=value ...] [jobfile ...]\n\n";
+  out +=
+      "Runs fio-style jobs against block driver graphs.  Job files use fio's format;\n"
+      "--option=value on the command line means option=value in a job file.  Options\n"
+      "before the first --name apply to all jobs.\n\n"
+      "flags:\n"
+      "  --output=FILE              write the report to FILE\n"
+      "  --output-format=FMT[,FMT]  normal (default), json, json+\n"
+      "  --parse-only               parse the jobs and exit\n"
+      "  --showcmd                  print the jobs as a command line and exit\n"
+      "  --eta=WHEN                 always, never or auto (default)\n"
+      "  --version                  print the version and exit\n"
+      "  --help, -h                 print this help and exit\n\n"
+      "job options:\n";
+  for (const OptionSpec& s : OptionTable()) {
+    std::string names(s.name);
+    for (std::string_view alias : s.aliases) names += ", " + std::string(alias);
+    out += "  " + names;
+    out += std::string(names.size() < 28 ? 28 - names.size() : 1, ' ');
+    out += std::string(s.help) + "\n";
+  }
+  return out;
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,72 @@
+// block-bench's command line, which follows fio's:
+//
+//   block-bench [tool flags] [--opt=value ...] [--name=job --opt=value ...] [jobfile ...]
+//
+//  * Job options are written --opt=value (or --opt value when the option
+//    needs a value, or -opt=value as fio's getopt_long_only allows) and mean
+//    what opt=value means in a job file.
+//  * Job options before the first --name are global: they are the defaults
+//    of the command-line jobs and of the jobs in every job file.
+//    --name=global starts another global group; any other --name=X starts a
+//    job named X, which takes the options up to the next --name.
+//  * Arguments not starting with '-' (and all after "--") are job files,
+//    parsed after the command-line jobs, in order.  As in fio, every job file
+//    after the first starts with a stonewall: its first job gets
+//    stonewall=1.
+//  * Values get fio's keyword substitution ($ncpus, $pagesize, $mb_memory)
+//    but not ${VAR} expansion, which is the shell's job on a command line.
+//    Job names are taken as written.
+//  * Tool flags, which are not job options: --output=FILE,
+//    --output-format=normal|json|json+ (comma-separated list),
+//    --parse-only, --showcmd, --version, --help (-h), --eta=always|never|auto.
+//
+// Errors begin "<command line>: " (or the job file's "file:line: "), e.g.
+// "<command line>: option '--bs': expected a size ..., got 'x'".
+//
+// Thread-safety: no shared state; `env` is only read.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/block_bench/job.h"
+#include "tools/block_bench/parse_env.h"
+#include "util/result.h"
+
+namespace blk::bench {
+
+enum class OutputFormat { kNormal, kJson, kJsonPlus };
+enum class EtaMode { kAuto, kAlways, kNever };
+
+std::string_view Name(OutputFormat v);  // "normal", "json", "json+"
+std::string_view Name(EtaMode v);       // "auto", "always", "never"
+
+struct ToolFlags {
+  std::string output;  // empty: standard output
+  std::vector<OutputFormat> output_formats = {OutputFormat::kNormal};  // no duplicates
+  bool parse_only = false;
+  bool showcmd = false;
+  bool version = false;
+  bool help = false;
+  EtaMode eta = EtaMode::kAuto;
+  friend bool operator==(const ToolFlags&, const ToolFlags&) = default;
+};
+
+struct CommandLine {
+  ToolFlags flags;
+  std::vector<std::string> job_files;  // as given
+  // Command-line jobs first, then each job file's jobs in order.
+  std::vector<JobOptions> jobs;
+};
+
+// Parses `args` (argv without the program name).  Job files are read through
+// env.read_file.  Unless --help or --version is given, at least one job is
+// required; with either of them job files are not read.
+Expected<CommandLine> ParseCommandLine(const std::vector<std::string>& args,
+                                       const ParseEnvironment& env);
+
+// Text for --help: usage, tool flags and the supported job options.
+std::string UsageText(std::string_view program = "block-bench");
+
+}  // namespace blk::bench

@@ -1,0 +1,213 @@
+// JobOptions: one block-bench job, as described by a section of a fio job
+// file or by a --name group on the command line.
+//
+// Every field holds an already-validated, typed value with fio's default, so
+// that `JobOptions{}` is exactly what fio would run for an empty job (except
+// `name`, which the parser always sets).  Options that fio gives per data
+// direction are `PerDir` arrays indexed by `Dir` (read, write, trim).  Values
+// fio derives from other options at run time (iodepth_low defaults to iodepth,
+// blockalign to bs, ...) are `std::optional`s left empty; the runner resolves
+// them.  `numjobs` is kept as a field: the runner clones the job.
+//
+// Thread-safety: plain values; no shared state.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blk::bench {
+
+// Data directions, in the order fio uses for comma-separated values.
+enum class Dir : int { kRead = 0, kWrite = 1, kTrim = 2 };
+inline constexpr int kNumDirs = 3;
+template <class T>
+using PerDir = std::array<T, kNumDirs>;
+
+enum class IoEngine { kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kNull, kRbd };
+
+// rw= / readwrite=.  fio's "rw" and "readwrite" are both kReadWrite.
+enum class RwMode {
+  kRead,
+  kWrite,
+  kTrim,
+  kRandRead,
+  kRandWrite,
+  kRandTrim,
+  kReadWrite,
+  kRandReadWrite,
+};
+
+enum class Distribution { kRandom, kZipf, kPareto, kNormal, kZoned, kZonedAbs };
+enum class RateProcess { kLinear, kPoisson };
+enum class VerifyMethod { kNone, kCrc32c };
+enum class ContinueOnError { kNone, kRead, kWrite, kIo, kVerify, kAll };
+
+// Canonical fio spelling of each enum value ("randread", "io_uring", ...).
+std::string_view Name(IoEngine v);
+std::string_view Name(RwMode v);
+std::string_view Name(Distribution v);
+std::string_view Name(RateProcess v);
+std::string_view Name(VerifyMethod v);
+std::string_view Name(ContinueOnError v);
+
+// True for randread, randwrite, randtrim and randrw.
+bool IsRandom(RwMode v);
+
+// Inclusive block size range for one direction; bs=4k is {4096, 4096}.
+struct BlockSizeRange {
+  uint64_t min = 4096;
+  uint64_t max = 4096;
+  friend bool operator==(const BlockSizeRange&, const BlockSizeRange&) = default;
+};
+
+// One bssplit entry: `percent` of the I/Os use `block_size`.  After parsing
+// every entry has its percentage (blank ones are filled in as fio does).
+struct BsSplitEntry {
+  uint64_t block_size = 0;
+  uint32_t percent = 0;
+  friend bool operator==(const BsSplitEntry&, const BsSplitEntry&) = default;
+};
+
+// One zone of a zoned/zoned_abs random distribution: `access_percent` of the
+// I/Os go to the next `size` of the range.  `size` is a percentage of the
+// range for Distribution::kZoned and a byte count for kZonedAbs.
+struct ZoneSplit {
+  uint32_t access_percent = 0;
+  uint64_t size = 0;
+  friend bool operator==(const ZoneSplit&, const ZoneSplit&) = default;
+};
+
+struct RandomDistribution {
+  Distribution kind = Distribution::kRandom;
+  // zipf: theta (default 1.1, != 1); pareto: h (default 0.2, in (0,1));
+  // normal: deviation in percent (default 0, in [0,100)); else 0.
+  double parameter = 0.0;
+  // zipf/pareto/normal only: where the distribution is centred, in [0,1].
+  // Empty means fio's default (random for zipf/pareto, 0.5 for normal).
+  std::optional<double> center;
+  // zoned/zoned_abs only.  A direction without zones is uniform.
+  PerDir<std::vector<ZoneSplit>> zones;
+  friend bool operator==(const RandomDistribution&, const RandomDistribution&) = default;
+};
+
+// A byte count, or a percentage of the target's size when `percent` is set.
+struct SizeSpec {
+  uint64_t value = 0;
+  bool percent = false;
+  friend bool operator==(const SizeSpec&, const SizeSpec&) = default;
+};
+
+// startdelay: each clone picks a delay in [min, max].
+struct TimeRange {
+  std::chrono::microseconds min{0};
+  std::chrono::microseconds max{0};
+  friend bool operator==(const TimeRange&, const TimeRange&) = default;
+};
+
+// Options of fio's rbd engine.  Only meaningful (and only non-default) when
+// ioengine is kRbd: like fio, switching engines drops them.
+struct RbdOptions {
+  std::string pool;
+  std::string rbdname;
+  std::string clientname;
+  std::string clustername;
+  bool busy_poll = false;
+  friend bool operator==(const RbdOptions&, const RbdOptions&) = default;
+};
+
+// fio's default percentile_list.
+inline const std::vector<double>& DefaultPercentileList() {
+  static const std::vector<double> kList = {1,  5,  10, 20, 30, 40,   50,   60,    70,
+                                            80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+  return kList;
+}
+
+struct JobOptions {
+  // --- identity -----------------------------------------------------------
+  std::string name;         // section name, or name= / --name=
+  std::string description;  // free text
+
+  // --- target -------------------------------------------------------------
+  std::vector<std::string> filenames;    // filename=a:b (":" escaped as "\:")
+  std::vector<std::string> directories;  // directory=a:b
+  std::string blockdev;                  // driver-graph spec, verbatim
+  IoEngine ioengine = IoEngine::kPsync;
+  RbdOptions rbd;
+  bool direct = false;  // buffered=N sets direct=!N
+  bool invalidate = true;
+  uint32_t kb_base = 1024;  // 1024 or 1000; how size suffixes were read
+
+  // --- I/O pattern --------------------------------------------------------
+  RwMode rw = RwMode::kRead;
+  // rw=randread:N -> new random offset every N I/Os (random modes only).
+  uint64_t rw_sequential_ios = 1;
+  // rw=write:4k -> skip 4k after every I/O (sequential modes only).
+  uint64_t rw_offset_skip = 0;
+  uint32_t rwmixread = 50;  // rwmixwrite=N sets rwmixread=100-N
+  PerDir<BlockSizeRange> bs;                  // bs= and bsrange=
+  PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used
+  PerDir<std::optional<uint64_t>> blockalign;  // empty: same as bs
+  SizeSpec offset;
+  std::optional<SizeSpec> size;     // empty: whole device/file
+  std::optional<SizeSpec> io_size;  // empty: same as size
+  uint64_t number_ios = 0;          // 0: no limit
+  RandomDistribution random_distribution;
+  bool randrepeat = true;
+  std::optional<uint64_t> randseed;
+  bool norandommap = false;
+
+  // --- queueing -----------------------------------------------------------
+  uint32_t iodepth = 1;
+  uint32_t iodepth_batch_submit = 1;        // 0: iodepth
+  uint32_t iodepth_batch_complete_min = 1;
+  std::optional<uint32_t> iodepth_batch_complete_max;  // empty: = min
+  std::optional<uint32_t> iodepth_low;                 // empty: = iodepth
+  uint32_t numjobs = 1;
+
+  // --- rate and think time ------------------------------------------------
+  PerDir<uint64_t> rate{};       // bytes/s, 0: unlimited
+  PerDir<uint64_t> rate_iops{};  // IOPS, 0: unlimited
+  RateProcess rate_process = RateProcess::kLinear;
+  std::chrono::microseconds thinktime{0};
+  uint32_t thinktime_blocks = 1;
+
+  // --- syncing ------------------------------------------------------------
+  uint32_t fsync = 0;      // fsync every N writes, 0: never
+  uint32_t fdatasync = 0;  // fdatasync every N writes, 0: never
+  bool end_fsync = false;
+
+  // --- timing and grouping ------------------------------------------------
+  std::chrono::microseconds runtime{0};  // 0: until size is done
+  bool time_based = false;
+  std::chrono::microseconds ramp_time{0};
+  TimeRange startdelay;
+  bool stonewall = false;  // also set on the first job of every job file but the first
+  bool new_group = false;
+  bool group_reporting = false;
+
+  // --- verification and errors -------------------------------------------
+  VerifyMethod verify = VerifyMethod::kNone;
+  bool do_verify = true;
+  bool verify_fatal = false;
+  ContinueOnError continue_on_error = ContinueOnError::kNone;
+
+  // --- reporting ----------------------------------------------------------
+  std::vector<double> percentile_list = DefaultPercentileList();
+  bool clat_percentiles = true;
+  bool lat_percentiles = false;
+  bool slat_percentiles = false;
+  // Empty optional: no log.  Empty string: log under fio's default name.
+  std::optional<std::string> write_lat_log;
+  std::optional<std::string> write_bw_log;
+  std::optional<std::string> write_iops_log;
+  uint32_t log_avg_msec = 0;
+
+  friend bool operator==(const JobOptions&, const JobOptions&) = default;
+};
+
+}  // namespace blk::bench

@@ -1,0 +1,134 @@
+// Options controlling how I/O flows: queue depth and batching, job count,
+// rate limits and think time, syncing, run time, start delay and grouping.
+#include "tools/block_bench/option_helpers.h"
+
+namespace blk::bench {
+namespace {
+
+using internal::ApplyPerDir;
+using internal::RenderPerDir;
+using internal::ValueError;
+
+OptionSpec Rate() {
+  OptionSpec s;
+  s.name = "rate";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    const uint32_t kb = job.kb_base;
+    return ApplyPerDir(*v, job.rate, [kb](std::string_view part) { return ParseSize(part, kb); });
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rate == DefaultJob().rate) return;
+    const uint32_t kb = job.kb_base;
+    out.push_back({std::string(n), RenderPerDir(job.rate, [kb](uint64_t r) { return FormatSize(r, kb); })});
+  };
+  s.help = "bandwidth cap in bytes/s, 0: none [read,write,trim]";
+  return s;
+}
+
+OptionSpec RateIops() {
+  OptionSpec s;
+  s.name = "rate_iops";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    const uint32_t kb = job.kb_base;
+    return ApplyPerDir(*v, job.rate_iops, [kb](std::string_view part) { return ParseInteger(part, kb); });
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rate_iops == DefaultJob().rate_iops) return;
+    out.push_back({std::string(n), RenderPerDir(job.rate_iops, [](uint64_t r) { return std::to_string(r); })});
+  };
+  s.help = "IOPS cap, 0: none [read,write,trim]";
+  return s;
+}
+
+OptionSpec RateProcessOption() {
+  OptionSpec s;
+  s.name = "rate_process";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "linear") {
+      job.rate_process = RateProcess::kLinear;
+    } else if (*v == "poisson") {
+      job.rate_process = RateProcess::kPoisson;
+    } else {
+      return ValueError("expected linear or poisson, got '" + std::string(*v) + "'");
+    }
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rate_process != DefaultJob().rate_process) {
+      out.push_back({std::string(n), std::string(Name(job.rate_process))});
+    }
+  };
+  s.help = "how rated I/O is spaced: linear (default) or poisson";
+  return s;
+}
+
+// startdelay=5 or startdelay=5-10 (each clone picks a value in the range).
+OptionSpec StartDelay() {
+  OptionSpec s;
+  s.name = "startdelay";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    const auto range = SplitRange(*v);
+    Expected<std::chrono::microseconds> lo = ParseTime(range ? range->first : *v, kMicrosPerSecond);
+    if (!lo.ok()) return lo.error();
+    Expected<std::chrono::microseconds> hi = lo;
+    if (range) hi = ParseTime(range->second, kMicrosPerSecond);
+    if (!hi.ok()) return hi.error();
+    job.startdelay = TimeRange{std::min(lo.value(), hi.value()), std::max(lo.value(), hi.value())};
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    const TimeRange& d = job.startdelay;
+    if (d == DefaultJob().startdelay) return;
+    out.push_back({std::string(n), d.min == d.max ? FormatTime(d.min)
+                                                  : FormatTime(d.min) + "-" + FormatTime(d.max)});
+  };
+  s.help = "delay before starting, or a range to pick from (default unit s)";
+  return s;
+}
+
+OptionSpec WithAliases(OptionSpec s, std::vector<std::string_view> aliases) {
+  s.aliases = std::move(aliases);
+  return s;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> FlowOptions() {
+  using namespace internal;
+  std::vector<OptionSpec> v;
+  v.push_back(UintOption<&JobOptions::iodepth, 1>("iodepth", "I/Os kept in flight"));
+  v.push_back(WithAliases(
+      UintOption<&JobOptions::iodepth_batch_submit, 0>("iodepth_batch_submit",
+                                                       "I/Os submitted at once (0: iodepth)"),
+      {"iodepth_batch"}));
+  v.push_back(WithAliases(
+      UintOption<&JobOptions::iodepth_batch_complete_min, 0>("iodepth_batch_complete_min",
+                                                             "minimum completions reaped at once"),
+      {"iodepth_batch_complete"}));
+  v.push_back(OptionalUintOption<&JobOptions::iodepth_batch_complete_max>(
+      "iodepth_batch_complete_max", "maximum completions reaped at once (0: the minimum)"));
+  v.push_back(OptionalUintOption<&JobOptions::iodepth_low>("iodepth_low",
+                                                           "refill the queue below this (0: iodepth)"));
+  v.push_back(UintOption<&JobOptions::numjobs, 1>("numjobs", "number of clones of this job"));
+  v.push_back(Rate());
+  v.push_back(RateIops());
+  v.push_back(RateProcessOption());
+  v.push_back(TimeOption<&JobOptions::thinktime, 1>("thinktime", "pause after I/Os (default unit us)"));
+  v.push_back(UintOption<&JobOptions::thinktime_blocks, 1>("thinktime_blocks", "I/Os between pauses"));
+  v.push_back(UintOption<&JobOptions::fsync, 0>("fsync", "fsync every N writes (0: never)"));
+  v.push_back(UintOption<&JobOptions::fdatasync, 0>("fdatasync", "fdatasync every N writes (0: never)"));
+  v.push_back(BoolOption<&JobOptions::end_fsync>("end_fsync", "1: fsync when writing is done"));
+  v.push_back(TimeOption<&JobOptions::runtime, kMicrosPerSecond>("runtime", "time limit (default unit s)"));
+  v.push_back(FlagOption<&JobOptions::time_based>("time_based", "run for the whole runtime"));
+  v.push_back(TimeOption<&JobOptions::ramp_time, kMicrosPerSecond>(
+      "ramp_time", "run this long before measuring (default unit s)"));
+  v.push_back(StartDelay());
+  v.push_back(WithAliases(FlagOption<&JobOptions::stonewall>("stonewall", "wait for earlier jobs"),
+                          {"wait_for_previous"}));
+  v.push_back(FlagOption<&JobOptions::new_group>("new_group", "start a new reporting group"));
+  v.push_back(FlagOption<&JobOptions::group_reporting>("group_reporting", "report per group"));
+  return v;
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,480 @@
+// Options shaping the I/O pattern: rw and its mix, block sizes, offsets and
+// sizes, the random distribution and seeding.
+#include <array>
+#include <cstdio>
+
+#include "tools/block_bench/option_helpers.h"
+
+namespace blk::bench {
+namespace {
+
+using internal::ApplyPerDir;
+using internal::RenderPerDir;
+using internal::ValueError;
+
+constexpr size_t kMaxBsSplit = 64;
+constexpr size_t kMaxZones = 256;
+
+// ---- rw ---------------------------------------------------------------------
+
+struct RwName {
+  std::string_view name;
+  RwMode mode;
+};
+constexpr std::array<RwName, 9> kRwNames = {{{"read", RwMode::kRead},
+                                              {"write", RwMode::kWrite},
+                                              {"trim", RwMode::kTrim},
+                                              {"randread", RwMode::kRandRead},
+                                              {"randwrite", RwMode::kRandWrite},
+                                              {"randtrim", RwMode::kRandTrim},
+                                              {"rw", RwMode::kReadWrite},
+                                              {"readwrite", RwMode::kReadWrite},
+                                              {"randrw", RwMode::kRandReadWrite}}};
+
+Expected<void> ApplyRw(JobOptions& job, std::optional<std::string_view> v) {
+  const size_t colon = v->find(':');
+  const std::string_view mode = Trim(v->substr(0, colon));
+  const RwName* found = nullptr;
+  for (const RwName& r : kRwNames) {
+    if (r.name == mode) found = &r;
+  }
+  if (found == nullptr) {
+    return ValueError("unsupported rw mode '" + std::string(mode) +
+                      "' (block-bench supports read, write, trim, randread, randwrite, "
+                      "randtrim, rw, readwrite, randrw)");
+  }
+  // Like fio, every rw= resets the offset modifier.
+  job.rw = found->mode;
+  job.rw_sequential_ios = 1;
+  job.rw_offset_skip = 0;
+  if (colon == std::string_view::npos) return {};
+  const std::string_view postfix = Trim(v->substr(colon + 1));
+  if (IsRandom(job.rw)) {
+    Expected<uint64_t> n = ParseInteger(postfix, job.kb_base, 1, UINT32_MAX);
+    if (!n.ok()) {
+      return ValueError("after '" + std::string(mode) + ":' " + n.error().message);
+    }
+    job.rw_sequential_ios = n.value();
+  } else {
+    Expected<uint64_t> n = ParseSize(postfix, job.kb_base);
+    if (!n.ok()) return ValueError("after '" + std::string(mode) + ":' " + n.error().message);
+    job.rw_offset_skip = n.value();
+  }
+  return {};
+}
+
+void RenderRw(const JobOptions& job, std::string_view n, RenderedOptions& out) {
+  const JobOptions& d = DefaultJob();
+  if (job.rw == d.rw && job.rw_sequential_ios == d.rw_sequential_ios &&
+      job.rw_offset_skip == d.rw_offset_skip) {
+    return;
+  }
+  std::string value(Name(job.rw));
+  if (IsRandom(job.rw) && job.rw_sequential_ios != 1) {
+    value += ":" + std::to_string(job.rw_sequential_ios);
+  } else if (!IsRandom(job.rw) && job.rw_offset_skip != 0) {
+    value += ":" + FormatSize(job.rw_offset_skip, job.kb_base);
+  }
+  out.push_back({std::string(n), value});
+}
+
+// ---- block sizes ------------------------------------------------------------
+
+bool AllFixed(const PerDir<BlockSizeRange>& bs) {
+  for (const BlockSizeRange& r : bs) {
+    if (r.min != r.max) return false;
+  }
+  return true;
+}
+
+Expected<void> ApplyBs(JobOptions& job, std::optional<std::string_view> v) {
+  const uint32_t kb = job.kb_base;
+  return ApplyPerDir(*v, job.bs, [kb](std::string_view part) -> Expected<BlockSizeRange> {
+    Expected<uint64_t> n = ParseSize(part, kb, 1);
+    if (!n.ok()) return n.error();
+    return BlockSizeRange{n.value(), n.value()};
+  });
+}
+
+void RenderBs(const JobOptions& job, std::string_view n, RenderedOptions& out) {
+  if (job.bs == DefaultJob().bs || !AllFixed(job.bs)) return;
+  const uint32_t kb = job.kb_base;
+  out.push_back({std::string(n), RenderPerDir(job.bs, [kb](const BlockSizeRange& r) {
+                   return FormatSize(r.min, kb);
+                 })});
+}
+
+Expected<void> ApplyBsRange(JobOptions& job, std::optional<std::string_view> v) {
+  const uint32_t kb = job.kb_base;
+  return ApplyPerDir(*v, job.bs, [kb](std::string_view part) -> Expected<BlockSizeRange> {
+    const auto range = SplitRange(part);
+    if (!range) return ValueError("expected a range such as 4k-64k, got '" + std::string(part) + "'");
+    Expected<uint64_t> lo = ParseSize(range->first, kb, 1);
+    if (!lo.ok()) return lo.error();
+    Expected<uint64_t> hi = ParseSize(range->second, kb, 1);
+    if (!hi.ok()) return hi.error();
+    // fio swaps a reversed range.
+    return BlockSizeRange{std::min(lo.value(), hi.value()), std::max(lo.value(), hi.value())};
+  });
+}
+
+void RenderBsRange(const JobOptions& job, std::string_view n, RenderedOptions& out) {
+  if (AllFixed(job.bs)) return;
+  const uint32_t kb = job.kb_base;
+  out.push_back({std::string(n), RenderPerDir(job.bs, [kb](const BlockSizeRange& r) {
+                   return FormatSize(r.min, kb) + "-" + FormatSize(r.max, kb);
+                 })});
+}
+
+// One direction of bssplit: "4k/60:64k/40".  A missing or zero percentage is
+// filled in as fio does: the remainder split evenly among such entries.
+Expected<std::vector<BsSplitEntry>> ParseBsSplit(std::string_view text, uint32_t kb) {
+  std::vector<std::string_view> items = SplitTopLevel(text, ':');
+  if (items.size() > 1 && Trim(items.back()).empty()) items.pop_back();  // "4k/50:8k/50:"
+  if (items.size() > kMaxBsSplit) {
+    return ValueError("at most " + std::to_string(kMaxBsSplit) + " block sizes per direction, got " +
+                      std::to_string(items.size()));
+  }
+  std::vector<BsSplitEntry> out;
+  std::vector<bool> missing;
+  uint64_t total = 0;
+  for (std::string_view item : items) {
+    item = Trim(item);
+    if (item.empty()) return ValueError("empty entry in '" + std::string(text) + "'");
+    const size_t slash = item.find('/');
+    Expected<uint64_t> bs = ParseSize(Trim(item.substr(0, slash)), kb, 1);
+    if (!bs.ok()) return bs.error();
+    uint64_t percent = 0;
+    if (slash != std::string_view::npos && !Trim(item.substr(slash + 1)).empty()) {
+      Expected<uint64_t> p = ParseInteger(Trim(item.substr(slash + 1)), 1024, 0, 100);
+      if (!p.ok()) return ValueError("percentage of '" + std::string(item) + "': " + p.error().message);
+      percent = p.value();
+    }
+    total += percent;
+    missing.push_back(percent == 0);
+    out.push_back(BsSplitEntry{bs.value(), static_cast<uint32_t>(percent)});
+  }
+  if (total > 100) {
+    return ValueError("percentages add up to " + std::to_string(total) + ", more than 100, in '" +
+                      std::string(text) + "'");
+  }
+  const auto nmissing = static_cast<uint64_t>(std::count(missing.begin(), missing.end(), true));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (missing[i]) out[i].percent = static_cast<uint32_t>((100 - total) / nmissing);
+  }
+  return out;
+}
+
+std::string FormatBsSplit(const std::vector<BsSplitEntry>& list, uint32_t kb) {
+  std::string out;
+  for (const BsSplitEntry& e : list) {
+    if (!out.empty()) out += ':';
+    out += FormatSize(e.block_size, kb) + "/" + std::to_string(e.percent);
+  }
+  return out;
+}
+
+Expected<void> ApplyBsSplit(JobOptions& job, std::optional<std::string_view> v) {
+  const uint32_t kb = job.kb_base;
+  return ApplyPerDir(*v, job.bssplit,
+                     [kb](std::string_view part) { return ParseBsSplit(part, kb); });
+}
+
+void RenderBsSplit(const JobOptions& job, std::string_view n, RenderedOptions& out) {
+  if (job.bssplit == DefaultJob().bssplit) return;
+  const uint32_t kb = job.kb_base;
+  out.push_back({std::string(n), RenderPerDir(job.bssplit, [kb](const auto& list) {
+                   return FormatBsSplit(list, kb);
+                 })});
+}
+
+Expected<void> ApplyBlockAlign(JobOptions& job, std::optional<std::string_view> v) {
+  const uint32_t kb = job.kb_base;
+  return ApplyPerDir(*v, job.blockalign,
+                     [kb](std::string_view part) -> Expected<std::optional<uint64_t>> {
+                       Expected<uint64_t> n = ParseSize(part, kb, 1);
+                       if (!n.ok()) return n.error();
+                       return std::optional<uint64_t>(n.value());
+                     });
+}
+
+void RenderBlockAlign(const JobOptions& job, std::string_view n, RenderedOptions& out) {
+  if (job.blockalign == DefaultJob().blockalign) return;
+  const uint32_t kb = job.kb_base;
+  out.push_back({std::string(n), RenderPerDir(job.blockalign, [kb](const std::optional<uint64_t>& a) {
+                   return a ? FormatSize(*a, kb) : std::string();
+                 })});
+}
+
+// ---- offset and sizes ------------------------------------------------------
+
+std::string FormatSizeSpec(const SizeSpec& s, uint32_t kb) {
+  return s.percent ? std::to_string(s.value) + "%" : FormatSize(s.value, kb);
+}
+
+// size= and io_size=: 0 means "not set" in fio.
+template <std::optional<SizeSpec> JobOptions::*F, uint64_t PercentMax>
+OptionSpec OptionalSize(std::string_view name, std::vector<std::string_view> aliases,
+                        std::string_view help) {
+  OptionSpec s;
+  s.name = name;
+  s.aliases = std::move(aliases);
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<SizeSpec> size = ParseSizeOrPercent(*v, job.kb_base, 1, PercentMax);
+    if (!size.ok()) return size.error();
+    job.*F = size.value().value == 0 ? std::nullopt : std::optional<SizeSpec>(size.value());
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.*F) out.push_back({std::string(n), FormatSizeSpec(*(job.*F), job.kb_base)});
+  };
+  s.help = help;
+  return s;
+}
+
+OptionSpec Offset() {
+  OptionSpec s;
+  s.name = "offset";
+  s.aliases = {"fileoffset"};
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<SizeSpec> off = ParseSizeOrPercent(*v, job.kb_base, 0, 100);
+    if (!off.ok()) return off.error();
+    job.offset = off.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.offset != DefaultJob().offset) out.push_back({std::string(n), FormatSizeSpec(job.offset, job.kb_base)});
+  };
+  s.help = "start offset: bytes or a percentage of the target";
+  return s;
+}
+
+OptionSpec NumberIos() {
+  OptionSpec s;
+  s.name = "number_ios";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    job.number_ios = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.number_ios != 0) out.push_back({std::string(n), std::to_string(job.number_ios)});
+  };
+  s.help = "stop after this many I/Os (0: no limit)";
+  return s;
+}
+
+// ---- random distribution -------------------------------------------------------
+
+Expected<std::vector<ZoneSplit>> ParseZones(std::string_view text, bool absolute, uint32_t kb) {
+  std::vector<std::string_view> items = SplitTopLevel(text, ':');
+  if (items.size() > kMaxZones) {
+    return ValueError("at most " + std::to_string(kMaxZones) + " zones per direction");
+  }
+  std::vector<ZoneSplit> zones;
+  uint64_t access = 0;
+  uint64_t sizes = 0;
+  for (std::string_view item : items) {
+    item = Trim(item);
+    const size_t slash = item.find('/');
+    if (item.empty() || slash == std::string_view::npos) {
+      return ValueError(std::string("expected zones as access%/") +
+                        (absolute ? "size" : "size%") + " separated by ':', got '" +
+                        std::string(text) + "'");
+    }
+    Expected<uint64_t> a = ParseInteger(Trim(item.substr(0, slash)), 1024, 0, 100);
+    if (!a.ok()) return ValueError("access percentage of zone '" + std::string(item) + "': " + a.error().message);
+    Expected<uint64_t> size = absolute ? ParseSize(Trim(item.substr(slash + 1)), kb, 1)
+                                       : ParseInteger(Trim(item.substr(slash + 1)), 1024, 0, 100);
+    if (!size.ok()) return ValueError("size of zone '" + std::string(item) + "': " + size.error().message);
+    access += a.value();
+    sizes += size.value();
+    zones.push_back(ZoneSplit{static_cast<uint32_t>(a.value()), size.value()});
+  }
+  if (access != 100) {
+    return ValueError("zone access percentages must add up to 100, got " + std::to_string(access) +
+                      " in '" + std::string(text) + "'");
+  }
+  if (!absolute && sizes > 100) {
+    return ValueError("zone sizes add up to " + std::to_string(sizes) + "%, more than 100%, in '" +
+                      std::string(text) + "'");
+  }
+  return zones;
+}
+
+std::string FormatZones(const std::vector<ZoneSplit>& zones, bool absolute, uint32_t kb) {
+  std::string out;
+  for (const ZoneSplit& z : zones) {
+    if (!out.empty()) out += ':';
+    out += std::to_string(z.access_percent) + "/" +
+           (absolute ? FormatSize(z.size, kb) : std::to_string(z.size));
+  }
+  return out;
+}
+
+struct DistName {
+  std::string_view name;
+  Distribution kind;
+  double default_parameter;
+};
+constexpr std::array<DistName, 6> kDistributions = {{{"random", Distribution::kRandom, 0.0},
+                                                      {"zipf", Distribution::kZipf, 1.1},
+                                                      {"pareto", Distribution::kPareto, 0.2},
+                                                      {"normal", Distribution::kNormal, 0.0},
+                                                      {"zoned", Distribution::kZoned, 0.0},
+                                                      {"zoned_abs", Distribution::kZonedAbs, 0.0}}};
+
+Expected<void> ApplyDistribution(JobOptions& job, std::optional<std::string_view> v) {
+  const size_t colon = v->find(':');
+  const std::string_view kind = Trim(v->substr(0, colon));
+  const DistName* found = nullptr;
+  for (const DistName& d : kDistributions) {
+    if (d.name == kind) found = &d;
+  }
+  if (found == nullptr) {
+    return ValueError("unknown distribution '" + std::string(kind) +
+                      "' (expected random, zipf, pareto, normal, zoned or zoned_abs)");
+  }
+  RandomDistribution dist;
+  dist.kind = found->kind;
+  dist.parameter = found->default_parameter;
+  const std::optional<std::string_view> params =
+      colon == std::string_view::npos ? std::nullopt
+                                      : std::optional<std::string_view>(Trim(v->substr(colon + 1)));
+  switch (dist.kind) {
+    case Distribution::kRandom:
+      if (params) return ValueError("'random' takes no parameters, got '" + std::string(*v) + "'");
+      break;
+    case Distribution::kZoned:
+    case Distribution::kZonedAbs: {
+      if (!params || params->empty()) {
+        return ValueError("'" + std::string(kind) + "' needs zones, e.g. " + std::string(kind) +
+                          ":60/10:40/90");
+      }
+      const bool absolute = dist.kind == Distribution::kZonedAbs;
+      const uint32_t kb = job.kb_base;
+      Expected<void> r = ApplyPerDir(*params, dist.zones, [absolute, kb](std::string_view part) {
+        return ParseZones(part, absolute, kb);
+      });
+      if (!r.ok()) return r;
+      break;
+    }
+    default: {
+      if (!params) break;
+      const std::vector<std::string_view> nums = SplitTopLevel(*params, ':');
+      if (nums.size() > 2) return ValueError("expected " + std::string(kind) + ":value[:center], got '" + std::string(*v) + "'");
+      Expected<double> value = dist.kind == Distribution::kPareto ? ParseDouble(Trim(nums[0]), 0, 1, true)
+                               : dist.kind == Distribution::kNormal ? ParseDouble(Trim(nums[0]), 0, 100)
+                                                                    : ParseDouble(Trim(nums[0]), 0, 1e9);
+      if (!value.ok()) return value.error();
+      if (dist.kind == Distribution::kPareto && value.value() >= 1) {
+        return ValueError("expected a pareto power in (0, 1), got '" + std::string(nums[0]) + "'");
+      }
+      if (dist.kind == Distribution::kNormal && value.value() >= 100) {
+        return ValueError("expected a normal deviation in [0, 100), got '" + std::string(nums[0]) + "'");
+      }
+      if (dist.kind == Distribution::kZipf && value.value() == 1.0) {
+        return ValueError("zipf theta must not be 1.0");
+      }
+      dist.parameter = value.value();
+      if (nums.size() == 2) {
+        Expected<double> center = ParseDouble(Trim(nums[1]), 0, 1);
+        if (!center.ok()) return ValueError("center: " + center.error().message);
+        dist.center = center.value();
+      }
+      break;
+    }
+  }
+  job.random_distribution = std::move(dist);
+  return {};
+}
+
+void RenderDistribution(const JobOptions& job, std::string_view n, RenderedOptions& out) {
+  const RandomDistribution& d = job.random_distribution;
+  if (d == DefaultJob().random_distribution) return;
+  std::string value(Name(d.kind));
+  if (d.kind == Distribution::kZoned || d.kind == Distribution::kZonedAbs) {
+    const bool absolute = d.kind == Distribution::kZonedAbs;
+    const uint32_t kb = job.kb_base;
+    value += ":" + RenderPerDir(d.zones, [absolute, kb](const std::vector<ZoneSplit>& z) {
+               return FormatZones(z, absolute, kb);
+             });
+  } else if (d.kind != Distribution::kRandom) {
+    value += ":" + FormatDouble(d.parameter);
+    if (d.center) value += ":" + FormatDouble(*d.center);
+  }
+  out.push_back({std::string(n), value});
+}
+
+OptionSpec RandSeed() {
+  OptionSpec s;
+  s.name = "randseed";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    job.randseed = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.randseed) out.push_back({std::string(n), std::to_string(*job.randseed)});
+  };
+  s.help = "seed of the random generators";
+  return s;
+}
+
+OptionSpec Make(std::string_view name, std::vector<std::string_view> aliases, OptionApplyFn apply,
+                OptionRenderFn render, std::string_view help, bool numeric = false) {
+  OptionSpec s;
+  s.name = name;
+  s.aliases = std::move(aliases);
+  s.apply = apply;
+  s.render = render;
+  s.help = help;
+  s.numeric = numeric;
+  return s;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> PatternOptions() {
+  using namespace internal;
+  std::vector<OptionSpec> v;
+  v.push_back(Make("rw", {"readwrite"}, ApplyRw, RenderRw,
+                   "I/O pattern: read, write, trim, randread, randwrite, randtrim, rw, randrw; "
+                   "':N' suffix: offset modifier"));
+  v.push_back(UintOption<&JobOptions::rwmixread, 0, 100>("rwmixread", "percentage of reads in mixed workloads"));
+  v.push_back(Make(
+      "rwmixwrite", {},
+      [](JobOptions& job, std::optional<std::string_view> value) -> Expected<void> {
+        Expected<uint64_t> n = ParseInteger(*value, job.kb_base, 0, 100);
+        if (!n.ok()) return n.error();
+        job.rwmixread = static_cast<uint32_t>(100 - n.value());
+        return {};
+      },
+      nullptr, "percentage of writes in mixed workloads", true));
+  v.push_back(Make("bs", {"blocksize"}, ApplyBs, RenderBs, "block size [read,write,trim]"));
+  v.push_back(Make("bsrange", {"blocksize_range"}, ApplyBsRange, RenderBsRange,
+                   "block size range lo-hi [read,write,trim]"));
+  v.push_back(Make("bssplit", {}, ApplyBsSplit, RenderBsSplit,
+                   "weighted block sizes bs/percent:... [read,write,trim]"));
+  v.push_back(Make("blockalign", {"ba"}, ApplyBlockAlign, RenderBlockAlign,
+                   "alignment of random offsets [read,write,trim]"));
+  v.push_back(Offset());
+  v.push_back(OptionalSize<&JobOptions::size, 100>("size", {}, "bytes (or % of the target) to do I/O in"));
+  v.push_back(OptionalSize<&JobOptions::io_size, kNoMax>("io_size", {"io_limit"},
+                                                          "bytes (or % of size) of I/O to do"));
+  v.push_back(NumberIos());
+  v.push_back(Make("random_distribution", {}, ApplyDistribution, RenderDistribution,
+                   "random, zipf:theta, pareto:h, normal:dev[:center], zoned:..., zoned_abs:..."));
+  v.push_back(BoolOption<&JobOptions::randrepeat>("randrepeat", "1: repeatable random pattern"));
+  v.push_back(RandSeed());
+  v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
+  return v;
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,131 @@
+// Options about checking and reporting: verify, continue_on_error,
+// percentiles and the bandwidth/latency/IOPS logs.
+#include "tools/block_bench/option_helpers.h"
+
+namespace blk::bench {
+namespace {
+
+using internal::ValueError;
+
+constexpr size_t kMaxPercentiles = 20;
+
+OptionSpec Verify() {
+  OptionSpec s;
+  s.name = "verify";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "0" || *v == "none") {
+      job.verify = VerifyMethod::kNone;
+    } else if (*v == "crc32c" || *v == "crc32c-intel") {
+      job.verify = VerifyMethod::kCrc32c;
+    } else {
+      return ValueError("unsupported verify method '" + std::string(*v) +
+                        "' (block-bench supports 0, none, crc32c, crc32c-intel)");
+    }
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.verify != DefaultJob().verify) out.push_back({std::string(n), std::string(Name(job.verify))});
+  };
+  s.help = "verify written data: 0/none (default) or crc32c";
+  return s;
+}
+
+OptionSpec ContinueOnErrorOption() {
+  OptionSpec s;
+  s.name = "continue_on_error";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    static constexpr struct {
+      std::string_view name;
+      ContinueOnError value;
+    } kValues[] = {{"none", ContinueOnError::kNone},   {"0", ContinueOnError::kNone},
+                   {"read", ContinueOnError::kRead},   {"write", ContinueOnError::kWrite},
+                   {"io", ContinueOnError::kIo},       {"verify", ContinueOnError::kVerify},
+                   {"all", ContinueOnError::kAll},     {"1", ContinueOnError::kAll}};
+    for (const auto& e : kValues) {
+      if (e.name == *v) {
+        job.continue_on_error = e.value;
+        return {};
+      }
+    }
+    return ValueError("expected none, read, write, io, verify, all, 0 or 1, got '" + std::string(*v) + "'");
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.continue_on_error != DefaultJob().continue_on_error) {
+      out.push_back({std::string(n), std::string(Name(job.continue_on_error))});
+    }
+  };
+  s.help = "errors that do not stop the job: none, read, write, io, verify, all";
+  return s;
+}
+
+OptionSpec PercentileList() {
+  OptionSpec s;
+  s.name = "percentile_list";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    const std::vector<std::string_view> items = SplitTopLevel(*v, ':');
+    if (items.size() > kMaxPercentiles) {
+      return ValueError("at most " + std::to_string(kMaxPercentiles) + " percentiles, got " +
+                        std::to_string(items.size()));
+    }
+    std::vector<double> list;
+    for (std::string_view item : items) {
+      Expected<double> p = ParseDouble(Trim(item), 0, 100, /*min_exclusive=*/true);
+      if (!p.ok()) return p.error();
+      list.push_back(p.value());
+    }
+    job.percentile_list = std::move(list);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.percentile_list == DefaultJob().percentile_list) return;
+    std::string value;
+    for (double p : job.percentile_list) value += (value.empty() ? "" : ":") + FormatDouble(p);
+    out.push_back({std::string(n), value});
+  };
+  s.help = "':'-separated latency percentiles to report, each in (0,100]";
+  return s;
+}
+
+// write_bw_log[=prefix]: bare means fio's default file name.
+template <std::optional<std::string> JobOptions::*F>
+OptionSpec LogOption(std::string_view name, std::string_view help) {
+  OptionSpec s;
+  s.name = name;
+  s.value_required = false;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    job.*F = v ? std::string(*v) : std::string();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!(job.*F)) return;
+    if ((job.*F)->empty()) {
+      out.push_back({std::string(n), std::nullopt});
+    } else {
+      out.push_back({std::string(n), *(job.*F)});
+    }
+  };
+  s.help = help;
+  return s;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> ReportOptions() {
+  using namespace internal;
+  std::vector<OptionSpec> v;
+  v.push_back(Verify());
+  v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
+  v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
+  v.push_back(ContinueOnErrorOption());
+  v.push_back(PercentileList());
+  v.push_back(BoolOption<&JobOptions::clat_percentiles>("clat_percentiles", "report completion latency percentiles"));
+  v.push_back(BoolOption<&JobOptions::lat_percentiles>("lat_percentiles", "report total latency percentiles"));
+  v.push_back(BoolOption<&JobOptions::slat_percentiles>("slat_percentiles", "report submission latency percentiles"));
+  v.push_back(LogOption<&JobOptions::write_lat_log>("write_lat_log", "write latency logs [file prefix]"));
+  v.push_back(LogOption<&JobOptions::write_bw_log>("write_bw_log", "write a bandwidth log [file prefix]"));
+  v.push_back(LogOption<&JobOptions::write_iops_log>("write_iops_log", "write an IOPS log [file prefix]"));
+  v.push_back(UintOption<&JobOptions::log_avg_msec, 0>("log_avg_msec", "average log entries over N ms"));
+  return v;
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,165 @@
+// Options naming the job and its target: name, description, kb_base,
+// ioengine and the rbd engine's options, filename, directory, blockdev,
+// direct/buffered, invalidate.
+#include <array>
+
+#include "tools/block_bench/option_helpers.h"
+
+namespace blk::bench {
+namespace {
+
+using internal::ValueError;
+
+constexpr std::array<IoEngine, 8> kEngines = {
+    IoEngine::kPsync,  IoEngine::kSync,    IoEngine::kPvsync, IoEngine::kPvsync2,
+    IoEngine::kLibaio, IoEngine::kIoUring, IoEngine::kNull,   IoEngine::kRbd};
+
+OptionSpec KbBase() {
+  OptionSpec s;
+  s.name = "kb_base";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "1024") {
+      job.kb_base = 1024;
+    } else if (*v == "1000") {
+      job.kb_base = 1000;
+    } else {
+      return ValueError("expected 1000 or 1024, got '" + std::string(*v) + "'");
+    }
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.kb_base != DefaultJob().kb_base) out.push_back({std::string(n), std::to_string(job.kb_base)});
+  };
+  s.help = "base of size suffixes: 1024 (k=1024, ki=1000) or 1000 (k=1000, ki=1024)";
+  return s;
+}
+
+OptionSpec Engine() {
+  OptionSpec s;
+  s.name = "ioengine";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    for (IoEngine e : kEngines) {
+      if (Name(e) == *v) {
+        job.ioengine = e;
+        return {};
+      }
+    }
+    std::string supported;
+    for (IoEngine e : kEngines) supported += (supported.empty() ? "" : ", ") + std::string(Name(e));
+    return ValueError("unsupported ioengine '" + std::string(*v) + "' (block-bench supports " +
+                      supported + ")");
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.ioengine != DefaultJob().ioengine) out.push_back({std::string(n), std::string(Name(job.ioengine))});
+  };
+  s.help = "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, null, rbd";
+  return s;
+}
+
+template <std::string RbdOptions::*F>
+OptionSpec RbdString(std::string_view name, std::string_view help) {
+  OptionSpec s;
+  s.name = name;
+  s.rbd_only = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->empty()) return ValueError("expected a non-empty value");
+    job.rbd.*F = std::string(*v);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rbd.*F != DefaultJob().rbd.*F) out.push_back({std::string(n), job.rbd.*F});
+  };
+  s.help = help;
+  return s;
+}
+
+OptionSpec RbdBusyPoll() {
+  OptionSpec s;
+  s.name = "busy_poll";
+  s.rbd_only = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = ParseBool(*v);
+    if (!b.ok()) return b.error();
+    job.rbd.busy_poll = b.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rbd.busy_poll != DefaultJob().rbd.busy_poll) {
+      out.push_back({std::string(n), job.rbd.busy_poll ? "1" : "0"});
+    }
+  };
+  s.help = "rbd: poll for completions instead of waiting";
+  return s;
+}
+
+template <std::vector<std::string> JobOptions::*F>
+OptionSpec NameList(std::string_view name, std::string_view help) {
+  OptionSpec s;
+  s.name = name;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<std::vector<std::string>> list = SplitEscapedList(*v);
+    if (!list.ok()) return list.error();
+    job.*F = std::move(list.value());
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.*F != DefaultJob().*F) out.push_back({std::string(n), JoinEscapedList(job.*F)});
+  };
+  s.help = help;
+  return s;
+}
+
+OptionSpec JobName() {
+  OptionSpec s;
+  s.name = "name";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->empty()) return ValueError("expected a non-empty job name");
+    // "global" would turn the job into a [global] section when rendered.
+    if (*v == "global") return ValueError("'global' is reserved for [global] sections");
+    job.name = std::string(*v);
+    return {};
+  };
+  // Rendered first, as --name=..., by RenderJobArgs.
+  s.help = "job name (on the command line: starts a new job)";
+  return s;
+}
+
+OptionSpec Buffered() {
+  OptionSpec s;
+  s.name = "buffered";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = ParseBool(*v);
+    if (!b.ok()) return b.error();
+    job.direct = !b.value();
+    return {};
+  };
+  // Rendered through direct=.
+  s.help = "1: buffered I/O (the opposite of direct)";
+  return s;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> TargetOptions() {
+  using namespace internal;
+  std::vector<OptionSpec> v;
+  v.push_back(JobName());
+  v.push_back(StringOption<&JobOptions::description>("description", "free-text description"));
+  v.push_back(KbBase());
+  v.push_back(Engine());
+  v.push_back(RbdString<&RbdOptions::pool>("pool", "rbd: Ceph pool holding the image"));
+  v.push_back(RbdString<&RbdOptions::rbdname>("rbdname", "rbd: image name"));
+  v.push_back(RbdString<&RbdOptions::clientname>("clientname", "rbd: Ceph client name"));
+  v.push_back(RbdString<&RbdOptions::clustername>("clustername", "rbd: Ceph cluster name"));
+  v.push_back(RbdBusyPoll());
+  v.push_back(NameList<&JobOptions::filenames>("filename", "target file(s), ':'-separated (\\: escapes)"));
+  v.push_back(NameList<&JobOptions::directories>("directory", "directory(ies) for generated file names"));
+  v.push_back(StringOption<&JobOptions::blockdev>("blockdev", "block driver graph spec (block-bench)"));
+  v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
+  v.push_back(Buffered());
+  v.push_back(BoolOption<&JobOptions::invalidate>("invalidate", "drop the page cache of the files first"));
+  return v;
+}
+
+}  // namespace blk::bench
