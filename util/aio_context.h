@@ -168,6 +168,13 @@ class AioContext {
   // Nanoseconds until the next timer (0 if work is already pending), or -1
   // when there is no timer.  Loop thread.
   int64_t next_timeout_ns() const;
+  // The absolute CLOCK_MONOTONIC deadline of the next timer, or -1 when there
+  // is none (pending work not considered).  Lets a host keep its own timer
+  // armed at a fixed point instead of re-arming it after every dispatch.
+  // Loop thread.
+  int64_t next_deadline_ns() const { return heap_.empty() ? -1 : heap_[0]->deadline_; }
+  // True when dispatch() has work right now.  Loop thread.
+  bool has_pending_work() const { return has_local_work(); }
 
   // ---- fd handlers ----
   // Registers handlers for `fd` (either may be empty: no interest).  Replaces

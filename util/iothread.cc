@@ -20,7 +20,6 @@ void IOThread::main() {
   // Whatever was posted before stop() still runs, so no posted work is lost.
   while (ctx_->run_once(false)) {
   }
-  ctx_.reset();  // destroyed on its own loop thread
 }
 
 void IOThread::run_sync(std::function<void()> fn) {
@@ -38,6 +37,10 @@ void IOThread::stop() {
   stopped_ = true;
   ctx_->stop();
   thread_.join();
+  // Destroyed only after the join: stop() may still be touching it (the
+  // eventfd write) when the loop thread returns.  The join orders every
+  // access of the loop thread before this.
+  ctx_.reset();
 }
 
 }  // namespace blk

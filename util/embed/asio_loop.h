@@ -38,7 +38,7 @@ class AsioAttachment {
     ctx_.bind_to_current_thread();
     wait_fd();
     // Dispatch once soon: work may be pending from before the attachment.
-    arm_timer(0);
+    post_dispatch();
   }
   ~AsioAttachment() {
     *alive_ = false;
@@ -62,22 +62,39 @@ class AsioAttachment {
                      wait_fd();
                    });
   }
-  void arm_timer(int64_t ns) {
-    timer_.expires_after(std::chrono::nanoseconds(ns));
+  // Runs dispatch() from the io_context's queue (no timer, no syscall).
+  void post_dispatch() {
+    if (post_pending_) return;
+    post_pending_ = true;
+    boost::asio::post(io_, [this, alive = alive_] {
+      if (!*alive) return;
+      post_pending_ = false;
+      dispatch();
+    });
+  }
+  // Keeps the timer armed at the context's next deadline; touches it only
+  // when the deadline changed (re-arming costs Asio a timerfd syscall).
+  void sync_timer() {
+    int64_t deadline = ctx_.next_deadline_ns();
+    if (deadline == armed_deadline_) return;
+    armed_deadline_ = deadline;
+    if (deadline < 0) {
+      timer_.cancel();
+      return;
+    }
+    // libstdc++'s steady_clock is CLOCK_MONOTONIC, the clock of AioContext.
+    timer_.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(deadline)));
     timer_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
       if (!*alive || ec) return;  // cancelled: re-armed or detached
+      armed_deadline_ = -1;
       dispatch();
     });
   }
   void dispatch() {
     ctx_.dispatch();
     dispatches_++;
-    int64_t ns = ctx_.next_timeout_ns();
-    if (ns < 0) {
-      timer_.cancel();
-    } else {
-      arm_timer(ns);  // expires_after cancels the previous wait
-    }
+    if (ctx_.has_pending_work()) post_dispatch();
+    sync_timer();
   }
 
   AioContext& ctx_;
@@ -86,6 +103,8 @@ class AsioAttachment {
   boost::asio::steady_timer timer_;
   std::shared_ptr<bool> alive_;
   uint64_t dispatches_ = 0;
+  int64_t armed_deadline_ = -1;
+  bool post_pending_ = false;
 };
 
 }  // namespace blk

@@ -1,5 +1,7 @@
 #include "util/embed/libevent_loop.h"
 
+#include "util/clock.h"
+
 namespace blk {
 
 Expected<std::unique_ptr<LibeventAttachment>> LibeventAttachment::Attach(
@@ -23,18 +25,31 @@ LibeventAttachment::~LibeventAttachment() {
   if (timer_event_) event_free(timer_event_);
 }
 
-void LibeventAttachment::OnEvent(evutil_socket_t, short, void* opaque) {
-  static_cast<LibeventAttachment*>(opaque)->Dispatch();
+void LibeventAttachment::OnEvent(evutil_socket_t fd, short, void* opaque) {
+  auto* a = static_cast<LibeventAttachment*>(opaque);
+  if (fd < 0) a->armed_deadline_ = -1;  // the timer fired: it is no longer armed
+  a->Dispatch();
 }
 
 void LibeventAttachment::Dispatch() {
   ctx_.dispatch();
   dispatches_++;
-  int64_t ns = ctx_.next_timeout_ns();
-  if (ns < 0) {
+  if (ctx_.has_pending_work()) {
+    // Again in the next base iteration, after the host's own ready events.
+    struct timeval zero = {0, 0};
+    evtimer_add(timer_event_, &zero);
+    armed_deadline_ = 0;
+    return;
+  }
+  int64_t deadline = ctx_.next_deadline_ns();
+  if (deadline == armed_deadline_) return;
+  armed_deadline_ = deadline;
+  if (deadline < 0) {
     evtimer_del(timer_event_);
     return;
   }
+  int64_t ns = deadline - NowNs();
+  if (ns < 0) ns = 0;
   struct timeval tv = {time_t(ns / 1000000000), suseconds_t((ns % 1000000000 + 999) / 1000)};
   evtimer_add(timer_event_, &tv);
 }

@@ -50,6 +50,7 @@ class LibeventAttachment {
   struct event* fd_event_ = nullptr;
   struct event* timer_event_ = nullptr;
   uint64_t dispatches_ = 0;
+  int64_t armed_deadline_ = -1;  // what timer_event_ is armed for; 0: "now"
 };
 
 }  // namespace blk
