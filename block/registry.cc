@@ -2,6 +2,7 @@
 
 #include "block/error_inject/error_inject.h"
 #include "block/null/null.h"
+#include "block/rbd/rbd.h"
 
 namespace blk {
 
@@ -10,6 +11,7 @@ const std::vector<DriverInfo>& Drivers() {
   static const std::vector<DriverInfo> table = {
       NullDriverInfo(),
       ErrorInjectDriverInfo(),
+      RbdDriverInfo(),
   };
   return table;
 }

@@ -1,0 +1,388 @@
+#include "block/rbd/rbd.h"
+
+#include <rados/librados.h>
+#include <rbd/librbd.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "block/rbd/rbd_config.h"
+
+namespace blk {
+namespace {
+
+// librbd handles of one open image.  Closed by CloseHandles().
+struct RbdHandles {
+  rados_t cluster = nullptr;
+  rados_ioctx_t io = nullptr;
+  rbd_image_t image = nullptr;
+  int efd = -1;  // image notification eventfd (eventfd and poll modes)
+};
+
+void CloseHandlesNow(RbdHandles h) {
+  if (h.image) rbd_close(h.image);
+  if (h.efd >= 0) close(h.efd);
+  if (h.io) rados_ioctx_destroy(h.io);
+  if (h.cluster) rados_shutdown(h.cluster);
+}
+
+// Closes on a helper thread and waits at most `timeout_s`: rbd_close flushes
+// the cache and can wait forever for a dead OSD (no osd-op-timeout).  On
+// time-out the handles are abandoned (leaked) so that close never hangs.
+void CloseHandles(RbdHandles h, int64_t timeout_s, const std::string& name) {
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+  };
+  auto shared = std::make_shared<Shared>();
+  std::thread t([h, shared] {
+    CloseHandlesNow(h);
+    std::lock_guard<std::mutex> lock(shared->mu);
+    shared->done = true;
+    shared->cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(shared->mu);
+  if (shared->cv.wait_for(lock, std::chrono::seconds(timeout_s), [&] { return shared->done; })) {
+    lock.unlock();
+    t.join();
+  } else {
+    lock.unlock();
+    std::fprintf(stderr,
+                 "rbd: closing image '%s' did not finish in %llds (cluster unreachable?); "
+                 "abandoning its handles\n",
+                 name.c_str(), static_cast<long long>(timeout_s));
+    t.detach();
+  }
+}
+
+// One request in flight; lives in the awaiting coroutine's frame.  Written
+// by the completion path (possibly on a librbd thread), read after resume.
+struct RbdRequest {
+  std::coroutine_handle<> waiter;
+  AioContext* ctx = nullptr;
+  ssize_t ret = 0;
+};
+
+class RbdDriver final : public BlockDriver {
+ public:
+  RbdDriver(RbdConfig cfg, RbdHandles h, uint64_t size, bool open_flushed)
+      : cfg_(std::move(cfg)), h_(h), size_(size), open_flushed_(open_flushed), poller_(this) {}
+  ~RbdDriver() override {
+    CloseHandles(h_, cfg_.close_timeout_s, cfg_.Name());
+  }
+
+  std::string_view name() const override { return "rbd"; }
+  uint64_t length() const override { return size_; }
+  BlockLimits limits() const override {
+    BlockLimits l;
+    l.max_transfer = cfg_.max_transfer;
+    l.max_discard = kMaxDiscard;
+    l.max_write_zeroes = kMaxDiscard;
+    l.max_iov = IOV_MAX;
+    return l;
+  }
+  Capabilities caps() const override {
+    Capabilities c;
+    c.write_zeroes = true;
+    c.discard = true;
+    return c;
+  }
+
+  void attach_aio_context(AioContext& ctx) override {
+    ctx_ = &ctx;
+    if (cfg_.completion != RbdCompletion::kBh) {
+      ctx.set_fd_handler(h_.efd, [this] { OnEventfd(); });
+    }
+    if (cfg_.completion == RbdCompletion::kPoll) ctx.add_poll_handler(&poller_);
+  }
+  void detach_aio_context() override {
+    if (!ctx_) return;
+    if (cfg_.completion == RbdCompletion::kPoll) ctx_->remove_poll_handler(&poller_);
+    if (cfg_.completion != RbdCompletion::kBh) ctx_->remove_fd_handler(h_.efd);
+    ctx_ = nullptr;
+  }
+
+  Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                         uint32_t) override {
+    ssize_t r = co_await Submit([&](rbd_completion_t c) {
+      return rbd_aio_readv(h_.image, qiov.data(), qiov.count(), offset, c);
+    });
+    if (r < 0) co_return Status(static_cast<int>(r));
+    // librbd returns the byte count; zero anything it did not fill.
+    if (static_cast<uint64_t>(r) < bytes) qiov.memset(r, 0, bytes - r);
+    co_return Status();
+  }
+  Task<Status> co_pwritev(uint64_t offset, uint64_t, const IoVec& qiov, uint32_t) override {
+    ssize_t r = co_await Submit([&](rbd_completion_t c) {
+      return rbd_aio_writev(h_.image, qiov.data(), qiov.count(), offset, c);
+    });
+    co_return ToStatus(r);
+  }
+  Task<Status> co_flush() override {
+    ssize_t r = co_await Submit([&](rbd_completion_t c) { return rbd_aio_flush(h_.image, c); });
+    co_return ToStatus(r);
+  }
+  Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override {
+    ssize_t r = co_await Submit(
+        [&](rbd_completion_t c) { return rbd_aio_discard(h_.image, offset, bytes, c); });
+    co_return ToStatus(r);
+  }
+  Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t) override {
+    // Not a discard: a small discard may leave old data (64K granularity).
+    ssize_t r = co_await Submit([&](rbd_completion_t c) {
+      return rbd_aio_write_zeroes(h_.image, offset, bytes, c, 0, 0);
+    });
+    co_return ToStatus(r);
+  }
+
+  void counters(std::vector<DriverCounter>* out) const override {
+    // Configuration, for tests and tools: librbd cache on, the one flush
+    // after open that switches it to write-back happened.
+    out->push_back({"rbd_cache", cfg_.write_cache ? 1u : 0u});
+    out->push_back({"rbd_open_flushes", open_flushed_ ? 1u : 0u});
+    out->push_back({"rbd_submitted", submitted_});
+    out->push_back({"rbd_completed", completed_});
+    out->push_back({"rbd_submit_errors", submit_errors_});
+    out->push_back({"rbd_eventfd_wakeups", eventfd_wakeups_});
+    out->push_back({"rbd_event_batches", event_batches_});
+    out->push_back({"rbd_poll_hits", poll_hits_});
+  }
+
+ private:
+  static constexpr uint64_t kMaxDiscard = uint64_t(1) << 30;
+  static constexpr int kBatch = 32;
+
+  static Status ToStatus(ssize_t r) { return r < 0 ? Status(static_cast<int>(r)) : Status(); }
+
+  // Busy-poll source for completion=poll.
+  class Poller final : public PollHandler {
+   public:
+    explicit Poller(RbdDriver* d) : d_(d) {}
+    bool poll() override {
+      bool progress = d_->DrainEvents();
+      if (progress) d_->poll_hits_++;
+      return progress;
+    }
+
+   private:
+    RbdDriver* d_;
+  };
+
+  // Awaitable: submits one librbd aio call and suspends until it completes;
+  // yields librbd's return value (>= 0, or a negative errno).
+  template <class Fn>
+  struct Op {
+    RbdDriver* drv;
+    Fn fn;
+    RbdRequest req;
+
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h) {
+      req.waiter = h;
+      req.ctx = drv->ctx_;
+      rbd_callback_t cb = drv->cfg_.completion == RbdCompletion::kBh ? &OnCallback : nullptr;
+      rbd_completion_t c;
+      int r = rbd_aio_create_completion(&req, cb, &c);
+      if (r < 0) return Fail(r);
+      // The completion may fire on a librbd thread before this returns; it
+      // only queues a resume on our loop, which runs after we suspend.
+      r = fn(c);
+      if (r < 0) {
+        rbd_aio_release(c);
+        return Fail(r);
+      }
+      drv->submitted_++;
+      return true;
+    }
+    ssize_t await_resume() const noexcept { return req.ret; }
+
+    bool Fail(int r) {
+      drv->submit_errors_++;
+      req.ret = r;
+      return false;
+    }
+  };
+  template <class Fn>
+  Op<Fn> Submit(Fn fn) {
+    return Op<Fn>{this, std::move(fn), {}};
+  }
+
+  // completion=bh: runs on a librbd thread.  The request may be freed as
+  // soon as the resume is posted, so nothing touches it afterwards.
+  static void OnCallback(rbd_completion_t c, void* arg) {
+    auto* req = static_cast<RbdRequest*>(arg);
+    req->ret = rbd_aio_get_return_value(c);
+    rbd_aio_release(c);
+    AioContext* ctx = req->ctx;
+    std::coroutine_handle<> h = req->waiter;
+    ctx->post_resume(h);
+  }
+
+  void OnEventfd() {
+    uint64_t v;
+    while (read(h_.efd, &v, sizeof v) < 0 && errno == EINTR) {
+    }
+    eventfd_wakeups_++;
+    DrainEvents();
+  }
+
+  // eventfd and poll modes: every completion is queued on the image's event
+  // queue; each is released here, exactly once.
+  bool DrainEvents() {
+    bool any = false;
+    rbd_completion_t comps[kBatch];
+    for (;;) {
+      int n = rbd_poll_io_events(h_.image, comps, kBatch);
+      if (n <= 0) break;
+      event_batches_++;
+      any = true;
+      for (int i = 0; i < n; ++i) {
+        auto* req = static_cast<RbdRequest*>(rbd_aio_get_arg(comps[i]));
+        req->ret = rbd_aio_get_return_value(comps[i]);
+        rbd_aio_release(comps[i]);
+        completed_++;
+        ctx_->defer(req->waiter);
+      }
+      if (n < kBatch) break;
+    }
+    return any;
+  }
+
+  RbdConfig cfg_;
+  RbdHandles h_;
+  uint64_t size_;
+  bool open_flushed_;
+  AioContext* ctx_ = nullptr;
+  Poller poller_;
+  uint64_t submitted_ = 0;
+  uint64_t completed_ = 0;  // eventfd/poll modes only (bh completes off-loop)
+  uint64_t submit_errors_ = 0;
+  uint64_t eventfd_wakeups_ = 0;
+  uint64_t event_batches_ = 0;
+  uint64_t poll_hits_ = 0;
+};
+
+std::string Errno(int r) { return ErrnoString(r); }
+
+Error OpenError(int code, std::string msg) { return MakeError(code, "driver 'rbd': " + msg); }
+
+// Connects, opens the pool and the image.  On failure everything opened so
+// far is closed and the error names the resource.
+Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) {
+  RbdHandles h;
+  auto fail = [&](int code, std::string msg) -> Error {
+    CloseHandles(h, cfg.close_timeout_s, cfg.Name());
+    return OpenError(code, std::move(msg));
+  };
+  const char* id = cfg.user.empty() ? nullptr : cfg.user.c_str();
+  int r = rados_create(&h.cluster, id);
+  if (r < 0) return fail(r, "rados_create(user '" + cfg.user + "') failed: " + Errno(r));
+
+  if (!cfg.conf.empty()) {
+    r = rados_conf_read_file(h.cluster, cfg.conf.c_str());
+    if (r < 0) return fail(r, "cannot read Ceph config 'conf=" + cfg.conf + "': " + Errno(r));
+  } else {
+    r = rados_conf_read_file(h.cluster, nullptr);
+    bool have_mon = false;
+    for (const auto& kv : cfg.rados) have_mon |= kv.first == "mon_host" || kv.first == "mon host";
+    if (r < 0 && !have_mon) {
+      return fail(r, "no Ceph config found (set CEPH_CONF, or give conf=PATH or "
+                     "rados.mon_host=...): " + Errno(r));
+    }
+  }
+  const std::string connect_s = std::to_string(cfg.connect_timeout_s);
+  const std::string osd_s = std::to_string(cfg.osd_op_timeout_s);
+  const std::pair<const char*, std::string> settings[] = {
+      {"client_mount_timeout", connect_s},
+      {"rados_mon_op_timeout", connect_s},
+      {"rados_osd_op_timeout", osd_s},
+      {"rbd_cache", cfg.write_cache ? "true" : "false"},
+  };
+  for (const auto& [k, v] : settings) {
+    r = rados_conf_set(h.cluster, k, v.c_str());
+    if (r < 0) return fail(r, std::string("rados_conf_set(") + k + ") failed: " + Errno(r));
+  }
+  for (const auto& [k, v] : cfg.rados) {
+    r = rados_conf_set(h.cluster, k.c_str(), v.c_str());
+    if (r == -EINVAL && (v == "on" || v == "off")) {
+      // JSON true/false arrive as on/off; Ceph's booleans want true/false.
+      r = rados_conf_set(h.cluster, k.c_str(), v == "on" ? "true" : "false");
+    }
+    if (r < 0) {
+      return fail(r, "librados setting '" + k + "=" + v + "' (option 'rados." + k +
+                         "') rejected: " + Errno(r) + (r == -ENOENT ? ": unknown setting" : ""));
+    }
+  }
+
+  r = rados_connect(h.cluster);
+  if (r < 0) {
+    std::string conf = cfg.conf.empty() ? "librados' default search/CEPH_CONF" : cfg.conf;
+    std::string why = r == -ETIMEDOUT ? " (no monitor answered within connect-timeout=" +
+                                            connect_s + "s)"
+                      : r == -EACCES || r == -EPERM || r == -ENOENT
+                          ? " (authentication failed: wrong user or key?)"
+                          : "";
+    return fail(r, "cannot connect to the Ceph cluster (conf " + conf + ", user '" +
+                       (cfg.user.empty() ? "admin" : cfg.user) + "'): " + Errno(r) + why);
+  }
+  r = rados_ioctx_create(h.cluster, cfg.pool.c_str(), &h.io);
+  if (r < 0) {
+    h.io = nullptr;
+    return fail(r, "cannot open pool '" + cfg.pool + "': " + Errno(r) +
+                       (r == -ENOENT ? " (no such pool)" : ""));
+  }
+  rados_ioctx_set_namespace(h.io, cfg.ns.empty() ? nullptr : cfg.ns.c_str());
+
+  const char* snap = cfg.snapshot.empty() ? nullptr : cfg.snapshot.c_str();
+  r = read_only ? rbd_open_read_only(h.io, cfg.image.c_str(), &h.image, snap)
+                : rbd_open(h.io, cfg.image.c_str(), &h.image, snap);
+  if (r < 0) {
+    h.image = nullptr;
+    std::string why = r != -ENOENT ? ""
+                      : snap ? " (no such image or snapshot)"
+                             : " (no such image)";
+    return fail(r, "cannot open image '" + cfg.Name() + "': " + Errno(r) + why);
+  }
+  uint64_t size = 0;
+  r = rbd_get_size(h.image, &size);
+  if (r < 0) return fail(r, "rbd_get_size('" + cfg.Name() + "') failed: " + Errno(r));
+
+  if (cfg.completion != RbdCompletion::kBh) {
+    h.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (h.efd < 0) return fail(-errno, "eventfd() failed: " + Errno(-errno));
+    r = rbd_set_image_notification(h.image, h.efd, EVENT_TYPE_EVENTFD);
+    if (r < 0) return fail(r, "rbd_set_image_notification failed: " + Errno(r));
+  }
+  // With `rbd cache writethrough until flush` (librbd's default) the cache
+  // stays write-through until the first flush: flush once so it is
+  // write-back from the start.  Never on a read-only open.
+  const bool open_flush = cfg.write_cache && !read_only;
+  if (open_flush) {
+    r = rbd_flush(h.image);
+    if (r < 0) return fail(r, "initial flush of '" + cfg.Name() + "' failed: " + Errno(r));
+  }
+  return std::unique_ptr<BlockDriver>(std::make_unique<RbdDriver>(std::move(cfg), h, size, open_flush));
+}
+
+Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
+  auto cfg = MakeRbdConfig(args.opts, args.passthrough, args.read_only);
+  if (!cfg.ok()) return cfg.error();
+  return OpenImage(std::move(cfg.value()), args.read_only);
+}
+
+}  // namespace
+
+const DriverInfo& RbdDriverInfo() {
+  static const DriverInfo info{"rbd",   "a Ceph RBD image through librbd (QEMU rbd)",
+                               &RbdOptionsSchema, {}, &Open, {"rados"}};
+  return info;
+}
+
+}  // namespace blk

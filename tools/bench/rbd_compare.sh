@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Compares driver=rbd (tools/bench/rbd_bench, every completion method) with
+# fio --ioengine=rbd and `rbd bench` on the same image of the same cluster:
+#   4k randread qd32, 4k randwrite qd32, 4M sequential read qd32.
+# Runs alternate between tools (rep 1 of every tool, then rep 2, ...); the
+# table shows the median of REPS runs (IOPS and MiB/s).
+#
+# Usage: tools/bench/rbd_compare.sh [SECONDS_PER_RUN=5] [REPS=3]
+# Needs CEPH_CONF (a cluster from scripts/ceph/cluster.sh start); with
+# BLK_RBD_BENCH_START=1 it starts its own (BLK_CEPH_OBJECTSTORE=memstore for
+# a RAM-backed OSD) and stops it at the end.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+SECS="${1:-5}"
+REPS="${2:-3}"
+IMAGE=bench
+POOL=rbd
+
+if [[ "${BLK_RBD_BENCH_START:-0}" == 1 ]]; then
+  CEPH_DIR="$(mktemp -d "${TMPDIR:-/tmp}/blkstack-ceph.XXXXXX")"
+  trap 'bash scripts/ceph/cluster.sh stop "$CEPH_DIR" || true' EXIT
+  bash scripts/ceph/cluster.sh start "$CEPH_DIR" >/dev/null
+  export CEPH_CONF="$CEPH_DIR/ceph.conf"
+fi
+[[ -n "${CEPH_CONF:-}" ]] || { echo "rbd_compare: set CEPH_CONF (scripts/ceph/cluster.sh start)" >&2; exit 1; }
+for b in fio rbd python3; do command -v "$b" >/dev/null || { echo "rbd_compare: $b missing" >&2; exit 1; }; done
+
+bazel build --noshow_progress --curses=no --color=no //tools/bench/rbd_bench:rbd_bench >&2
+BENCH="$ROOT/bazel-bin/tools/bench/rbd_bench/rbd_bench"
+
+T() { timeout -k 5 "$((SECS * 4 + 60))" "$@"; }
+
+if ! T rbd info "$POOL/$IMAGE" >/dev/null 2>&1; then
+  echo "rbd_compare: creating and filling $POOL/$IMAGE (1G)" >&2
+  T rbd create --size 1G --image-feature layering "$POOL/$IMAGE"
+  T rbd bench --io-type write --io-size 4M --io-threads 8 --io-pattern seq --io-total 1G \
+    "$POOL/$IMAGE" >/dev/null
+fi
+
+# workload name -> "rw bs"
+declare -A WL=([4k-randread]="randread 4096" [4k-randwrite]="randwrite 4096" [4M-read]="read 4194304")
+WORKLOADS=(4k-randread 4k-randwrite 4M-read)
+TOOLS=(blk-eventfd blk-bh blk-poll fio rbd-bench)
+RESULTS="$(mktemp)"
+
+run_one() {  # tool workload -> prints "IOPS MIBS"
+  local tool="$1" w="$2" rw bs
+  read -r rw bs <<<"${WL[$w]}"
+  case "$tool" in
+    blk-*)
+      local mode="${tool#blk-}"
+      T "$BENCH" --spec="driver=rbd,pool=$POOL,image=$IMAGE,completion=$mode" \
+        --rw="$rw" --bs="$bs" --qd=32 --seconds="$SECS" 2>/dev/null |
+        sed -n 's/.*IOPS \([0-9.]*\) MiB\/s \([0-9.]*\).*/\1 \2/p'
+      ;;
+    fio)
+      T fio --name=r --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" \
+        --rw="$rw" --bs="$bs" --iodepth=32 --runtime="$SECS" --time_based \
+        --output-format=json 2>/dev/null |
+        python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+d = j["write"] if j["write"]["io_bytes"] else j["read"]
+print("%.0f %.1f" % (d["iops"], d["bw_bytes"] / 2**20))'
+      ;;
+    rbd-bench)
+      local type=read pattern=rand total
+      [[ "$rw" == *write ]] && type=write
+      [[ "$rw" == read || "$rw" == write ]] && pattern=seq
+      # rbd bench is size-bound, not time-bound: ~SECS at a few k IOPS.
+      if [[ "$bs" == 4096 ]]; then total=$((SECS * 8000 * 4096)); else total=$((SECS * 40 * bs)); fi
+      T rbd bench --io-type "$type" --io-size "$bs" --io-threads 32 --io-pattern "$pattern" \
+        --io-total "$total" "$POOL/$IMAGE" 2>/dev/null | tail -1 |
+        python3 -c '
+import re, sys
+l = sys.stdin.read()
+ops = float(re.search(r"ops/sec: ([0-9.]+)", l).group(1))
+print(f"{ops:.0f} {ops * '"$bs"' / 2**20:.1f}")'
+      ;;
+  esac
+}
+
+for rep in $(seq 1 "$REPS"); do
+  for w in "${WORKLOADS[@]}"; do
+    for tool in "${TOOLS[@]}"; do
+      out="$(run_one "$tool" "$w" || true)"
+      [[ -n "$out" ]] || out="nan nan"
+      echo "$w $tool $rep $out" >>"$RESULTS"
+      echo "rep $rep $w $tool: $out" >&2
+    done
+  done
+done
+
+python3 - "$RESULTS" "$SECS" "$REPS" <<'EOF'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+print(f"# median of {sys.argv[3]} runs of {sys.argv[2]} s, iodepth 32 (IOPS / MiB/s)")
+tools = []
+for r in rows:
+    if r[1] not in tools: tools.append(r[1])
+wls = []
+for r in rows:
+    if r[0] not in wls: wls.append(r[0])
+print("| workload | " + " | ".join(tools) + " |")
+print("|---|" + "---|" * len(tools))
+for w in wls:
+    cells = []
+    for t in tools:
+        v = [(float(r[3]), float(r[4])) for r in rows if r[0] == w and r[1] == t and r[3] != "nan"]
+        if not v:
+            cells.append("n/a"); continue
+        iops = statistics.median(x[0] for x in v); mib = statistics.median(x[1] for x in v)
+        cells.append(f"{iops:.0f} / {mib:.1f}")
+    print(f"| {w} | " + " | ".join(cells) + " |")
+EOF
+rm -f "$RESULTS"
