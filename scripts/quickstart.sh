@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# README command 1: set up the machine, build the null-driver benchmark and
-# run it with its default arguments (extra arguments are passed through).
+# README command 1: set up the machine (packages, Bazel), build block-bench
+# and run it on the null driver (no device needed): 4k random reads at queue
+# depth 32 for 5 seconds, reported like fio.  Extra arguments are passed to
+# block-bench (e.g. --output-format=json, or a job file).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 bash scripts/setup.sh
-
-TARGET=//tools/bench:null_bench
-if ! out="$(bazel query --noshow_progress "$TARGET" 2>&1)"; then
-  echo "$out" | grep -E '^ERROR' >&2 || true
-  echo "quickstart: $TARGET is not available (does tools/bench/BUILD define null_bench yet?); nothing to run." >&2
-  exit 1
+bazel build --noshow_progress --curses=no --color=no //tools/block_bench:block_bench
+if [[ $# -gt 0 ]]; then
+  exec "$ROOT/bazel-bin/tools/block_bench/block_bench" "$@"
 fi
-
-bazel build --noshow_progress --curses=no --color=no "$TARGET"
-exec "$ROOT/bazel-bin/tools/bench/null_bench" "$@"
+exec "$ROOT/bazel-bin/tools/block_bench/block_bench" --name=quickstart --ioengine=null \
+  --rw=randread --bs=4k --iodepth=32 --size=1G --runtime=5 --time_based --eta=never

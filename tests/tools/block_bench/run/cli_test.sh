@@ -1,0 +1,72 @@
+#!/bin/bash
+# block-bench end to end: fio-layout JSON on stdout (only JSON), read back by
+# python3; --output; exit status and error message on an I/O error.
+set -u
+BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
+EX="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/examples"
+T="${TEST_TMPDIR:-/tmp}"
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. JSON: stdout parses as one document with fio's keys and types.
+"$BB" --output-format=json --name=j --ioengine=null --rw=randread --bs=4k --size=64m \
+  --runtime=1 --time_based --iodepth=8 >"$T/out.json" 2>"$T/err.txt" || fail "json run exited $?"
+python3 - "$T/out.json" <<'PY' || fail "json check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d["blkstack-bench version"], str)
+assert isinstance(d["timestamp"], int)
+j = d["jobs"][0]
+assert j["jobname"] == "j" and j["groupid"] == 0 and j["error"] == 0
+assert isinstance(j["job options"], dict) and j["job options"]["rw"] == "randread"
+r = j["read"]
+for k in ("io_bytes", "io_kbytes", "bw_bytes", "bw", "runtime", "total_ios", "short_ios", "drop_ios"):
+    assert isinstance(r[k], int), k
+assert isinstance(r["iops"], float) and r["iops"] > 1000, r["iops"]
+for k in ("slat_ns", "clat_ns", "lat_ns"):
+    for f in ("min", "max", "N"): assert isinstance(r[k][f], int), (k, f)
+    for f in ("mean", "stddev"): assert isinstance(r[k][f], float), (k, f)
+assert r["clat_ns"]["N"] == r["total_ios"]
+assert "99.000000" in r["clat_ns"]["percentile"]
+assert "bins" not in r["clat_ns"]
+assert j["write"]["total_ios"] == 0 and j["trim"]["io_bytes"] == 0
+for k in ("usr_cpu", "sys_cpu"): assert isinstance(j[k], float)
+for k in ("ctx", "majf", "minf"): assert isinstance(j[k], int)
+for k in ("iodepth_level", "iodepth_submit", "iodepth_complete", "latency_ns", "latency_us", "latency_ms"):
+    assert isinstance(j[k], dict) and j[k], k
+assert j["iodepth_level"]["8"] > 50
+assert isinstance(j["blkstack"]["counters"], dict)
+PY
+# No progress line or header leaked into stdout (it parsed), and nothing on stderr.
+[ -s "$T/err.txt" ] && fail "unexpected stderr: $(cat "$T/err.txt")"
+
+# 2. json+ through --output=FILE: bins present; stdout empty.
+"$BB" --output-format=json+ --output="$T/plus.json" --name=p --ioengine=null --rw=write \
+  --size=4m >"$T/stdout.txt" || fail "json+ run"
+[ -s "$T/stdout.txt" ] && fail "stdout not empty with --output"
+python3 -c "
+import json,sys; j=json.load(open('$T/plus.json'))['jobs'][0]['write']
+assert j['total_ios']==1024, j['total_ios']
+assert sum(j['clat_ns']['bins'].values())==1024
+" || fail "json+ check"
+
+# 3. An I/O error: non-zero exit, message with device, offset, length, errno.
+"$BB" --output-format=json --name=e --rw=read --bs=4k \
+  --blockdev=driver=error-inject,event=read,errno=5,offset=1m,length=4k,file.driver=null,file.size=16m \
+  >"$T/e.json" 2>"$T/e.txt"
+rc=$?
+[ $rc -ne 0 ] || fail "I/O error exited 0"
+grep -q "offset 1048576 length 4096" "$T/e.txt" || fail "message: $(cat "$T/e.txt")"
+grep -q "driver=error-inject" "$T/e.txt" || fail "message lacks device: $(cat "$T/e.txt")"
+grep -q "Input/output error" "$T/e.txt" || fail "message lacks errno: $(cat "$T/e.txt")"
+python3 -c "import json; assert json.load(open('$T/e.json'))['jobs'][0]['error']==5" || fail "json error field"
+
+# 4. The shipped example, shortened, in text form.
+sed -e 's/^runtime=.*/runtime=1s/' -e 's/^ramp_time=.*/ramp_time=0/' "$EX/null-randread.fio" >"$T/short.fio"
+"$BB" "$T/short.fio" >"$T/text.txt" 2>&1 || fail "example run"
+grep -q "Run status group 0 (all jobs):" "$T/text.txt" || fail "text: $(cat "$T/text.txt")"
+grep -q "null-randread: (groupid=0, jobs=2)" "$T/text.txt" || fail "group_reporting: $(cat "$T/text.txt")"
+
+# 5. Parse errors exit 1 with the option named.
+"$BB" --name=x --bs=oops >/dev/null 2>"$T/p.txt" && fail "bad option exited 0"
+grep -q "bs" "$T/p.txt" || fail "parse message: $(cat "$T/p.txt")"
+echo PASS

@@ -1,0 +1,92 @@
+// Reports: fio's JSON layout and text sections from a real short null run.
+#include "tools/block_bench/report/report.h"
+
+#include <gtest/gtest.h>
+
+#include "bench_test_util.h"
+
+namespace blk::bench {
+namespace {
+
+using testing::ParseJobs;
+
+TEST(NumToStr, LikeFio) {
+  static const char* const kSi[] = {"", "k", "M", "G", nullptr};
+  static const char* const kIec[] = {"B", "KiB", "MiB", "GiB", nullptr};
+  EXPECT_EQ(NumToStr(500, 4, 1000, kSi), "500");
+  EXPECT_EQ(NumToStr(2398000, 4, 1000, kSi), "2398k");
+  EXPECT_EQ(NumToStr(12345678, 4, 1000, kSi), "12.3M");
+  EXPECT_EQ(NumToStr(9822.0 * 1024 * 1024, 4, 1024, kIec), "9822MiB");
+}
+
+class ReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    jobs_ = ParseJobs({"--name=g", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=64m",
+                       "--runtime=1", "--time_based", "--numjobs=2", "--group_reporting",
+                       "--percentile_list=50:99:99.9", "--lat_percentiles=1"});
+    run_ = RunJobs(jobs_);
+  }
+  std::vector<JobOptions> jobs_;
+  RunResult run_;
+};
+
+TEST_F(ReportTest, JsonHasFioLayout) {
+  auto j = JsonReport(run_, /*plus=*/true);
+  EXPECT_TRUE(j["blkstack-bench version"].is_string());
+  EXPECT_TRUE(j["timestamp"].is_number_integer());
+  ASSERT_EQ(j["jobs"].size(), 1u);  // group_reporting merged the clones
+  auto& job = j["jobs"][0];
+  EXPECT_EQ(job["jobname"], "g");
+  EXPECT_EQ(job["groupid"], 0);
+  EXPECT_EQ(job["error"], 0);
+  EXPECT_EQ(job["job options"]["rw"], "randrw");
+  EXPECT_EQ(job["blkstack"]["jobs"], 2);
+  for (const char* d : {"read", "write"}) {
+    auto& x = job[d];
+    EXPECT_GT(x["io_bytes"].get<uint64_t>(), 0u) << d;
+    EXPECT_EQ(x["io_kbytes"].get<uint64_t>(), x["io_bytes"].get<uint64_t>() / 1024);
+    EXPECT_TRUE(x["iops"].is_number_float());
+    EXPECT_NEAR(x["runtime"].get<double>(), 1000, 50);
+    EXPECT_EQ(x["slat_ns"]["N"], 0);
+    EXPECT_EQ(x["clat_ns"]["N"], x["total_ios"]);
+    EXPECT_TRUE(x["clat_ns"]["percentile"].contains("99.000000"));
+    EXPECT_TRUE(x["lat_ns"]["percentile"].contains("99.900000"));
+    EXPECT_TRUE(x["clat_ns"]["bins"].is_object());
+    uint64_t bins = 0;
+    for (auto& [k, v] : x["clat_ns"]["bins"].items()) bins += v.get<uint64_t>();
+    EXPECT_EQ(bins, x["total_ios"].get<uint64_t>());
+    EXPECT_GT(x["bw_samples"].get<uint64_t>(), 0u);
+  }
+  double read = job["read"]["total_ios"].get<double>(), write = job["write"]["total_ios"].get<double>();
+  EXPECT_NEAR(read / (read + write), 0.5, 0.01);
+  double lat_pct = 0;
+  for (const char* k : {"latency_ns", "latency_us", "latency_ms"})
+    for (auto& [key, v] : job[k].items()) lat_pct += v.get<double>();
+  EXPECT_NEAR(lat_pct, 100.0, 0.01);
+  EXPECT_TRUE(job["iodepth_level"].contains(">=64"));
+  EXPECT_TRUE(job["usr_cpu"].is_number());
+  EXPECT_TRUE(job["blkstack"]["counters"].is_object());
+  auto plain = JsonReport(run_, false);
+  EXPECT_FALSE(plain["jobs"][0]["read"]["clat_ns"].contains("bins"));
+}
+
+TEST_F(ReportTest, TextHasFioSections) {
+  std::string t = TextReport(run_);
+  for (const char* s : {"g: (groupid=0, jobs=2): err= 0", "  read: IOPS=", "  write: IOPS=",
+                        "clat percentiles (", "50.00th=[", "lat (", "cpu          : usr=",
+                        "IO depths    : 1=", "issued rwts: total=",
+                        "Run status group 0 (all jobs):", "   READ: bw=", "  WRITE: bw="})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+}
+
+TEST(Report, WithoutGroupReportingEachCloneIsAJob) {
+  auto jobs = ParseJobs({"--name=n", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=3"});
+  RunResult r = RunJobs(jobs);
+  auto j = JsonReport(r, false);
+  EXPECT_EQ(j["jobs"].size(), 3u);
+  EXPECT_EQ(j["jobs"][2]["read"]["io_bytes"], 1 << 20);
+}
+
+}  // namespace
+}  // namespace blk::bench

@@ -1,0 +1,235 @@
+// RunJobs end to end on the real null driver (and the file driver when it
+// is built in): issued sequences, repeatability, rate limiting, errors,
+// verify, groups.
+#include "tools/block_bench/run/runner.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <set>
+
+#include "bench_test_util.h"
+#include "block/registry.h"
+#include "util/clock.h"
+
+namespace blk::bench {
+namespace {
+
+using testing::ParseJob;
+using testing::ParseJobs;
+
+struct Recorded {
+  std::mutex mu;
+  std::vector<IoUnit> ios;
+  std::vector<int64_t> when;
+  std::vector<uint32_t> thread;
+};
+
+RunResult RunRecorded(const std::vector<JobOptions>& jobs, Recorded* rec) {
+  RunOptions o;
+  o.on_issue = [rec](const CloneResult& c, const IoUnit& u) {
+    std::lock_guard<std::mutex> l(rec->mu);
+    rec->ios.push_back(u);
+    rec->when.push_back(NowNs());
+    rec->thread.push_back(c.thread_number);
+  };
+  return RunJobs(jobs, o);
+}
+
+TEST(Runner, SequentialReadIssuesFioOffsets) {
+  std::vector<JobOptions> jobs = ParseJobs({"--name=a", "--ioengine=null", "--rw=read",
+                                            "--bs=8k", "--size=1m", "--iodepth=4"});
+  Recorded rec;
+  RunResult r = RunRecorded(jobs, &rec);
+  ASSERT_EQ(r.clones.size(), 1u);
+  EXPECT_EQ(r.clones[0].error, 0) << r.clones[0].error_message;
+  ASSERT_EQ(rec.ios.size(), 128u);
+  for (size_t i = 0; i < rec.ios.size(); i++) {
+    EXPECT_EQ(rec.ios[i].offset, i * 8192);
+    EXPECT_EQ(rec.ios[i].len, 8192u);
+  }
+  EXPECT_EQ(r.clones[0].dir[0].ios, 128u);
+  EXPECT_EQ(r.clones[0].dir[0].bytes, 1u << 20);
+  EXPECT_EQ(r.clones[0].dir[0].clat.count(), 128u);
+  EXPECT_EQ(r.clones[0].target, "driver=null,size=1048576");
+}
+
+TEST(Runner, SameSeedSameSequenceTwice) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--rw=randrw", "--bssplit=4k/60:64k/40",
+                 "--size=4g", "--number_ios=20000", "--iodepth=16", "--randseed=7"});
+  Recorded a, b;
+  RunRecorded(jobs, &a);
+  RunRecorded(jobs, &b);
+  ASSERT_EQ(a.ios.size(), 20000u);
+  EXPECT_EQ(a.ios, b.ios);
+  jobs[0].randseed = 8;
+  Recorded c;
+  RunRecorded(jobs, &c);
+  EXPECT_NE(a.ios, c.ios);
+}
+
+TEST(Runner, RandomReadCoversEveryBlockOnce) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=4m", "--iodepth=8"});
+  Recorded rec;
+  RunResult r = RunRecorded(jobs, &rec);
+  ASSERT_EQ(rec.ios.size(), 1024u);
+  std::set<uint64_t> seen;
+  for (auto& u : rec.ios) seen.insert(u.offset);
+  EXPECT_EQ(seen.size(), 1024u);
+  EXPECT_EQ(r.clones[0].depth[5], 0u);  // iodepth 8 never reaches the 32 bucket
+  EXPECT_GT(r.clones[0].depth[3], 0u);
+}
+
+TEST(Runner, RateIopsWithinTwoPercent) {
+  for (const char* process : {"linear", "poisson"}) {
+    std::vector<JobOptions> jobs =
+        ParseJobs({"--name=a", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g",
+                   "--rate_iops=5000", "--runtime=2", "--time_based", "--iodepth=4",
+                   std::string("--rate_process=") + process});
+    RunResult r = RunJobs(jobs);
+    const CloneResult& c = r.clones[0];
+    double iops = double(c.dir[0].ios) / (double(c.runtime_ns) / 1e9);
+    EXPECT_NEAR(iops, 5000, 100) << process;
+    EXPECT_NEAR(double(c.runtime_ns) / 1e9, 2.0, 0.1);
+  }
+}
+
+TEST(Runner, RateBytesWithinTwoPercent) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--rw=write", "--bs=64k", "--size=1g",
+                 "--rate=100m", "--runtime=2", "--time_based"});
+  RunResult r = RunJobs(jobs);
+  const CloneResult& c = r.clones[0];
+  double bw = double(c.dir[1].bytes) / (double(c.runtime_ns) / 1e9);
+  EXPECT_NEAR(bw / (100 << 20), 1.0, 0.02);
+}
+
+TEST(Runner, RuntimeAndRampTime) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--rw=randread", "--size=1g", "--runtime=1",
+                 "--ramp_time=500ms", "--time_based", "--iodepth=8"});
+  RunResult r = RunJobs(jobs);
+  const CloneResult& c = r.clones[0];
+  EXPECT_NEAR(double(c.runtime_ns) / 1e9, 1.0, 0.05);
+  EXPECT_GE(double(c.elapsed_ns) / 1e9, 1.45);
+  EXPECT_GT(c.dir[0].ios, 1000u);
+  EXPECT_GT(c.usr_s + c.sys_s, 0.2);
+}
+
+TEST(Runner, NumjobsClonesAndStonewallSerialises) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=2",
+                 "--name=b", "--ioengine=null", "--rw=write", "--size=1m", "--stonewall"});
+  Recorded rec;
+  RunResult r = RunRecorded(jobs, &rec);
+  ASSERT_EQ(r.clones.size(), 3u);
+  EXPECT_EQ(r.clones[0].groupid, 0);
+  EXPECT_EQ(r.clones[1].groupid, 0);
+  EXPECT_EQ(r.clones[2].groupid, 1);
+  int64_t last_a = 0, first_b = INT64_MAX;
+  for (size_t i = 0; i < rec.ios.size(); i++) {
+    if (rec.thread[i] <= 2) last_a = std::max(last_a, rec.when[i]);
+    else first_b = std::min(first_b, rec.when[i]);
+  }
+  EXPECT_LT(last_a, first_b);
+  EXPECT_EQ(r.clones[0].dir[0].ios + r.clones[1].dir[0].ios, 512u);
+  EXPECT_EQ(r.clones[2].dir[1].ios, 256u);
+}
+
+TEST(Runner, IoErrorEndsTheJobWithDeviceOffsetLengthErrno) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--rw=read", "--bs=4k",
+       "--blockdev=driver=error-inject,event=read,errno=5,offset=1m,length=4k,"
+       "file.driver=null,file.size=16m"});
+  RunResult r = RunJobs(jobs);
+  ASSERT_TRUE(r.failed());
+  const CloneResult& c = r.clones[0];
+  EXPECT_EQ(c.error, 5);
+  EXPECT_NE(c.error_message.find("read error"), std::string::npos) << c.error_message;
+  EXPECT_NE(c.error_message.find("driver=error-inject"), std::string::npos) << c.error_message;
+  EXPECT_NE(c.error_message.find("offset 1048576 length 4096"), std::string::npos)
+      << c.error_message;
+  EXPECT_NE(c.error_message.find(ErrnoString(-5)), std::string::npos) << c.error_message;
+  EXPECT_LT(c.dir[0].ios, 4096u);  // stopped early
+}
+
+TEST(Runner, ContinueOnErrorKeepsGoing) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--rw=read", "--bs=4k", "--continue_on_error=read",
+       "--blockdev=driver=error-inject,event=read,errno=5,offset=1m,length=4k,"
+       "file.driver=null,file.size=16m"});
+  RunResult r = RunJobs(jobs);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.clones[0].dir[0].ios, 4096u);
+  EXPECT_EQ(r.clones[0].dir[0].errors, 1u);
+}
+
+TEST(Runner, UnopenableTargetIsAnError) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--rw=read", "--blockdev=driver=no-such-driver"});
+  RunResult r = RunJobs(jobs);
+  ASSERT_TRUE(r.failed());
+  EXPECT_NE(r.clones[0].error_message.find("no-such-driver"), std::string::npos);
+}
+
+TEST(Runner, FsyncEveryNWrites) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--ioengine=null", "--rw=write", "--size=1m", "--fsync=16", "--iodepth=4"});
+  RunResult r = RunJobs(jobs);
+  EXPECT_EQ(r.clones[0].syncs, 16u);
+}
+
+bool FileDriverAvailable() { return FindDriver("file") != nullptr; }
+
+TEST(Runner, VerifyPassesThenCatchesCorruption) {
+  if (!FileDriverAvailable()) GTEST_SKIP() << "file driver not built in";
+  char path[] = "/tmp/bbverifyXXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 1 << 20), 0);
+  // Write with verify, read back in the same job.
+  auto w = ParseJobs({"--name=w", "--ioengine=psync", std::string("--filename=") + path,
+                      "--rw=randwrite", "--bs=4k", "--size=1m", "--verify=crc32c",
+                      "--iodepth=8"});
+  RunResult r1 = RunJobs(w);
+  EXPECT_FALSE(r1.failed()) << r1.clones[0].error_message;
+  EXPECT_EQ(r1.clones[0].verified, 256u);
+  EXPECT_EQ(r1.clones[0].verify_errors, 0u);
+  // A read job with verify checks every block it reads.
+  auto rd = ParseJobs({"--name=r", "--ioengine=psync", std::string("--filename=") + path,
+                       "--rw=read", "--bs=4k", "--size=1m", "--verify=crc32c"});
+  RunResult r2 = RunJobs(rd);
+  EXPECT_FALSE(r2.failed()) << r2.clones[0].error_message;
+  EXPECT_EQ(r2.clones[0].verified, 256u);
+  // Corrupt one byte of the block at 12k behind the tool's back.
+  char junk = 0x5a;
+  ASSERT_EQ(pwrite(fd, &junk, 1, 12288 + 100), 1);
+  // Move a whole block: the header then names the wrong offset.
+  char blk[4096];
+  ASSERT_EQ(pread(fd, blk, sizeof blk, 40960), 4096);
+  ASSERT_EQ(pwrite(fd, blk, sizeof blk, 45056), 4096);
+  fsync(fd);
+  RunResult r3 = RunJobs(rd);
+  ASSERT_TRUE(r3.failed());
+  const CloneResult& c = r3.clones[0];
+  EXPECT_EQ(c.error, EILSEQ);
+  EXPECT_EQ(c.verify_errors, 2u);
+  EXPECT_NE(c.error_message.find("offset 12288"), std::string::npos) << c.error_message;
+  EXPECT_NE(c.error_message.find("crc32c"), std::string::npos) << c.error_message;
+  EXPECT_NE(c.error_message.find(path), std::string::npos) << c.error_message;
+  // verify_fatal stops at the first bad block.
+  rd[0].verify_fatal = true;
+  RunResult r4 = RunJobs(rd);
+  EXPECT_EQ(r4.clones[0].verify_errors, 1u);
+  close(fd);
+  unlink(path);
+}
+
+}  // namespace
+}  // namespace blk::bench

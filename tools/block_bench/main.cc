@@ -1,0 +1,179 @@
+// block-bench: a fio-compatible benchmark for blkstack driver graphs.
+//
+//   block-bench [--output=FILE] [--output-format=normal|json|json+] [--eta=...]
+//               [--opt=value ...] [--name=job ...] [jobfile ...]
+//
+// Parsing is tools/block_bench/cmdline.h; running run/runner.h; reports
+// report/report.h.  With a JSON format, standard output carries only the
+// JSON document: every message goes to standard error.
+// Exit status: 0 when every job finished cleanly, 1 on a parse error, an
+// unopenable target or a job that ended with an I/O or verify error.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tools/block_bench/cmdline.h"
+#include "tools/block_bench/parse_env.h"
+#include "tools/block_bench/render.h"
+#include "tools/block_bench/report/report.h"
+#include "tools/block_bench/run/runner.h"
+
+namespace blk::bench {
+namespace {
+
+void OnSignal(int) { RequestStop(); }
+
+std::string Header(const JobOptions& j, int groupid) {
+  auto bs = [&](int d) {
+    return std::to_string(j.bs[d].min) + "B-" + std::to_string(j.bs[d].max) + "B";
+  };
+  std::string engine = j.blockdev.empty() ? std::string(Name(j.ioengine)) : "blockdev";
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s: (g=%d): rw=%s, bs=(R) %s, (W) %s, (T) %s, ioengine=%s, iodepth=%u\n",
+                j.name.c_str(), groupid, std::string(Name(j.rw)).c_str(), bs(0).c_str(),
+                bs(1).c_str(), bs(2).c_str(), engine.c_str(), j.iodepth);
+  return buf;
+}
+
+std::string Eta(double s) {
+  long t = long(s + 0.5);
+  char buf[64];
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%02ldh:%02ldm:%02lds", t / 3600, (t / 60) % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%02ldm:%02lds", t / 60, t % 60);
+  return buf;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  ParseEnvironment env = ParseEnvironment::FromSystem();
+  auto cl = ParseCommandLine(args, env);
+  if (!cl.ok()) {
+    std::fprintf(stderr, "block-bench: %s\n", cl.error().message.c_str());
+    return 1;
+  }
+  const ToolFlags& flags = cl->flags;
+  if (flags.help) {
+    std::fputs(UsageText("block-bench").c_str(), stdout);
+    return 0;
+  }
+  if (flags.version) {
+    std::printf("%s\n", kBenchVersion);
+    return 0;
+  }
+  if (flags.showcmd) {
+    std::printf("%s\n", ShowCommand(cl->jobs).c_str());
+    return 0;
+  }
+  if (flags.parse_only) return 0;
+
+  bool want_json = false, want_normal = false;
+  for (OutputFormat f : flags.output_formats) {
+    if (f == OutputFormat::kNormal) want_normal = true;
+    else want_json = true;
+  }
+  FILE* out = stdout;
+  if (!flags.output.empty()) {
+    out = std::fopen(flags.output.c_str(), "w");
+    if (!out) {
+      std::fprintf(stderr, "block-bench: --output=%s: %s\n", flags.output.c_str(),
+                   std::strerror(errno));
+      return 1;
+    }
+  }
+  const bool json_on_stdout = want_json && out == stdout;
+  // Progress: on a terminal, like fio's ETA line; stderr when stdout is JSON.
+  FILE* prog = json_on_stdout ? stderr : stdout;
+  bool progress = flags.eta == EtaMode::kAlways ||
+                  (flags.eta == EtaMode::kAuto && isatty(fileno(prog)) && out == stdout);
+  if (flags.eta == EtaMode::kAuto && json_on_stdout) progress = false;
+
+  std::vector<int> groups = GroupIds(cl->jobs);
+  if (want_normal && !json_on_stdout) {
+    for (size_t i = 0; i < cl->jobs.size(); i++)
+      if (i == 0 || cl->jobs[i].name != cl->jobs[i - 1].name)
+        std::fputs(Header(cl->jobs[i], groups[i]).c_str(), out);
+    uint32_t n = 0;
+    for (auto& j : cl->jobs) n += std::max<uint32_t>(1, j.numjobs);
+    std::fprintf(out, "%s\nStarting %u thread%s\n", kBenchVersion, n, n == 1 ? "" : "s");
+    std::fflush(out);
+  }
+
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  RunOptions ro;
+  size_t last_len = 0;
+  if (progress) {
+    ro.on_progress = [&](const ProgressSnapshot& p) {
+      static const char* const kIec[] = {"B", "KiB", "MiB", "GiB", "TiB", nullptr};
+      static const char* const kSi[] = {"", "k", "M", "G", "T", nullptr};
+      std::string bw, io;
+      const char* dn[] = {"r", "w", "t"};
+      for (int d = 0; d < kNumDirs; d++) {
+        if (p.iops[d] <= 0) continue;
+        bw += std::string(bw.empty() ? "" : ",") + dn[d] + "=" +
+              NumToStr(p.bw_bytes[d], 4, 1024, kIec) + "/s";
+        io += std::string(io.empty() ? "" : ",") + dn[d] + "=" + NumToStr(p.iops[d], 4, 1000, kSi);
+      }
+      char buf[512];
+      std::snprintf(buf, sizeof buf, "Jobs: %d (f=%d): [%s][%.1f%%][%s][%s IOPS][eta %s]",
+                    p.running, p.running, p.modes.c_str(), p.percent, bw.c_str(), io.c_str(),
+                    Eta(p.eta_s).c_str());
+      std::string line = buf;
+      size_t len = line.size();
+      if (len < last_len) line += std::string(last_len - len, ' ');
+      last_len = len;
+      std::fprintf(prog, "\r%s", line.c_str());
+      std::fflush(prog);
+    };
+  }
+  RunResult rr = RunJobs(cl->jobs, ro);
+  if (progress && last_len) {
+    std::fprintf(prog, "\r%s\r", std::string(last_len, ' ').c_str());
+    std::fflush(prog);
+  }
+
+  int status = 0;
+  for (const CloneResult& c : rr.clones) {
+    if (!c.error) continue;
+    status = 1;
+    std::fprintf(stderr, "block-bench: job '%s' (clone %u): %s\n", c.job->name.c_str(), c.clone,
+                 c.error_message.c_str());
+  }
+  if (auto w = WriteLogs(rr); !w.ok()) {
+    std::fprintf(stderr, "block-bench: writing logs: %s\n", w.error().message.c_str());
+    status = 1;
+  }
+  for (OutputFormat f : flags.output_formats) {
+    if (f == OutputFormat::kNormal) {
+      if (json_on_stdout) {
+        // Keep stdout pure JSON: the text report goes to stderr.
+        std::fputs(TextReport(rr).c_str(), stderr);
+      } else {
+        std::fputs("\n", out);
+        std::fputs(TextReport(rr).c_str(), out);
+      }
+    } else {
+      std::string doc = JsonReport(rr, f == OutputFormat::kJsonPlus).dump(2);
+      std::fputs(doc.c_str(), out);
+      std::fputs("\n", out);
+    }
+  }
+  if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0)) {
+    std::fprintf(stderr, "block-bench: writing output: %s\n", std::strerror(errno));
+    status = 1;
+  }
+  return status;
+}
+
+}  // namespace
+}  // namespace blk::bench
+
+int main(int argc, char** argv) { return blk::bench::Main(argc, argv); }

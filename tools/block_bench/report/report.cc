@@ -1,0 +1,481 @@
+#include "tools/block_bench/report/report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <ctime>
+#include <map>
+
+#include "tools/block_bench/render.h"
+
+namespace blk::bench {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const char* const kDirName[] = {"read", "write", "trim"};
+const char* const kDirUpper[] = {"READ", "WRITE", "TRIM"};
+const char* const kSi[] = {"", "k", "M", "G", "T", "P", nullptr};
+const char* const kIecB[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", nullptr};
+const char* const kSiB[] = {"B", "kB", "MB", "GB", "TB", "PB", nullptr};
+
+std::string Fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string Fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+double Mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += x;
+  return s / double(v.size());
+}
+double Stddev(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  double m = Mean(v), s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / double(v.size() - 1));
+}
+
+uint64_t RuntimeMs(const CloneResult& r) { return uint64_t((r.runtime_ns + 500000) / 1000000); }
+
+// Latency bucket percentages as fio's latency_ns/us/ms maps.
+struct LatBuckets {
+  double ns[10] = {}, us[10] = {}, ms[12] = {};
+};
+const uint64_t kLatEdges[10] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
+const uint64_t kMsEdges[11] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000};
+
+LatBuckets Buckets(const LatencyHistogram& h) {
+  LatBuckets b;
+  if (!h.count()) return b;
+  const double total = double(h.count());
+  auto idx = [](uint64_t v, const uint64_t* edges, int n) {
+    for (int i = 0; i < n; i++)
+      if (v < edges[i]) return i;
+    return n;  // only for ms: >=2000
+  };
+  h.for_each_bucket([&](size_t i, uint64_t hits) {
+    uint64_t v = LatencyHistogram::bucket_value(i);
+    double pct = 100.0 * double(hits) / total;
+    if (v < 1000) b.ns[idx(v, kLatEdges, 10)] += pct;
+    else if (v < 1000000) b.us[idx(v / 1000, kLatEdges, 10)] += pct;
+    else b.ms[idx(v / 1000000, kMsEdges, 11)] += pct;
+  });
+  return b;
+}
+
+LatencyHistogram AllLat(const CloneResult& r) {
+  LatencyHistogram h;
+  for (int d = 0; d < kNumDirs; d++) h.merge(r.dir[d].clat);
+  return h;
+}
+
+ojson LatJson(const LatencyHistogram& h, bool percentiles, const std::vector<double>& plist,
+              bool bins) {
+  ojson j;
+  j["min"] = h.min();
+  j["max"] = h.max();
+  j["mean"] = h.mean();
+  j["stddev"] = h.stddev();
+  j["N"] = h.count();
+  if (percentiles && h.count()) {
+    ojson p = ojson::object();
+    for (double q : plist) p[Fmt("%f", q)] = h.percentile(q);
+    j["percentile"] = p;
+  }
+  if (bins && h.count()) {
+    ojson b = ojson::object();
+    h.for_each_bucket([&](size_t i, uint64_t hits) {
+      b[std::to_string(LatencyHistogram::bucket_value(i))] = hits;
+    });
+    j["bins"] = b;
+  }
+  return j;
+}
+
+ojson JobOptionsJson(const JobOptions& job) {
+  ojson o = ojson::object();
+  for (const std::string& a : RenderJobArgs(job)) {
+    std::string s = a.substr(a.rfind("--", 0) == 0 ? 2 : 0);
+    size_t eq = s.find('=');
+    if (eq == std::string::npos) o[s] = "";
+    else o[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  return o;
+}
+
+// Sum of bw_bytes of the group (for bw_agg / per=).
+std::map<int, double> GroupBw(const std::vector<ReportUnit>& units, int d) {
+  std::map<int, double> m;
+  for (auto& u : units) {
+    uint64_t ms = RuntimeMs(u.r);
+    if (ms) m[u.r.groupid] += double(u.r.dir[d].bytes) * 1000.0 / double(ms);
+  }
+  return m;
+}
+
+ojson DirJson(const ReportUnit& u, int d, bool plus, double group_bw) {
+  const CloneResult& r = u.r;
+  const DirResult& x = r.dir[d];
+  const JobOptions& job = *r.job;
+  uint64_t ms = RuntimeMs(r);
+  ojson j;
+  j["io_bytes"] = x.bytes;
+  j["io_kbytes"] = x.bytes / 1024;
+  uint64_t bw_bytes = ms ? uint64_t(double(x.bytes) * 1000.0 / double(ms)) : 0;
+  j["bw_bytes"] = bw_bytes;
+  j["bw"] = bw_bytes / 1024;
+  j["iops"] = ms ? double(x.ios) * 1000.0 / double(ms) : 0.0;
+  j["runtime"] = x.ios ? ms : 0;
+  j["total_ios"] = x.ios;
+  j["short_ios"] = x.short_ios;
+  j["drop_ios"] = x.drop_ios;
+  j["slat_ns"] = LatJson(LatencyHistogram(), false, {}, false);
+  j["clat_ns"] = LatJson(x.clat, job.clat_percentiles, job.percentile_list, plus);
+  j["lat_ns"] = LatJson(x.clat, job.lat_percentiles, job.percentile_list, false);
+  std::vector<double> bwk;
+  for (double b : x.bw_samples) bwk.push_back(b / 1024);
+  bool any = x.ios > 0 && !bwk.empty();
+  j["bw_min"] = any ? uint64_t(*std::min_element(bwk.begin(), bwk.end())) : 0;
+  j["bw_max"] = any ? uint64_t(*std::max_element(bwk.begin(), bwk.end())) : 0;
+  j["bw_agg"] = group_bw > 0 && any ? 100.0 * double(bw_bytes) / group_bw : 0.0;
+  j["bw_mean"] = any ? Mean(bwk) : 0.0;
+  j["bw_dev"] = any ? Stddev(bwk) : 0.0;
+  j["bw_samples"] = any ? bwk.size() : 0;
+  j["iops_min"] = any ? uint64_t(*std::min_element(x.iops_samples.begin(), x.iops_samples.end())) : 0;
+  j["iops_max"] = any ? uint64_t(*std::max_element(x.iops_samples.begin(), x.iops_samples.end())) : 0;
+  j["iops_mean"] = any ? Mean(x.iops_samples) : 0.0;
+  j["iops_stddev"] = any ? Stddev(x.iops_samples) : 0.0;
+  j["iops_samples"] = any ? x.iops_samples.size() : 0;
+  return j;
+}
+
+const char* const kUnitName[] = {"nsec", "usec", "msec"};
+const double kUnitDiv[] = {1, 1000, 1000000};
+
+void TextLat(std::string& o, const char* name, const LatencyHistogram& h) {
+  // fio's display_lat: msec when min and mean exceed 1 ms, usec when they
+  // exceed 1 us, else nsec.
+  double mn = double(h.min()), mean = h.mean();
+  int u = (mn > 1e6 && mean > 1e6) ? 2 : (mn > 1000 && mean > 1000) ? 1 : 0;
+  double div = kUnitDiv[u];
+  o += Fmt("    %s (%s): min=%s, max=%s, avg=%.2f, stdev=%.2f\n", name, kUnitName[u],
+           NumToStr(double(h.min()) / div, 6, 1000, kSi).c_str(),
+           NumToStr(double(h.max()) / div, 6, 1000, kSi).c_str(), h.mean() / div,
+           h.stddev() / div);
+}
+
+void TextPercentiles(std::string& o, const char* name, const LatencyHistogram& h,
+                     const std::vector<double>& plist) {
+  if (plist.empty() || !h.count()) return;
+  // fio's show_clat_percentiles scaling.
+  uint64_t minv = h.percentile(plist.front()), maxv = h.percentile(plist.back());
+  int u = (minv > 2000000 && maxv > 99999999ull) ? 2 : (minv > 2000 && maxv > 99999) ? 1 : 0;
+  double div = kUnitDiv[u];
+  o += Fmt("    %s percentiles (%s):\n", name, kUnitName[u]);
+  for (size_t i = 0; i < plist.size(); i++) {
+    if (i % 4 == 0) o += "     |";
+    o += Fmt(" %5.2fth=[%5llu]", plist[i],
+             (unsigned long long)std::llround(double(h.percentile(plist[i])) / div));
+    if (i + 1 < plist.size()) o += ",";
+    if (i % 4 == 3 || i + 1 == plist.size()) o += "\n";
+  }
+}
+
+std::string Bw(double bytes_per_s) {
+  return NumToStr(bytes_per_s, 4, 1024, kIecB) + "/s (" + NumToStr(bytes_per_s, 4, 1000, kSiB) +
+         "/s)";
+}
+
+void TextBuckets(std::string& o, const LatencyHistogram& h) {
+  LatBuckets b = Buckets(h);
+  auto line = [&](const char* unit, const double* v, const uint64_t* edges, int n, bool ms) {
+    std::vector<std::string> items;
+    for (int i = 0; i < n; i++) {
+      if (v[i] <= 0) continue;
+      std::string key = (ms && i == n - 1) ? ">=2000" : std::to_string(edges[i]);
+      items.push_back(Fmt("%s=%.2f%%", key.c_str(), std::max(v[i], 0.01)));
+    }
+    for (size_t i = 0; i < items.size(); i += 5) {
+      o += Fmt("  lat (%s)   : ", unit);
+      for (size_t k = i; k < items.size() && k < i + 5; k++) o += (k > i ? ", " : "") + items[k];
+      o += "\n";
+    }
+  };
+  line("nsec", b.ns, kLatEdges, 10, false);
+  line("usec", b.us, kLatEdges, 10, false);
+  line("msec", b.ms, kMsEdges, 12, true);
+}
+
+std::string Dist(const uint64_t* v, const char* const* keys) {
+  uint64_t total = 0;
+  for (int i = 0; i < 7; i++) total += v[i];
+  std::string s;
+  for (int i = 0; i < 7; i++)
+    s += Fmt("%s%s=%.1f%%", i ? ", " : "", keys[i], total ? 100.0 * double(v[i]) / double(total) : 0.0);
+  return s;
+}
+const char* const kDepthKeys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
+const char* const kBatchKeys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
+
+ojson DistJson(const uint64_t* v, const char* const* keys) {
+  uint64_t total = 0;
+  for (int i = 0; i < 7; i++) total += v[i];
+  ojson j = ojson::object();
+  for (int i = 0; i < 7; i++) j[keys[i]] = total ? 100.0 * double(v[i]) / double(total) : 0.0;
+  return j;
+}
+
+}  // namespace
+
+std::string NumToStr(double v, int maxlen, double base, const char* const* units) {
+  int u = 0;
+  double limit = std::pow(10.0, maxlen);
+  while (v >= limit && units[u + 1]) {
+    v /= base;
+    u++;
+  }
+  if (u == 0) return Fmt("%llu%s", (unsigned long long)std::llround(v), units[0]);
+  int digits = v < 1 ? 1 : int(std::floor(std::log10(v))) + 1;
+  int decimals = maxlen - digits - 1;
+  if (decimals < 0) decimals = 0;
+  if (decimals > 1) decimals = 1;
+  if (digits >= maxlen - 1) decimals = 0;
+  return Fmt("%.*f%s", decimals, v, units[u]);
+}
+
+std::vector<ReportUnit> ReportUnits(const RunResult& run) {
+  std::vector<ReportUnit> units;
+  std::map<int, size_t> group_unit;
+  for (const CloneResult& c : run.clones) {
+    if (c.job->group_reporting) {
+      auto it = group_unit.find(c.groupid);
+      if (it != group_unit.end()) {
+        units[it->second].r.merge(c);
+        units[it->second].jobs++;
+        continue;
+      }
+      group_unit[c.groupid] = units.size();
+    }
+    units.push_back(ReportUnit{c, 1});
+  }
+  return units;
+}
+
+std::string TextReport(const RunResult& run) {
+  std::vector<ReportUnit> units = ReportUnits(run);
+  std::string o;
+  std::map<int, double> gbw[kNumDirs];
+  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+  time_t now = time(nullptr);
+  char tbuf[64];
+  strftime(tbuf, sizeof tbuf, "%a %b %e %H:%M:%S %Y", localtime(&now));
+  for (const ReportUnit& u : units) {
+    const CloneResult& r = u.r;
+    const JobOptions& job = *r.job;
+    o += Fmt("%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", job.name.c_str(), r.groupid,
+             u.jobs, r.error, int(getpid()), tbuf);
+    if (r.error) o += "  error: " + r.error_message + "\n";
+    uint64_t ms = RuntimeMs(r);
+    for (int d = 0; d < kNumDirs; d++) {
+      const DirResult& x = r.dir[d];
+      if (!x.ios) continue;
+      double iops = ms ? double(x.ios) * 1000.0 / double(ms) : 0;
+      double bw = ms ? double(x.bytes) * 1000.0 / double(ms) : 0;
+      o += Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", kDirName[d],
+               NumToStr(iops, 4, 1000, kSi).c_str(), Bw(bw).c_str(),
+               NumToStr(double(x.bytes), 4, 1024, kIecB).c_str(), (unsigned long long)ms);
+      TextLat(o, "clat", x.clat);
+      TextLat(o, " lat", x.clat);
+      if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job.percentile_list);
+      if (job.lat_percentiles) TextPercentiles(o, " lat", x.clat, job.percentile_list);
+      if (!x.bw_samples.empty()) {
+        std::vector<double> k;
+        for (double b : x.bw_samples) k.push_back(b / 1024);
+        double gb = gbw[d][r.groupid];
+        o += Fmt("   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%zu\n",
+                 *std::min_element(k.begin(), k.end()), *std::max_element(k.begin(), k.end()),
+                 gb > 0 ? 100.0 * bw / gb : 0.0, Mean(k), Stddev(k), k.size());
+        const auto& io = x.iops_samples;
+        o += Fmt("   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%zu\n",
+                 *std::min_element(io.begin(), io.end()), *std::max_element(io.begin(), io.end()),
+                 Mean(io), Stddev(io), io.size());
+      }
+    }
+    TextBuckets(o, AllLat(r));
+    double rt = double(r.runtime_ns > 0 ? r.runtime_ns : r.elapsed_ns) / 1e9 * u.jobs;
+    o += Fmt("  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%llu, majf=%llu, minf=%llu\n",
+             rt > 0 ? 100.0 * r.usr_s / rt : 0.0, rt > 0 ? 100.0 * r.sys_s / rt : 0.0,
+             (unsigned long long)r.ctx, (unsigned long long)r.majf, (unsigned long long)r.minf);
+    o += "  IO depths    : " + Dist(r.depth, kDepthKeys) + "\n";
+    o += "     submit    : " + Dist(r.submit, kBatchKeys) + "\n";
+    o += "     complete  : " + Dist(r.complete, kBatchKeys) + "\n";
+    o += Fmt("     issued rwts: total=%llu,%llu,%llu,%llu short=%llu,%llu,%llu,0 dropped=%llu,%llu,%llu,0\n",
+             (unsigned long long)r.dir[0].ios, (unsigned long long)r.dir[1].ios,
+             (unsigned long long)r.dir[2].ios, (unsigned long long)r.syncs,
+             (unsigned long long)r.dir[0].short_ios, (unsigned long long)r.dir[1].short_ios,
+             (unsigned long long)r.dir[2].short_ios, (unsigned long long)r.dir[0].drop_ios,
+             (unsigned long long)r.dir[1].drop_ios, (unsigned long long)r.dir[2].drop_ios);
+    o += Fmt("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", job.iodepth);
+    if (job.verify != VerifyMethod::kNone)
+      o += Fmt("  verify       : checked=%llu, errors=%llu\n", (unsigned long long)r.verified,
+               (unsigned long long)r.verify_errors);
+    o += "  blkstack     : " + r.target + "\n";
+    if (!r.counters.empty()) {
+      std::string line;
+      for (size_t i = 0; i < r.counters.size(); i++) {
+        line += Fmt("%s%s=%llu", i % 4 ? ", " : "", r.counters[i].name.c_str(),
+                    (unsigned long long)r.counters[i].value);
+        if (i % 4 == 3 || i + 1 == r.counters.size()) {
+          o += "     counters  : " + line + "\n";
+          line.clear();
+        }
+      }
+    }
+    o += "\n";
+  }
+  // Run status groups (over clones, as fio).
+  std::map<int, std::vector<const CloneResult*>> groups;
+  for (const auto& c : run.clones) groups[c.groupid].push_back(&c);
+  for (auto& [g, cl] : groups) {
+    o += Fmt("Run status group %d (all jobs):\n", g);
+    for (int d = 0; d < kNumDirs; d++) {
+      uint64_t bytes = 0, ios = 0, rmin = UINT64_MAX, rmax = 0;
+      double bmin = 1e300, bmax = 0;
+      for (auto* c : cl) {
+        const DirResult& x = c->dir[d];
+        if (!x.ios) continue;
+        ios += x.ios;
+        bytes += x.bytes;
+        uint64_t ms = RuntimeMs(*c);
+        rmin = std::min(rmin, ms);
+        rmax = std::max(rmax, ms);
+        double bw = ms ? double(x.bytes) * 1000.0 / double(ms) : 0;
+        bmin = std::min(bmin, bw);
+        bmax = std::max(bmax, bw);
+      }
+      if (!ios) continue;
+      double agg = rmax ? double(bytes) * 1000.0 / double(rmax) : 0;
+      o += Fmt("%7s: bw=%s, %s/s-%s/s (%s/s-%s/s), io=%s (%s), run=%llu-%llumsec\n", kDirUpper[d],
+               Bw(agg).c_str(), NumToStr(bmin, 4, 1024, kIecB).c_str(),
+               NumToStr(bmax, 4, 1024, kIecB).c_str(), NumToStr(bmin, 4, 1000, kSiB).c_str(),
+               NumToStr(bmax, 4, 1000, kSiB).c_str(),
+               NumToStr(double(bytes), 4, 1024, kIecB).c_str(),
+               NumToStr(double(bytes), 4, 1000, kSiB).c_str(), (unsigned long long)rmin,
+               (unsigned long long)rmax);
+    }
+  }
+  return o;
+}
+
+nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
+  std::vector<ReportUnit> units = ReportUnits(run);
+  ojson top;
+  top["blkstack-bench version"] = kBenchVersion;
+  top["timestamp"] = run.start_unix_ms / 1000;
+  top["timestamp_ms"] = run.start_unix_ms;
+  time_t t = time_t(run.start_unix_ms / 1000);
+  char tbuf[64];
+  strftime(tbuf, sizeof tbuf, "%a %b %e %H:%M:%S %Y", localtime(&t));
+  top["time"] = tbuf;
+  std::map<int, double> gbw[kNumDirs];
+  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+  ojson jobs = ojson::array();
+  for (const ReportUnit& u : units) {
+    const CloneResult& r = u.r;
+    const JobOptions& job = *r.job;
+    ojson j;
+    j["jobname"] = job.name;
+    j["groupid"] = r.groupid;
+    j["error"] = r.error;
+    j["eta"] = 0;
+    j["elapsed"] = (r.elapsed_ns + 999999999) / 1000000000;
+    j["job options"] = JobOptionsJson(job);
+    for (int d = 0; d < kNumDirs; d++) j[kDirName[d]] = DirJson(u, d, plus, gbw[d][r.groupid]);
+    ojson sync;
+    sync["total_ios"] = r.syncs;
+    sync["lat_ns"] = LatJson(r.sync_lat, false, {}, false);
+    j["sync"] = sync;
+    uint64_t ms = RuntimeMs(r);
+    j["job_runtime"] = ms;
+    double rt = double(r.runtime_ns > 0 ? r.runtime_ns : r.elapsed_ns) / 1e9 * u.jobs;
+    j["usr_cpu"] = rt > 0 ? 100.0 * r.usr_s / rt : 0.0;
+    j["sys_cpu"] = rt > 0 ? 100.0 * r.sys_s / rt : 0.0;
+    j["ctx"] = r.ctx;
+    j["majf"] = r.majf;
+    j["minf"] = r.minf;
+    j["iodepth_level"] = DistJson(r.depth, kDepthKeys);
+    j["iodepth_submit"] = DistJson(r.submit, kBatchKeys);
+    j["iodepth_complete"] = DistJson(r.complete, kBatchKeys);
+    LatBuckets b = Buckets(AllLat(r));
+    ojson ns = ojson::object(), us = ojson::object(), msj = ojson::object();
+    for (int i = 0; i < 10; i++) {
+      ns[std::to_string(kLatEdges[i])] = b.ns[i];
+      us[std::to_string(kLatEdges[i])] = b.us[i];
+    }
+    for (int i = 0; i < 11; i++) msj[std::to_string(kMsEdges[i])] = b.ms[i];
+    msj[">=2000"] = b.ms[11];
+    j["latency_ns"] = ns;
+    j["latency_us"] = us;
+    j["latency_ms"] = msj;
+    j["latency_depth"] = job.iodepth;
+    j["latency_target"] = 0;
+    j["latency_percentile"] = 100.0;
+    j["latency_window"] = 0;
+    ojson bs;
+    bs["target"] = r.target;
+    bs["jobs"] = u.jobs;
+    bs["seed"] = r.seed;
+    bs["runtime_ns"] = r.runtime_ns;
+    if (!r.error_message.empty()) bs["error_message"] = r.error_message;
+    bs["slat"] = "not measured (submission happens in the call that enters the driver)";
+    if (job.verify != VerifyMethod::kNone) {
+      bs["verified"] = r.verified;
+      bs["verify_errors"] = r.verify_errors;
+    }
+    ojson cn = ojson::object();
+    for (auto& c : r.counters) cn[c.name] = c.value;
+    bs["counters"] = cn;
+    j["blkstack"] = bs;
+    jobs.push_back(j);
+  }
+  top["jobs"] = jobs;
+  return top;
+}
+
+Expected<void> WriteLogs(const RunResult& run) {
+  for (const CloneResult& c : run.clones) {
+    const JobOptions& job = *c.job;
+    auto write = [&](const std::optional<std::string>& opt, const char* kind,
+                     const std::vector<LogEntry>& entries) -> Expected<void> {
+      if (!opt) return {};
+      std::string prefix = opt->empty() ? job.name : *opt;
+      std::string path = prefix + "_" + kind + "." + std::to_string(c.thread_number) + ".log";
+      FILE* f = std::fopen(path.c_str(), "w");
+      if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+      for (const LogEntry& e : entries)
+        std::fprintf(f, "%llu, %llu, %d, %llu, %llu\n", (unsigned long long)e.msec,
+                     (unsigned long long)e.value, e.dir, (unsigned long long)e.bs,
+                     (unsigned long long)e.offset);
+      if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+      return {};
+    };
+    for (auto r : {write(job.write_lat_log, "lat", c.lat_log),
+                   write(job.write_lat_log, "clat", c.lat_log),
+                   write(job.write_bw_log, "bw", c.bw_log),
+                   write(job.write_iops_log, "iops", c.iops_log)})
+      if (!r.ok()) return r;
+  }
+  return {};
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,250 @@
+#include "tools/block_bench/run/generator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace blk::bench {
+namespace {
+
+constexpr uint64_t kFixedSeed = 0x5EEDB10CB3AC4ull;  // randrepeat=1
+constexpr uint64_t kZipfMaxGen = 10000000;          // as fio's ZIPF_MAX_GEN
+
+uint64_t Resolve(const SizeSpec& s, uint64_t base) {
+  if (!s.percent) return s.value;
+  return uint64_t((__uint128_t(base) * s.value) / 100);
+}
+
+uint64_t MinBs(const JobOptions& job, int d) {
+  if (!job.bssplit[d].empty()) {
+    uint64_t m = UINT64_MAX;
+    for (auto& e : job.bssplit[d]) if (e.percent) m = std::min(m, e.block_size);
+    return m == UINT64_MAX ? job.bs[d].min : m;
+  }
+  return job.bs[d].min;
+}
+uint64_t MaxBs(const JobOptions& job, int d) {
+  if (!job.bssplit[d].empty()) {
+    uint64_t m = 0;
+    for (auto& e : job.bssplit[d]) if (e.percent) m = std::max(m, e.block_size);
+    return m ? m : job.bs[d].max;
+  }
+  return job.bs[d].max;
+}
+
+}  // namespace
+
+uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone) {
+  uint64_t base;
+  if (job.randseed) base = *job.randseed;
+  else if (job.randrepeat) base = kFixedSeed;
+  else base = (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  return Mix64(base ^ Mix64((uint64_t(job_index) << 32) | clone));
+}
+
+bool IoGenerator::has_dir(Dir d) const { return mixed_ ? d != Dir::kTrim : d == only_; }
+
+Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_size,
+                                          uint64_t seed) {
+  IoGenerator g;
+  g.job_ = job;
+  switch (job.rw) {
+    case RwMode::kRead: case RwMode::kRandRead: g.only_ = Dir::kRead; break;
+    case RwMode::kWrite: case RwMode::kRandWrite: g.only_ = Dir::kWrite; break;
+    case RwMode::kTrim: case RwMode::kRandTrim: g.only_ = Dir::kTrim; break;
+    case RwMode::kReadWrite: case RwMode::kRandReadWrite: g.mixed_ = true; break;
+  }
+  g.random_ = IsRandom(job.rw);
+  g.start_ = Resolve(job.offset, dev_size);
+  if (g.start_ >= dev_size)
+    return MakeError(-EINVAL, "offset=" + std::to_string(g.start_) +
+                                  " is at or beyond the end of the target (" +
+                                  std::to_string(dev_size) + " bytes)");
+  uint64_t avail = dev_size - g.start_;
+  g.size_ = job.size ? Resolve(*job.size, dev_size) : avail;
+  if (g.size_ == 0) g.size_ = avail;
+  if (g.size_ > avail)
+    return MakeError(-EINVAL, "offset+size (" + std::to_string(g.start_) + "+" +
+                                  std::to_string(g.size_) + ") is beyond the end of the target (" +
+                                  std::to_string(dev_size) + " bytes)");
+  g.io_limit_ = job.io_size ? Resolve(*job.io_size, g.size_) : g.size_;
+  g.unlimited_ = job.time_based;
+  g.rand_off_ = Rng(seed ^ 0x1111);
+  g.rand_dir_ = Rng(seed ^ 0x2222);
+  g.rand_bs_ = Rng(seed ^ 0x3333);
+  g.rand_seq_ = Rng(seed ^ 0x4444);
+  g.max_bs_ = 0;
+  for (int d = 0; d < kNumDirs; d++) {
+    if (!g.has_dir(Dir(d))) continue;
+    uint64_t minbs = MinBs(job, d), maxbs = MaxBs(job, d);
+    if (minbs == 0) return MakeError(-EINVAL, "block size 0");
+    g.max_bs_ = std::max(g.max_bs_, maxbs);
+    if (maxbs > g.size_)
+      return MakeError(-EINVAL, "block size " + std::to_string(maxbs) +
+                                    " is larger than the I/O region (" + std::to_string(g.size_) +
+                                    " bytes)");
+    DirState& s = g.st_[d];
+    s.align = job.blockalign[d].value_or(minbs);
+    if (s.align == 0) s.align = minbs;
+    s.blocks = std::max<uint64_t>(1, g.size_ / s.align);
+    s.pos = g.start_;
+    s.perm = Permutation(s.blocks, seed ^ (0x5555 + d));
+    s.rand_off = Rng(seed ^ (0x6666 + d)).below(s.blocks);
+    const auto& rd = job.random_distribution;
+    if (rd.center && (rd.kind == Distribution::kZipf || rd.kind == Distribution::kPareto))
+      s.rand_off = uint64_t(*rd.center * double(s.blocks - 1));
+    if (rd.kind == Distribution::kZipf) {
+      double theta = rd.parameter;
+      uint64_t n = std::min(s.blocks, kZipfMaxGen);
+      double zetan = 0;
+      for (uint64_t i = 1; i <= n; i++) zetan += std::pow(1.0 / double(i), theta);
+      s.zetan = zetan;
+      s.zeta2 = 1.0 + std::pow(0.5, theta);
+      s.alpha = 1.0 / (1.0 - theta);
+      s.eta = (1.0 - std::pow(2.0 / double(s.blocks), 1.0 - theta)) / (1.0 - s.zeta2 / s.zetan);
+    }
+  }
+  return g;
+}
+
+uint64_t IoGenerator::pick_len(Dir d) {
+  const int i = int(d);
+  const auto& split = job_.bssplit[i];
+  if (!split.empty()) {
+    uint64_t r = rand_bs_.below(100);
+    uint64_t acc = 0;
+    for (const auto& e : split) {
+      acc += e.percent;
+      if (r < acc) return e.block_size;
+    }
+    return split.back().block_size;
+  }
+  const BlockSizeRange& b = job_.bs[i];
+  if (b.min == b.max) return b.min;
+  uint64_t len = b.min + rand_bs_.below(b.max - b.min + 1);
+  len -= len % b.min;  // multiple of the minimum, as fio without bs_unaligned
+  return std::max(len, b.min);
+}
+
+uint64_t IoGenerator::skewed_block(Dir d) {
+  DirState& s = st_[int(d)];
+  const auto& rd = job_.random_distribution;
+  const uint64_t n = s.blocks;
+  switch (rd.kind) {
+    case Distribution::kZipf: {
+      double u = rand_off_.uniform();
+      double rz = u * s.zetan;
+      uint64_t val;
+      if (rz < 1.0) val = 1;
+      else if (rz < 1.0 + std::pow(0.5, rd.parameter)) val = 2;
+      else val = 1 + uint64_t(double(n) * std::pow(s.eta * u - s.eta + 1.0, s.alpha));
+      if (val > n) val = n;
+      return (Mix64(val - 1) + s.rand_off) % n;
+    }
+    case Distribution::kPareto: {
+      double u = rand_off_.uniform();
+      double pw = std::log(rd.parameter) / std::log(1.0 - rd.parameter);
+      uint64_t val = uint64_t(double(n - 1) * std::pow(u, pw));
+      return (Mix64(val) + s.rand_off) % n;
+    }
+    case Distribution::kNormal: {
+      if (rd.parameter <= 0) return rand_off_.below(n);
+      // Box-Muller around the centre, stddev = parameter% of the range,
+      // redrawn when outside it; ranks scattered like fio's gauss.
+      double mean = rd.center.value_or(0.5) * double(n);
+      double sd = rd.parameter / 100.0 * double(n);
+      for (;;) {
+        double u1 = rand_off_.uniform(), u2 = rand_off_.uniform();
+        if (u1 <= 0) continue;
+        double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+        double v = mean + z * sd;
+        if (v >= 0 && v < double(n)) return Mix64(uint64_t(v)) % n;
+      }
+    }
+    case Distribution::kZoned:
+    case Distribution::kZonedAbs: {
+      const auto& zones = rd.zones[int(d)];
+      if (zones.empty()) return rand_off_.below(n);
+      uint64_t r = rand_off_.below(100);
+      uint64_t acc = 0, zstart = 0;  // bytes from region start
+      for (const auto& z : zones) {
+        uint64_t zsize = rd.kind == Distribution::kZoned
+                             ? uint64_t((__uint128_t(size_) * z.size) / 100)
+                             : z.size;
+        acc += z.access_percent;
+        if (r < acc) {
+          uint64_t b0 = zstart / s.align;
+          uint64_t nb = std::max<uint64_t>(1, zsize / s.align);
+          if (b0 >= n) b0 = n - 1;
+          if (b0 + nb > n) nb = n - b0;
+          return b0 + rand_off_.below(nb);
+        }
+        zstart += zsize;
+      }
+      return rand_off_.below(n);
+    }
+    case Distribution::kRandom:
+      break;
+  }
+  return rand_off_.below(n);
+}
+
+uint64_t IoGenerator::pick_block(Dir d) {
+  DirState& s = st_[int(d)];
+  if (job_.random_distribution.kind != Distribution::kRandom) return skewed_block(d);
+  if (job_.norandommap) return rand_off_.below(s.blocks);
+  if (s.perm_index == s.blocks) {
+    s.perm_index = 0;
+    s.pass++;
+    s.perm = Permutation(s.blocks, rand_off_.next());
+  }
+  return s.perm(s.perm_index++);
+}
+
+bool IoGenerator::next(IoUnit* io) {
+  if (!unlimited_) {
+    if (issued_bytes_ >= io_limit_) return false;
+    if (job_.number_ios && issued_ios_ >= job_.number_ios) return false;
+  }
+  Dir d = only_;
+  if (mixed_) d = rand_dir_.below(100) < job_.rwmixread ? Dir::kRead : Dir::kWrite;
+  DirState& s = st_[int(d)];
+  uint64_t len = pick_len(d);
+  const uint64_t end = start_ + size_;
+  uint64_t off;
+  if (!random_ || s.seq_left > 0) {
+    if (s.seq_left > 0) s.seq_left--;
+    off = s.pos;
+    if (off + len > end) {
+      // End of the region: fio ends a sequential pass here unless the job
+      // is time based or io_size asks for more than one pass.
+      if (!unlimited_ && !job_.io_size) return false;
+      off = start_;
+    }
+    s.pos = off + len + job_.rw_offset_skip;
+  } else {
+    off = start_ + pick_block(d) * s.align;
+    if (off + len > end) {
+      uint64_t last = end - len;
+      off = start_ + ((last - start_) / s.align) * s.align;
+    }
+    if (job_.rw_sequential_ios > 1) {
+      s.seq_left = job_.rw_sequential_ios - 1;
+      s.pos = off + len;
+    }
+  }
+  if (!unlimited_ && issued_bytes_ + len > io_limit_) {
+    // The last I/O of the budget is cut to fit, as fio trims the final block.
+    uint64_t rest = io_limit_ - issued_bytes_;
+    if (rest < len) len = std::max<uint64_t>(rest - rest % 512, 512);
+  }
+  issued_bytes_ += len;
+  issued_ios_++;
+  io->dir = d;
+  io->offset = off;
+  io->len = len;
+  return true;
+}
+
+}  // namespace blk::bench

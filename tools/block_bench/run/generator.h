@@ -1,0 +1,88 @@
+// IoGenerator: the sequence of I/Os one job clone issues, with fio's meaning
+// of rw=, bs/bsrange/bssplit, offset/size/io_size/number_ios, blockalign,
+// random_distribution, norandommap, rwmixread and the ":N" suffixes.
+//
+// The region is [region_start, region_start + region_size) of the target;
+// * sequential modes walk it from the start, per direction, and wrap at its
+//   end; rw=write:4k skips 4k after every I/O;
+// * random modes pick block numbers in [0, blocks) with blocks = region_size
+//   / align (align = blockalign, else the direction's minimum block size)
+//   and issue at region_start + block * align (pulled back to fit when the
+//   block size exceeds the alignment at the end of the region);
+//   randread:N issues N-1 sequential I/Os after each random one;
+// * without norandommap, uniform random I/O visits every block once per pass
+//   (a full-period bijection, see Permutation); skewed distributions
+//   (zipf/pareto/normal/zoned) draw independently, as if norandommap=1;
+// * rw/randrw draw the direction per I/O: read with probability rwmixread%.
+// Everything is drawn from generators seeded by Seed(), so the same job and
+// seed give the same sequence (randrepeat=1 default, randseed=N).
+//
+// Thread-safety: one generator per clone, used on its worker thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tools/block_bench/job.h"
+#include "tools/block_bench/run/rng.h"
+#include "util/result.h"
+
+namespace blk::bench {
+
+struct IoUnit {
+  Dir dir = Dir::kRead;
+  uint64_t offset = 0;
+  uint64_t len = 0;
+  friend bool operator==(const IoUnit&, const IoUnit&) = default;
+};
+
+// The seed of clone `clone` (0-based) of job number `job_index`: randseed if
+// given, a fixed constant when randrepeat (the default), else random.
+uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone);
+
+class IoGenerator {
+ public:
+  // `dev_size`: the target's length in bytes.  Errors name the option.
+  static Expected<IoGenerator> Create(const JobOptions& job, uint64_t dev_size, uint64_t seed);
+
+  // Next I/O; false once io_size bytes (or number_ios I/Os) were handed out,
+  // unless `unlimited` (time_based), in which case it never ends.
+  bool next(IoUnit* io);
+  // Starts the byte/I/O budget again (after ramp_time).
+  void reset_budget() { issued_bytes_ = 0; issued_ios_ = 0; }
+  void set_unlimited(bool u) { unlimited_ = u; }
+
+  uint64_t region_start() const { return start_; }
+  uint64_t region_size() const { return size_; }
+  uint64_t io_limit() const { return io_limit_; }
+  uint64_t max_bs() const { return max_bs_; }
+  bool has_dir(Dir d) const;
+
+ private:
+  struct DirState {
+    uint64_t align = 4096;
+    uint64_t blocks = 1;
+    uint64_t pos = 0;         // next sequential offset
+    uint64_t seq_left = 0;    // randread:N: sequential I/Os still due
+    Permutation perm;
+    uint64_t perm_index = 0;  // position in the current pass
+    uint64_t pass = 0;
+    // zipf/pareto scatter offset, zipf constants
+    uint64_t rand_off = 0;
+    double zetan = 0, zeta2 = 0, eta = 0, alpha = 0;
+  };
+  uint64_t pick_len(Dir d);
+  uint64_t pick_block(Dir d);
+  uint64_t skewed_block(Dir d);
+
+  JobOptions job_;
+  uint64_t start_ = 0, size_ = 0, io_limit_ = 0, max_bs_ = 4096;
+  bool random_ = false, unlimited_ = false;
+  Dir only_ = Dir::kRead;
+  bool mixed_ = false;
+  uint64_t issued_bytes_ = 0, issued_ios_ = 0;
+  Rng rand_off_, rand_dir_, rand_bs_, rand_seq_;
+  DirState st_[kNumDirs];
+};
+
+}  // namespace blk::bench

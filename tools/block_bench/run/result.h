@@ -1,0 +1,137 @@
+// What one job clone measured: the runner fills it, the reports read it.
+//
+// Measurement semantics (see docs/block-bench.md):
+//  * clat: from just before the request is handed to the block layer
+//    (BlockBackend::read/write/discard) until its coroutine resumes with the
+//    result, on the worker's loop thread.
+//  * slat: not measured: block-bench submits in the same call that enters
+//    the driver, so there is no separate submission step to time.  Reports
+//    show slat with N=0 (as fio does for synchronous engines).
+//  * lat = slat + clat = clat.
+//  * Nothing issued before ramp_time ends is counted.
+//
+// Thread-safety: filled on the clone's thread, read after it joined.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "block/driver.h"
+#include "tools/block_bench/job.h"
+#include "util/histogram.h"
+
+namespace blk::bench {
+
+struct DirResult {
+  uint64_t ios = 0;        // completed, successful or not
+  uint64_t bytes = 0;      // of successful I/Os
+  uint64_t errors = 0;
+  uint64_t short_ios = 0;
+  uint64_t drop_ios = 0;
+  LatencyHistogram clat;  // ns
+  // Per-sample (bw_sample_msec) rates: bytes/s and I/O/s.
+  std::vector<double> bw_samples;
+  std::vector<double> iops_samples;
+
+  void merge(const DirResult& o) {
+    ios += o.ios;
+    bytes += o.bytes;
+    errors += o.errors;
+    short_ios += o.short_ios;
+    drop_ios += o.drop_ios;
+    clat.merge(o.clat);
+    // Samples of clones taken at the same instants add up.
+    if (bw_samples.size() < o.bw_samples.size()) bw_samples.resize(o.bw_samples.size());
+    if (iops_samples.size() < o.iops_samples.size()) iops_samples.resize(o.iops_samples.size());
+    for (size_t i = 0; i < o.bw_samples.size(); i++) bw_samples[i] += o.bw_samples[i];
+    for (size_t i = 0; i < o.iops_samples.size(); i++) iops_samples[i] += o.iops_samples[i];
+  }
+};
+
+// fio's log line: msec since the job started, value, direction, bs, offset.
+struct LogEntry {
+  uint64_t msec;
+  uint64_t value;
+  int dir;
+  uint64_t bs;
+  uint64_t offset;
+};
+
+// fio's IO depth bucket boundaries: 1, 2, 4, 8, 16, 32, >=64.
+inline int DepthBucket(uint32_t depth) {
+  if (depth >= 64) return 6;
+  if (depth <= 1) return 0;
+  int b = 32 - __builtin_clz(depth - 1);  // ceil(log2)
+  return b > 5 ? 5 : b;
+}
+// fio's submit/complete buckets: 0, 4, 8, 16, 32, 64, >=64 (count per call).
+inline int BatchBucket(uint32_t n) {
+  if (n == 0) return 0;
+  if (n <= 4) return 1;
+  if (n <= 8) return 2;
+  if (n <= 16) return 3;
+  if (n <= 32) return 4;
+  if (n <= 64) return 5;
+  return 6;
+}
+
+struct CloneResult {
+  const JobOptions* job = nullptr;
+  uint32_t job_index = 0;      // position in the job list
+  uint32_t clone = 0;          // 0..numjobs-1
+  uint32_t thread_number = 0;  // 1-based over all clones (log file names)
+  int groupid = 0;
+  std::string target;          // the graph spec opened
+  int error = 0;               // positive errno, 0 when fine
+  std::string error_message;
+  PerDir<DirResult> dir;
+  uint64_t syncs = 0;
+  LatencyHistogram sync_lat;
+  uint64_t verified = 0;
+  uint64_t verify_errors = 0;
+  int64_t runtime_ns = 0;  // measured phase
+  int64_t elapsed_ns = 0;  // whole clone incl. ramp and startdelay
+  double usr_s = 0, sys_s = 0;
+  uint64_t ctx = 0, majf = 0, minf = 0;
+  uint64_t depth[7] = {};
+  uint64_t submit[7] = {};
+  uint64_t complete[7] = {};
+  std::vector<DriverCounter> counters;
+  std::vector<LogEntry> lat_log, bw_log, iops_log;
+  uint64_t seed = 0;
+
+  void merge(const CloneResult& o);
+};
+
+inline void CloneResult::merge(const CloneResult& o) {
+  for (int d = 0; d < kNumDirs; d++) dir[d].merge(o.dir[d]);
+  syncs += o.syncs;
+  sync_lat.merge(o.sync_lat);
+  verified += o.verified;
+  verify_errors += o.verify_errors;
+  if (o.runtime_ns > runtime_ns) runtime_ns = o.runtime_ns;
+  if (o.elapsed_ns > elapsed_ns) elapsed_ns = o.elapsed_ns;
+  usr_s += o.usr_s;
+  sys_s += o.sys_s;
+  ctx += o.ctx;
+  majf += o.majf;
+  minf += o.minf;
+  for (int i = 0; i < 7; i++) {
+    depth[i] += o.depth[i];
+    submit[i] += o.submit[i];
+    complete[i] += o.complete[i];
+  }
+  for (const auto& c : o.counters) {
+    bool found = false;
+    for (auto& m : counters)
+      if (m.name == c.name) { m.value += c.value; found = true; break; }
+    if (!found) counters.push_back(c);
+  }
+  if (!error && o.error) {
+    error = o.error;
+    error_message = o.error_message;
+  }
+}
+
+}  // namespace blk::bench
