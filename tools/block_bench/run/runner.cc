@@ -95,7 +95,7 @@ class Worker {
   std::optional<IoGenerator> gen_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
-  uint32_t depth_ = 1, low_ = 1, batch_ = 1;
+  uint32_t depth_ = 1, low_ = 1, batch_ = 1, complete_min_ = 1;
   uint32_t inflight_ = 0;
   std::coroutine_handle<> waiter_;
   bool wait_all_ = false;
@@ -315,7 +315,12 @@ void Worker::wake_if_due() {
     if (inflight_ == 0) ctx_->defer(std::exchange(waiter_, {}));
     return;
   }
-  if (inflight_ <= low_ || stop_) {
+  // iodepth_batch_complete_min: refill only after that many completions (or
+  // when nothing is left in flight).  Completions are reaped one at a time as
+  // the driver delivers them, which keeps within any
+  // iodepth_batch_complete_max >= 1.
+  if ((inflight_ <= low_ && (completions_since_wake_ >= complete_min_ || inflight_ == 0)) ||
+      stop_) {
     auto h = std::exchange(waiter_, {});
     h.resume();  // the submitter refills, then suspends again; touch nothing after
   }
@@ -494,6 +499,7 @@ Task<void> Worker::run(AioContext& ctx) {
   if (job_.iodepth_low) low_ = std::min(*job_.iodepth_low, depth_ - 1);
   else low_ = depth_ - 1;
   batch_ = job_.iodepth_batch_submit == 0 ? depth_ : job_.iodepth_batch_submit;
+  complete_min_ = std::clamp<uint32_t>(job_.iodepth_batch_complete_min, 1, depth_);
   verify_ = job_.verify != VerifyMethod::kNone;
   if (verify_ && gen_->max_bs() < kVerifyHeaderSize) verify_ = false;
   rated_ = false;

@@ -55,6 +55,13 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
       break;
   }
   std::string f;
+  if (job.filenames.size() > 1) {
+    // fio spreads a job over several files; block-bench runs one target per
+    // job, and silently using only the first would make the numbers lie.
+    return MakeError(-EINVAL, "filename= lists " + std::to_string(job.filenames.size()) +
+                                  " files; block-bench runs one file per job (use one job "
+                                  "per file, or numjobs)");
+  }
   if (!job.filenames.empty()) {
     f = job.filenames[0];
   } else {

@@ -178,6 +178,35 @@ TEST(Runner, UnopenableTargetIsAnError) {
   EXPECT_NE(r.clones[0].error_message.find("no-such-driver"), std::string::npos);
 }
 
+TEST(Runner, SeveralFilesInOneJobAreRefusedNotIgnored) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--rw=read", "--ioengine=psync", "--filename=/tmp/x:/tmp/y"});
+  RunResult r = RunJobs(jobs);
+  ASSERT_TRUE(r.failed());
+  EXPECT_NE(r.clones[0].error_message.find("2 files"), std::string::npos)
+      << r.clones[0].error_message;
+}
+
+// iodepth_batch_complete_min=N: the submitter refills only after N
+// completions, so every wake-up sees at least N (fio's "complete" buckets).
+TEST(Runner, BatchCompleteMinGroupsCompletions) {
+  auto run = [](const char* min) {
+    std::vector<JobOptions> jobs =
+        ParseJobs({"--name=a", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64m",
+                   "--iodepth=16", "--number_ios=4000",
+                   std::string("--iodepth_batch_complete_min=") + min});
+    return RunJobs(jobs);
+  };
+  RunResult one = run("1");
+  ASSERT_FALSE(one.failed());
+  EXPECT_GT(one.clones[0].complete[1], 0u);  // wake-ups after 1-4 completions
+  RunResult eight = run("8");
+  ASSERT_FALSE(eight.failed());
+  const auto& c = eight.clones[0].complete;
+  EXPECT_EQ(c[1], 0u) << "a wake-up saw fewer than 5 completions";
+  EXPECT_GT(c[2] + c[3], 0u);
+}
+
 TEST(Runner, FsyncEveryNWrites) {
   std::vector<JobOptions> jobs = ParseJobs(
       {"--name=a", "--ioengine=null", "--rw=write", "--size=1m", "--fsync=16", "--iodepth=4"});
