@@ -1,5 +1,6 @@
 #include "block/registry.h"
 
+#include "block/file/file.h"
 #include "block/error_inject/error_inject.h"
 #include "block/null/null.h"
 #include "block/rbd/rbd.h"
@@ -11,6 +12,7 @@ const std::vector<DriverInfo>& Drivers() {
   static const std::vector<DriverInfo> table = {
       NullDriverInfo(),
       ErrorInjectDriverInfo(),
+      FileDriverInfo(),
       RbdDriverInfo(),
   };
   return table;

@@ -2,7 +2,7 @@
 # The whole blkstack test suite (README command 2):
 #   1. bazel test //...                                         (default: -c opt)
 #   2. bazel test --config=asan //tests/util/... //tests/block/... (ASan+UBSan)
-#   3. bazel test --config=tsan //tests/util/... //tests/block:threading_test (TSan)
+#   3. bazel test --config=tsan //tests/util/... //tests/block:threading_test //tests/block/file/... (TSan)
 # Counts test target results of every run and ends with the line
 #   N passed, N failed
 # Exits non-zero if any test failed, any bazel run failed, or no test ran.
@@ -91,7 +91,7 @@ run() {
 
 run default //...
 run asan --config=asan -- //tests/util/... //tests/block/... -//tests/block/rbd/...
-run tsan --config=tsan //tests/util/... //tests/block:threading_test
+run tsan --config=tsan //tests/util/... //tests/block:threading_test //tests/block/file/...
 
 echo
 echo "=== test.sh summary (logs in $LOGDIR)"

@@ -27,6 +27,8 @@ struct AsioHost {
 };
 
 TEST(AsioLoopTest, IoCompletes) { embed_test::IoCompletesUnderHost<AsioHost>(); }
+TEST(AsioLoopTest, FileDriverNativeAioRoundTrip) { embed_test::FileDriverIoUnderHost<AsioHost>("native"); }
+TEST(AsioLoopTest, FileDriverThreadPoolRoundTrip) { embed_test::FileDriverIoUnderHost<AsioHost>("threads"); }
 TEST(AsioLoopTest, TimersFire) { embed_test::TimersFireUnderHost<AsioHost>(); }
 TEST(AsioLoopTest, ManyContextsOnOneIoContext) { embed_test::ManyContextsOnOneHost<AsioHost>(); }
 TEST(AsioLoopTest, DetachWithIoInFlight) {

@@ -25,6 +25,8 @@ struct LibeventHost {
 };
 
 TEST(LibeventLoopTest, IoCompletes) { embed_test::IoCompletesUnderHost<LibeventHost>(); }
+TEST(LibeventLoopTest, FileDriverNativeAioRoundTrip) { embed_test::FileDriverIoUnderHost<LibeventHost>("native"); }
+TEST(LibeventLoopTest, FileDriverThreadPoolRoundTrip) { embed_test::FileDriverIoUnderHost<LibeventHost>("threads"); }
 TEST(LibeventLoopTest, TimersFire) { embed_test::TimersFireUnderHost<LibeventHost>(); }
 TEST(LibeventLoopTest, ManyContextsOnOneBase) { embed_test::ManyContextsOnOneHost<LibeventHost>(); }
 TEST(LibeventLoopTest, DetachWithIoInFlight) {

@@ -1,0 +1,357 @@
+#include "block/file/file.h"
+
+#include <fcntl.h>
+#include <libaio.h>
+#include <limits.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "block/file/geometry.h"
+#include "block/file/linux_aio.h"
+#include "block/file/thread_pool.h"
+
+namespace blk {
+namespace {
+
+struct FileConfig {
+  std::string path;
+  bool native = false;  // aio=native
+  bool direct = false;  // cache.direct=on (O_DIRECT)
+  bool discard_unmap = false;
+  int pool_threads = 16;
+  LinuxAio::Config aio;
+};
+
+// "Not possible here" errors of fallocate/ioctl: the caller turns them into
+// -ENOTSUP so the generic layer falls back.
+bool Unsupported(int64_t res) {
+  return res == -EOPNOTSUPP || res == -ENOTTY || res == -ENOSYS || res == -EINVAL;
+}
+
+int64_t NegErrno(long r) { return r < 0 ? -errno : r; }
+
+// Awaitable: preadv/pwritev on a worker; byte count or negative errno.
+auto PoolRw(ThreadPool& pool, AioContext& ctx, int fd, bool write, uint64_t offset,
+            const IoVec* iov) {
+  return pool.run(ctx, [fd, write, offset, iov]() -> int64_t {
+    ssize_t r;
+    do {
+      r = write ? pwritev(fd, iov->data(), iov->count(), off_t(offset))
+                : preadv(fd, iov->data(), iov->count(), off_t(offset));
+    } while (r < 0 && errno == EINTR);
+    return NegErrno(r);
+  });
+}
+
+class FileDriver final : public BlockDriver {
+ public:
+  FileDriver(int fd, FileConfig cfg, FileGeometry geo, std::unique_ptr<LinuxAio> aio,
+             bool read_only)
+      : fd_(fd), cfg_(std::move(cfg)), geo_(geo), aio_(std::move(aio)), read_only_(read_only) {
+    if (!aio_) pool_ = std::make_unique<ThreadPool>(cfg_.pool_threads);
+  }
+  ~FileDriver() override {
+    if (aio_) aio_->detach();
+    aio_.reset();
+    pool_.reset();
+    close(fd_);
+  }
+
+  std::string_view name() const override { return "file"; }
+  uint64_t length() const override { return geo_.length; }
+  BlockLimits limits() const override {
+    BlockLimits l;
+    l.request_alignment = geo_.request_alignment;
+    l.memory_alignment = geo_.memory_alignment;
+    l.max_transfer = geo_.max_transfer;
+    l.max_iov = IOV_MAX;
+    return l;
+  }
+  Capabilities caps() const override {
+    Capabilities c;
+    c.discard = cfg_.discard_unmap;
+    c.write_zeroes = true;
+    return c;
+  }
+
+  void attach_aio_context(AioContext& ctx) override {
+    ctx_ = &ctx;
+    if (aio_) aio_->attach(ctx);
+  }
+  void detach_aio_context() override {
+    if (aio_) aio_->detach();
+    ctx_ = nullptr;
+  }
+  void plug() override {
+    if (aio_) aio_->plug();
+  }
+  void unplug() override {
+    if (aio_) aio_->unplug();
+  }
+
+  Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                         uint32_t) override {
+    int64_t res;
+    if (aio_) {
+      // The common case inline: one frame, no extra coroutine.
+      LinuxAio::Request req;
+      io_prep_preadv(&req.iocb, fd_, qiov.data(), qiov.count(), int64_t(offset));
+      res = co_await aio_->submit(req);
+    } else {
+      res = co_await PoolRw(pool(), *ctx_, fd_, false, offset, &qiov);
+    }
+    if (res == int64_t(bytes)) co_return Status();
+    co_return co_await finish_rw(false, offset, bytes, qiov, res);
+  }
+
+  Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                          uint32_t) override {
+    int64_t res;
+    if (aio_) {
+      LinuxAio::Request req;
+      io_prep_pwritev(&req.iocb, fd_, qiov.data(), qiov.count(), int64_t(offset));
+      res = co_await aio_->submit(req);
+    } else {
+      res = co_await PoolRw(pool(), *ctx_, fd_, true, offset, &qiov);
+    }
+    if (res == int64_t(bytes)) co_return Status();
+    co_return co_await finish_rw(true, offset, bytes, qiov, res);
+  }
+
+  Task<Status> co_flush() override;
+  Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override;
+  Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override;
+
+  void counters(std::vector<DriverCounter>* out) const override {
+    out->push_back({"file_short_reads", short_reads_});
+    out->push_back({"file_eof_zero_fills", eof_zero_fills_});
+    out->push_back({"file_short_writes", short_writes_});
+    out->push_back({"file_flush_fdsync_aio", flush_aio_});
+    out->push_back({"file_flush_fdatasync_pool", flush_pool_});
+    out->push_back({"file_fdsync_probe", uint64_t(fdsync_)});  // 0 unknown 1 yes 2 no
+    out->push_back({"file_pool_jobs", pool_ ? pool_->jobs_run() : 0});
+    if (aio_) aio_->counters(out);
+  }
+
+ private:
+  enum FdsyncState { kUnknown = 0, kYes = 1, kNo = 2 };
+
+  ThreadPool& pool() {
+    if (!pool_) pool_ = std::make_unique<ThreadPool>(cfg_.pool_threads);
+    return *pool_;
+  }
+
+  // One read or write of `iov` at `offset`: byte count or negative errno.
+  Task<int64_t> rw_once(bool write, uint64_t offset, const IoVec& iov) {
+    if (aio_) {
+      LinuxAio::Request req;
+      if (write) {
+        io_prep_pwritev(&req.iocb, fd_, iov.data(), iov.count(), int64_t(offset));
+      } else {
+        io_prep_preadv(&req.iocb, fd_, iov.data(), iov.count(), int64_t(offset));
+      }
+      co_return co_await aio_->submit(req);
+    }
+    co_return co_await PoolRw(pool(), *ctx_, fd_, write, offset, &iov);
+  }
+
+  // Turns a result other than `bytes` into a Status: errors pass through, a
+  // short read at EOF is zero-filled, another short read is retried for the
+  // remainder, a short write is -ENOSPC.
+  Task<Status> finish_rw(bool write, uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                         int64_t res) {
+    uint64_t done = 0;
+    for (;;) {
+      if (res < 0) co_return Status(int(res));
+      done += uint64_t(res);
+      if (done >= bytes) co_return Status();
+      if (write) {
+        short_writes_++;
+        co_return Status(-ENOSPC);
+      }
+      short_reads_++;
+      const uint64_t pos = offset + done;
+      // At EOF, or at an offset O_DIRECT could not read from: the rest is
+      // past the end of the file.
+      if (res == 0 || pos >= geo_.length || (pos & (geo_.request_alignment - 1))) {
+        eof_zero_fills_++;
+        qiov.memset(done, 0, bytes - done);
+        co_return Status();
+      }
+      IoVec rest = qiov.slice(done, bytes - done);
+      res = co_await rw_once(false, pos, rest);
+    }
+  }
+
+  int fd_;
+  FileConfig cfg_;
+  FileGeometry geo_;
+  std::unique_ptr<LinuxAio> aio_;  // null in aio=threads mode
+  std::unique_ptr<ThreadPool> pool_;
+  bool read_only_;
+  AioContext* ctx_ = nullptr;
+
+  FdsyncState fdsync_ = kUnknown;
+  bool zeroes_ok_ = true;
+  uint64_t short_reads_ = 0;
+  uint64_t eof_zero_fills_ = 0;
+  uint64_t short_writes_ = 0;
+  uint64_t flush_aio_ = 0;
+  uint64_t flush_pool_ = 0;
+};
+
+Task<Status> FileDriver::co_flush() {
+  if (aio_ && fdsync_ != kNo) {
+    LinuxAio::Request req;
+    io_prep_fdsync(&req.iocb, fd_);
+    int64_t res = co_await aio_->submit(req);
+    if (res != -EINVAL || fdsync_ == kYes) {
+      fdsync_ = kYes;
+      flush_aio_++;
+      co_return Status(res < 0 ? int(res) : 0);
+    }
+    fdsync_ = kNo;  // the filesystem has no async fsync: use the pool
+  }
+  flush_pool_++;
+  int64_t res = co_await pool().run(*ctx_, [fd = fd_]() -> int64_t {
+    return NegErrno(fdatasync(fd));
+  });
+  co_return Status(res < 0 ? int(res) : 0);
+}
+
+Task<Status> FileDriver::co_pdiscard(uint64_t offset, uint64_t bytes) {
+  const bool blk = geo_.block_device;
+  int64_t res = co_await pool().run(*ctx_, [fd = fd_, blk, offset, bytes]() -> int64_t {
+    if (blk) {
+      uint64_t range[2] = {offset, bytes};
+      return NegErrno(ioctl(fd, BLKDISCARD, range));
+    }
+    return NegErrno(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(offset),
+                              off_t(bytes)));
+  });
+  if (Unsupported(res)) co_return Status(-ENOTSUP);
+  co_return Status(res < 0 ? int(res) : 0);
+}
+
+Task<Status> FileDriver::co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) {
+  if (!zeroes_ok_) co_return Status(-ENOTSUP);
+  const bool blk = geo_.block_device;
+  const bool unmap = (flags & kReqMayUnmap) && cfg_.discard_unmap;
+  int64_t res = co_await pool().run(*ctx_, [fd = fd_, blk, unmap, offset, bytes]() -> int64_t {
+    if (blk) {
+      uint64_t range[2] = {offset, bytes};
+      return NegErrno(ioctl(fd, BLKZEROOUT, range));
+    }
+    // A punched hole reads as zeros in a file; fall back to ZERO_RANGE.
+    if (unmap && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(offset),
+                           off_t(bytes)) == 0) {
+      return 0;
+    }
+    return NegErrno(fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, off_t(offset),
+                              off_t(bytes)));
+  });
+  if (Unsupported(res)) {
+    zeroes_ok_ = false;  // do not ask again: the generic layer writes zeros
+    co_return Status(-ENOTSUP);
+  }
+  co_return Status(res < 0 ? int(res) : 0);
+}
+
+const std::vector<OptionSpec>& Schema() {
+  using T = OptionSpec::Type;
+  static const std::vector<OptionSpec> schema = {
+      {"filename", T::kString, "", false, true, {}, INT64_MIN, INT64_MAX,
+       "path of the file or block device"},
+      {"aio", T::kEnum, "threads", true, false, {"threads", "native"}, INT64_MIN, INT64_MAX,
+       "I/O engine: a worker pool (preadv/pwritev) or Linux native AIO (needs cache.direct=on)"},
+      {"cache.direct", T::kBool, "off", true, false, {}, INT64_MIN, INT64_MAX,
+       "open with O_DIRECT (bypass the host page cache)"},
+      {"discard", T::kEnum, "ignore", true, false, {"ignore", "unmap"}, INT64_MIN, INT64_MAX,
+       "unmap: pass discards down (punch hole / BLKDISCARD); ignore: drop them"},
+      {"aio-max-batch", T::kInt, "32", true, false, {}, 1, 1024,
+       "most requests per io_submit"},
+      {"aio-ring-size", T::kInt, "128", true, false, {}, 1, 65536,
+       "io_setup size: the most requests in the kernel at once"},
+      {"aio-max-inflight", T::kInt, "0", true, false, {}, 0, 1 << 20,
+       "requests allowed in the kernel (0: aio-ring-size); larger values exercise -EAGAIN"},
+      {"peek-after-submit", T::kBool, "on", true, false, {}, INT64_MIN, INT64_MAX,
+       "read the completion ring right after each io_submit"},
+      {"aio-ring-peek", T::kBool, "on", true, false, {}, INT64_MIN, INT64_MAX,
+       "read completions from the ring in user space (off: io_getevents)"},
+      {"aio-submit", T::kEnum, "immediate", true, false, {"immediate", "bh"}, INT64_MIN,
+       INT64_MAX, "unplugged requests: io_submit at once, or at the end of the loop iteration"},
+      {"thread-pool-size", T::kInt, "16", true, false, {}, 1, 256,
+       "worker threads (aio=threads I/O; flush/discard/zeroes fallbacks)"},
+  };
+  return schema;
+}
+
+Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
+  const ParsedOptions& o = args.opts;
+  FileConfig cfg;
+  cfg.path = o.str("filename");
+  cfg.native = o.choice("aio") == "native";
+  cfg.direct = o.flag("cache.direct");
+  cfg.discard_unmap = o.choice("discard") == "unmap";
+  cfg.pool_threads = int(o.integer("thread-pool-size"));
+  cfg.aio.max_batch = int(o.integer("aio-max-batch"));
+  cfg.aio.ring_size = int(o.integer("aio-ring-size"));
+  cfg.aio.max_inflight = int(o.integer("aio-max-inflight"));
+  cfg.aio.peek_after_submit = o.flag("peek-after-submit");
+  cfg.aio.use_ring = o.flag("aio-ring-peek");
+  cfg.aio.submit_mode = o.choice("aio-submit") == "bh" ? LinuxAio::SubmitMode::kBottomHalf
+                                                         : LinuxAio::SubmitMode::kImmediate;
+  const std::string where = "driver 'file': '" + cfg.path + "': ";
+  if (cfg.path.empty()) return MakeError(-EINVAL, "driver 'file': option 'filename' is empty");
+  if (cfg.native && !cfg.direct) {
+    return MakeError(-EINVAL, where + "aio=native requires cache.direct=on (without O_DIRECT "
+                                      "io_submit would block the loop)");
+  }
+
+  const int flags =
+      (args.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | (cfg.direct ? O_DIRECT : 0);
+  const int fd = open(cfg.path.c_str(), flags);
+  if (fd < 0) {
+    const int e = -errno;
+    std::string msg = where + "cannot open " +
+                      (args.read_only ? "read-only" : "read-write") +
+                      (cfg.direct ? " with O_DIRECT" : "") + ": " + ErrnoString(e);
+    if (e == -EINVAL && cfg.direct) {
+      msg += " (the filesystem does not support O_DIRECT; use cache.direct=off)";
+    } else if ((e == -EACCES || e == -EPERM || e == -EROFS) && !args.read_only) {
+      msg += " (read-only=on may work)";
+    }
+    return MakeError(e, msg);
+  }
+  auto geo = ProbeGeometry(fd, cfg.path, cfg.direct);
+  if (!geo.ok()) {
+    close(fd);
+    return MakeError(geo.error().code, "driver 'file': " + geo.error().message);
+  }
+  std::unique_ptr<LinuxAio> aio;
+  if (cfg.native) {
+    auto a = LinuxAio::Create(cfg.aio);
+    if (!a.ok()) {
+      close(fd);
+      return MakeError(a.error().code, where + a.error().message);
+    }
+    aio = std::move(a.value());
+  }
+  return std::unique_ptr<BlockDriver>(std::make_unique<FileDriver>(
+      fd, std::move(cfg), geo.value(), std::move(aio), args.read_only));
+}
+
+}  // namespace
+
+const DriverInfo& FileDriverInfo() {
+  static const DriverInfo info{"file", "a file or block device (QEMU file-posix)", &Schema, {},
+                               &Open};
+  return info;
+}
+
+}  // namespace blk

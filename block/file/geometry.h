@@ -1,0 +1,41 @@
+// Geometry of an open file or block device: length, O_DIRECT alignment and
+// transfer limits, found once at open time.
+//
+// Alignment (only when opened with O_DIRECT; otherwise 1/1):
+//   1. statx(STATX_DIOALIGN) (Linux 6.1+ for files, 6.11+ for devices);
+//   2. block devices: BLKSSZGET (logical sector) for the request alignment;
+//   3. probing reads as QEMU's raw_probe_alignment: O_DIRECT reads of
+//      1, 512, 1024, 2048, 4096 bytes at offset 0, then reads at buffers of
+//      those alignments.  Probing needs data to read: a file shorter than
+//      4096 bytes answers every probe at EOF, so such files get 4096/4096
+//      (always correct, perhaps more padding than needed).
+//
+// Thread-safety: plain functions; each call touches only the given fd.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "util/result.h"
+
+namespace blk {
+
+struct FileGeometry {
+  bool block_device = false;
+  uint64_t length = 0;
+  uint32_t request_alignment = 1;
+  uint32_t memory_alignment = 1;
+  uint64_t max_transfer = 0;  // 0: no limit known
+  std::string alignment_source;  // "statx", "ioctl", "probe", "default", "buffered"
+};
+
+// Fills a FileGeometry for `fd` (open on `path`, which names it in errors).
+// Fails if fd is neither a regular file nor a block device, or fstat /
+// BLKGETSIZE64 fail.
+Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direct);
+
+// Current length of `fd` (st_size, or BLKGETSIZE64 for a device); negative
+// errno on failure.
+int64_t FileLength(int fd, bool block_device);
+
+}  // namespace blk

@@ -1,0 +1,351 @@
+#include "block/file/linux_aio.h"
+
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace blk {
+
+// The kernel's completion ring header (fs/aio.c, struct aio_ring), mapped
+// into user space at the address io_setup returns.  io_event entries follow.
+struct AioRing {
+  unsigned id;
+  unsigned nr;  // entries in the ring (the kernel rounds the request up)
+  unsigned head;  // consumer index: written by whoever reaps
+  unsigned tail;  // producer index: written by the kernel
+  unsigned magic;
+  unsigned compat_features;
+  unsigned incompat_features;
+  unsigned header_length;
+};
+
+namespace {
+
+constexpr unsigned kRingMagic = 0xa10a10a1;
+constexpr int kReapBatch = 64;
+
+struct io_event* RingEvents(AioRing* r) { return reinterpret_cast<struct io_event*>(r + 1); }
+
+const char* const kBucketNames[] = {"0", "1", "2-3", "4-7", "8-15", "16-31", "32-63", "64+"};
+const char* const kSourceNames[] = {"after_submit", "eventfd", "poll"};
+
+}  // namespace
+
+void LinuxAio::Buckets::add(uint64_t v) {
+  int b = 0;
+  if (v > 0) b = std::min(kBuckets - 1, 1 + (63 - __builtin_clzll(v)));
+  n[b]++;
+}
+
+Expected<std::unique_ptr<LinuxAio>> LinuxAio::Create(const Config& cfg) {
+  io_context_t io = nullptr;
+  int r = io_setup(cfg.ring_size, &io);
+  if (r < 0) {
+    std::string hint = r == -EAGAIN ? " (fs.aio-max-nr exhausted? see /proc/sys/fs/aio-nr)" : "";
+    return MakeError(r, "io_setup(" + std::to_string(cfg.ring_size) + "): " + ErrnoString(r) +
+                            hint);
+  }
+  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (efd < 0) {
+    int e = -errno;
+    io_destroy(io);
+    return MakeError(e, "eventfd: " + ErrnoString(e));
+  }
+  return std::unique_ptr<LinuxAio>(new LinuxAio(cfg, io, efd));
+}
+
+LinuxAio::LinuxAio(const Config& cfg, io_context_t io, int efd) : cfg_(cfg), io_(io), efd_(efd) {
+  if (cfg_.ring_size < 1) cfg_.ring_size = 1;
+  if (cfg_.max_inflight <= 0) cfg_.max_inflight = cfg_.ring_size;
+  if (cfg_.max_batch <= 0) cfg_.max_batch = 32;
+  iocbs_.resize(cfg_.max_batch);
+  auto* ring = reinterpret_cast<AioRing*>(io);
+  if (cfg_.use_ring && ring->magic == kRingMagic && ring->incompat_features == 0 &&
+      ring->header_length == sizeof(AioRing) && ring->nr > 0) {
+    ring_ = ring;
+  }
+}
+
+LinuxAio::~LinuxAio() {
+  if (ctx_) detach();
+  io_destroy(io_);
+  close(efd_);
+}
+
+void LinuxAio::attach(AioContext& ctx) {
+  ctx_ = &ctx;
+  resumer_frame_ = resumer().release();
+  resumer_frame_.resume();  // runs to its first park
+  submit_bh_ = std::make_unique<BottomHalf>(ctx, [this] {
+    submit_bh_pending_ = false;
+    if (!plugged_ && q_head_) submit_queued();
+  });
+  ctx.set_fd_handler(efd_, [this] {
+    uint64_t cnt;
+    ssize_t r = read(efd_, &cnt, sizeof(cnt));
+    (void)r;  // EAGAIN: a poll already consumed the count's events
+    reap_top(kEventfd);
+  });
+  ctx.add_poll_handler(this);
+}
+
+void LinuxAio::detach() {
+  if (!ctx_) return;
+  ctx_->remove_poll_handler(this);
+  ctx_->remove_fd_handler(efd_);
+  // Never scheduled here: with nothing in flight the deferred list is empty.
+  resumer_frame_.destroy();
+  resumer_frame_ = {};
+  resumer_ = {};
+  submit_bh_.reset();
+  submit_bh_pending_ = resumer_scheduled_ = false;
+  ctx_ = nullptr;
+}
+
+bool LinuxAio::enqueue(Request* req, std::coroutine_handle<> h) {
+  req->waiter = h;
+  req->done = false;
+  req->res = 0;
+  req->next = nullptr;
+  req->iocb.data = req;
+  io_set_eventfd(&req->iocb, efd_);
+  if (q_tail_) q_tail_->next = req; else q_head_ = req;
+  q_tail_ = req;
+  queued_++;
+  if (queued_ < cfg_.max_batch) {
+    if (plugged_) return true;
+    if (cfg_.submit_mode == SubmitMode::kBottomHalf) {
+      if (!submit_bh_pending_) {
+        submit_bh_pending_ = true;
+        submit_bh_->schedule();
+      }
+      return true;
+    }
+  }
+  Request* outer = submitting_;
+  submitting_ = req;
+  submit_queued();
+  submitting_ = outer;
+  if (req->done) {
+    const uint64_t it = ctx_->stats().iterations;
+    if (it != inline_iteration_) {
+      inline_iteration_ = it;
+      inline_left_ = kInlinePerIteration;
+    }
+    if (inline_left_ > 0) {
+      inline_left_--;
+      c_.resumed_inline++;
+      return false;  // completed already: do not suspend
+    }
+    c_.resumed_deferred++;
+    ctx_->defer(h);  // let the loop run timers and fds first
+  }
+  return true;
+}
+
+void LinuxAio::unplug() {
+  if (--plugged_ == 0 && q_head_) submit_queued();
+}
+
+void LinuxAio::submit_queued() {
+  while (q_head_) {
+    const int room = cfg_.max_inflight - in_flight_;
+    if (room <= 0) {
+      if (cfg_.peek_after_submit && reap_in_submit() > 0) continue;
+      c_.ring_full_blocks++;
+      break;  // reap_top() sends the rest when completions free slots
+    }
+    const int n = std::min({queued_, cfg_.max_batch, room});
+    Request* r = q_head_;
+    for (int i = 0; i < n; i++, r = r->next) iocbs_[i] = &r->iocb;
+    const int ret = io_submit(io_, n, iocbs_.data());
+    c_.io_submit_calls++;
+    if (ret == -EAGAIN) {
+      c_.eagain++;
+      if (in_flight_ > 0) {
+        if (cfg_.peek_after_submit && reap_in_submit() > 0) continue;
+        break;  // wait for completions to free kernel slots
+      }
+      // Nothing in flight will ever free a slot: fail the request.
+    }
+    if (ret < 0) {
+      // The first iocb was refused; the others were not looked at.
+      c_.submit_errors++;
+      Request* f = pop_queue(1);
+      complete_in_submit(f, ret);
+      continue;
+    }
+    if (ret == 0) break;  // not documented; avoid spinning
+    pop_queue(ret);
+    in_flight_ += ret;
+    c_.requests_submitted += ret;
+    c_.per_submit.add(ret);
+  }
+  if (cfg_.peek_after_submit && in_flight_ > 0) reap_in_submit();
+}
+
+LinuxAio::Request* LinuxAio::pop_queue(int n) {
+  Request* first = q_head_;
+  for (int i = 0; i < n; i++) q_head_ = q_head_->next;
+  if (!q_head_) q_tail_ = nullptr;
+  queued_ -= n;
+  return first;
+}
+
+int LinuxAio::fetch(struct io_event* out, int max) {
+  if (!ring_) {
+    c_.getevents_fallbacks++;
+    struct timespec zero = {0, 0};
+    // The raw system call: libaio's wrapper peeks at the ring itself.
+    long r = syscall(SYS_io_getevents, io_, 0L, long(max), out, &zero);
+    return r < 0 ? 0 : int(r);
+  }
+  unsigned head = __atomic_load_n(&ring_->head, __ATOMIC_RELAXED);
+  // Acquire pairs with the kernel's write barrier between the event and tail.
+  const unsigned tail = __atomic_load_n(&ring_->tail, __ATOMIC_ACQUIRE);
+  if (head == tail) return 0;
+  const unsigned nr = ring_->nr;
+  head %= nr;
+  struct io_event* events = RingEvents(ring_);
+  int n = 0;
+  while (head != tail && n < max) {
+    out[n++] = events[head];
+    if (++head == nr) head = 0;
+  }
+  // Release: we are done reading the entries before the kernel may reuse them.
+  __atomic_store_n(&ring_->head, head, __ATOMIC_RELEASE);
+  return n;
+}
+
+int LinuxAio::reap_top(Source src) {
+  struct io_event ev[kReapBatch];
+  int total = 0;
+  // Only what was in flight on entry: a device that completes inside
+  // io_submit (zram) would otherwise keep this loop going forever.
+  const int budget = in_flight_;
+  plugged_++;  // requests issued by resumed coroutines go out together
+  while (total < budget) {
+    const int n = fetch(ev, std::min(kReapBatch, budget - total));
+    if (n <= 0) break;
+    in_flight_ -= n;
+    total += n;
+    for (int i = 0; i < n; i++) {
+      auto* r = static_cast<Request*>(ev[i].data);
+      r->res = int64_t(long(ev[i].res));
+      c_.resumed_direct++;
+      r->waiter.resume();  // may free r (it lives in the coroutine frame)
+    }
+  }
+  c_.reaps[src]++;
+  c_.reaped[src] += total;
+  c_.per_reap[src].add(total);
+  if (total == 0) c_.empty_peeks++;
+  unplug();
+  return total;
+}
+
+int LinuxAio::reap_in_submit() {
+  struct io_event ev[kReapBatch];
+  int total = 0;
+  for (;;) {
+    const int n = fetch(ev, kReapBatch);
+    if (n <= 0) break;
+    in_flight_ -= n;
+    total += n;
+    for (int i = 0; i < n; i++) {
+      complete_in_submit(static_cast<Request*>(ev[i].data), int64_t(long(ev[i].res)));
+    }
+    if (n < kReapBatch) break;
+  }
+  c_.reaps[kAfterSubmit]++;
+  c_.reaped[kAfterSubmit] += total;
+  c_.per_reap[kAfterSubmit].add(total);
+  if (total == 0) c_.empty_peeks++;
+  return total;
+}
+
+void LinuxAio::complete_in_submit(Request* req, int64_t res) {
+  req->res = res;
+  if (req == submitting_) {
+    req->done = true;  // enqueue() returns false: the coroutine goes on
+    return;
+  }
+  // Its coroutine may be the one running this submission: never resume here.
+  req->next = nullptr;
+  if (deferred_tail_) deferred_tail_->next = req; else deferred_head_ = req;
+  deferred_tail_ = req;
+  if (!resumer_scheduled_) {
+    resumer_scheduled_ = true;
+    ctx_->defer(resumer_);
+  }
+}
+
+Task<void> LinuxAio::resumer() {
+  struct Park {
+    LinuxAio* aio;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { aio->resumer_ = h; }
+    void await_resume() const noexcept {}
+  };
+  for (;;) {
+    co_await Park{this};
+    run_deferred();
+  }
+}
+
+void LinuxAio::run_deferred() {
+  resumer_scheduled_ = false;
+  // Only what is listed now: completions found while these run wait for the
+  // next pass (complete_in_submit schedules it).
+  Request* r = deferred_head_;
+  deferred_head_ = deferred_tail_ = nullptr;
+  plugged_++;
+  while (r) {
+    Request* next = r->next;
+    c_.resumed_deferred++;
+    r->waiter.resume();  // may free r
+    r = next;
+  }
+  unplug();
+}
+
+bool LinuxAio::poll() {
+  if (!ring_ || in_flight_ == 0) return false;
+  if (__atomic_load_n(&ring_->head, __ATOMIC_RELAXED) ==
+      __atomic_load_n(&ring_->tail, __ATOMIC_RELAXED)) {
+    return false;
+  }
+  return reap_top(kPoll) > 0;
+}
+
+void LinuxAio::counters(std::vector<DriverCounter>* out) const {
+  auto add = [out](std::string name, uint64_t v) { out->push_back({std::move(name), v}); };
+  add("aio_io_submit_calls", c_.io_submit_calls);
+  add("aio_requests_submitted", c_.requests_submitted);
+  for (int b = 1; b < kBuckets; b++) {
+    add(std::string("aio_requests_per_submit_") + kBucketNames[b], c_.per_submit.n[b]);
+  }
+  for (int s = 0; s < kSources; s++) {
+    const std::string src = kSourceNames[s];
+    add("aio_reaps_" + src, c_.reaps[s]);
+    add("aio_reaped_" + src, c_.reaped[s]);
+    for (int b = 0; b < kBuckets; b++) {
+      add("aio_reap_" + src + "_" + kBucketNames[b], c_.per_reap[s].n[b]);
+    }
+  }
+  add("aio_empty_peeks", c_.empty_peeks);
+  add("aio_resumed_inline", c_.resumed_inline);
+  add("aio_resumed_deferred", c_.resumed_deferred);
+  add("aio_resumed_direct", c_.resumed_direct);
+  add("aio_ring_full_blocks", c_.ring_full_blocks);
+  add("aio_eagain", c_.eagain);
+  add("aio_submit_errors", c_.submit_errors);
+  add("aio_getevents_fallbacks", c_.getevents_fallbacks);
+  add("aio_ring_peek", ring_ ? 1 : 0);
+  add("aio_in_flight", uint64_t(in_flight_));
+}
+
+}  // namespace blk

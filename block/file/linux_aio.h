@@ -1,0 +1,192 @@
+// LinuxAio: one Linux native AIO context (io_setup) driven by one loop.
+//
+// Requests live in the awaiting coroutine's frame (LinuxAio::Request holds
+// the iocb); `co_await aio.submit(req)` queues the iocb, sends it with
+// io_submit and resumes with the kernel's result (byte count or negative
+// errno).
+//
+// Submission.  Requests queue while plugged (plug()/unplug() nest); a queue
+// that reaches max_batch is sent at once even while plugged.  Unplugged, a
+// request is sent right away (submit_mode kImmediate) or by a bottom half at
+// the end of the loop iteration (kBottomHalf).  At most `max_inflight`
+// requests are in the kernel; the rest wait in the queue ("ring full"), as
+// do those refused with -EAGAIN, and go out when completions free slots.
+// Any other io_submit error fails only the first request of the batch.
+//
+// Completion.  The kernel signals an eventfd (io_set_eventfd) registered as
+// an fd handler; completions are read from the kernel's completion ring in
+// user space (no io_getevents syscall) at three places:
+//   (a) right after io_submit (peek_after_submit),
+//   (b) in the eventfd handler,
+//   (c) in a PollHandler, so the loop's adaptive busy polling spins on the
+//       ring without system calls.
+// If the ring's header is not the known layout (magic, incompat features)
+// io_getevents is used instead.
+//
+// Resuming.  (b) and (c) run at the top level of the loop: they resume the
+// waiting coroutines directly, inside a plug so that the requests those
+// coroutines issue next go out in one io_submit.  (a) runs inside a
+// submission, possibly from a coroutine that is still running, so its
+// completions are never resumed there: the submitting coroutine's own
+// request just does not suspend (await_suspend returns false; at most
+// kInlinePerIteration times per loop iteration, then it goes through
+// ctx.defer), the others wait in a list that one helper coroutine, queued
+// with ctx.defer, resumes in the next ready-queue pass, inside a plug.
+//
+// One LinuxAio per file driver instance; it follows the driver from loop to
+// loop (attach/detach).  QEMU shares one context per loop among all drivers;
+// per instance costs one kernel context per open file and was simpler here.
+//
+// Threading: everything on the attached loop's thread.
+#pragma once
+
+#include <libaio.h>
+
+#include <coroutine>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "block/driver.h"
+#include "util/aio_context.h"
+#include "util/result.h"
+#include "util/task.h"
+
+namespace blk {
+
+class LinuxAio final : public PollHandler {
+ public:
+  enum class SubmitMode { kImmediate, kBottomHalf };
+  struct Config {
+    int ring_size = 128;      // io_setup nr_events
+    int max_batch = 32;       // most iocbs per io_submit
+    int max_inflight = 0;     // 0: ring_size.  Larger values reach -EAGAIN.
+    bool peek_after_submit = true;
+    bool use_ring = true;     // read completions from the ring in user space
+    SubmitMode submit_mode = SubmitMode::kImmediate;
+  };
+
+  // A request.  The caller prepares `iocb` (io_prep_*), then awaits
+  // submit(*this).  Must stay put until the await returns.
+  struct Request {
+    struct iocb iocb;
+    std::coroutine_handle<> waiter;
+    int64_t res = 0;
+    Request* next = nullptr;
+    bool done = false;
+  };
+
+  // io_setup + eventfd.  Errors name the failing call and errno.
+  static Expected<std::unique_ptr<LinuxAio>> Create(const Config& cfg);
+  // REQUIRES: detached, no request in flight.
+  ~LinuxAio() override;
+  LinuxAio(const LinuxAio&) = delete;
+  LinuxAio& operator=(const LinuxAio&) = delete;
+
+  // Registers the eventfd handler and the poll handler on `ctx`.
+  void attach(AioContext& ctx);
+  // REQUIRES: no request in flight or queued.
+  void detach();
+
+  // Awaitable: sends `req` and resumes with its result.
+  auto submit(Request& req) {
+    struct Awaiter {
+      LinuxAio* aio;
+      Request* req;
+      bool await_ready() const noexcept { return false; }
+      bool await_suspend(std::coroutine_handle<> h) { return aio->enqueue(req, h); }
+      int64_t await_resume() const noexcept { return req->res; }
+    };
+    return Awaiter{this, &req};
+  }
+
+  void plug() { plugged_++; }
+  void unplug();
+
+  // True when the completion ring is read in user space.
+  bool ring_peek_enabled() const { return ring_ != nullptr; }
+  int in_flight() const { return in_flight_; }
+  int queued() const { return queued_; }
+
+  // Appends counters, names prefixed with "aio_".
+  void counters(std::vector<DriverCounter>* out) const;
+
+  // PollHandler: reaps the ring without system calls.
+  bool poll() override;
+
+ private:
+  enum Source { kAfterSubmit = 0, kEventfd = 1, kPoll = 2, kSources = 3 };
+  static constexpr int kBuckets = 8;
+  static constexpr int kInlinePerIteration = 16;  // 0, 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+
+  struct Buckets {
+    uint64_t n[kBuckets] = {};
+    void add(uint64_t v);
+  };
+  struct Counters {
+    uint64_t io_submit_calls = 0;
+    uint64_t requests_submitted = 0;
+    Buckets per_submit;
+    uint64_t reaps[kSources] = {};
+    uint64_t reaped[kSources] = {};
+    Buckets per_reap[kSources];
+    uint64_t empty_peeks = 0;       // (a) and (b) peeks that found nothing
+    uint64_t resumed_inline = 0;    // own request done during its submission
+    uint64_t resumed_deferred = 0;  // resumed by the bottom half
+    uint64_t resumed_direct = 0;    // resumed from (b)/(c)
+    uint64_t ring_full_blocks = 0;
+    uint64_t eagain = 0;
+    uint64_t submit_errors = 0;
+    uint64_t getevents_fallbacks = 0;
+  };
+
+  LinuxAio(const Config& cfg, io_context_t io, int efd);
+  // Queues req; sends unless plugged.  False when req already completed
+  // (the caller then does not suspend).
+  bool enqueue(Request* req, std::coroutine_handle<> h);
+  // Sends queued requests while there is room.
+  void submit_queued();
+  // Copies up to `max` completions out of the ring (or io_getevents).
+  int fetch(struct io_event* out, int max);
+  // Reaps everything available; (b)/(c) resume directly.
+  int reap_top(Source src);
+  // Reaps inside a submission: completions go to the deferred list.
+  int reap_in_submit();
+  // A completion found inside a submission: finishes `req` without resuming
+  // a coroutine.
+  void complete_in_submit(Request* req, int64_t res);
+  // Removes and returns the first n queued requests (as a chain).
+  Request* pop_queue(int n);
+  void run_deferred();
+  // A coroutine that runs run_deferred() each time it is resumed from the
+  // loop's ready queue (ctx.defer: no syscall, and work it creates waits for
+  // the next iteration, so a device that completes inside io_submit cannot
+  // starve timers and fds).
+  Task<void> resumer();
+
+  Config cfg_;
+  io_context_t io_;
+  struct AioRing* ring_ = nullptr;  // nullptr: io_getevents fallback
+  int efd_;
+  AioContext* ctx_ = nullptr;
+  std::coroutine_handle<> resumer_;         // parked in resumer()
+  Task<void>::Handle resumer_frame_;        // owned; destroyed by detach()
+  uint64_t inline_iteration_ = UINT64_MAX;  // loop iteration of inline_left_
+  int inline_left_ = 0;
+  std::unique_ptr<BottomHalf> submit_bh_;
+
+  int plugged_ = 0;
+  int in_flight_ = 0;
+  int queued_ = 0;
+  Request* q_head_ = nullptr;
+  Request* q_tail_ = nullptr;
+  Request* deferred_head_ = nullptr;
+  Request* deferred_tail_ = nullptr;
+  bool submit_bh_pending_ = false;
+  bool resumer_scheduled_ = false;
+  Request* submitting_ = nullptr;  // the request whose await_suspend is running
+  std::vector<struct iocb*> iocbs_;
+  Counters c_;
+};
+
+}  // namespace blk

@@ -1,0 +1,289 @@
+// Data-path tests of the file driver through BlockBackend, run in every
+// engine configuration: native AIO with peek-after-submit on and off, with
+// io_getevents instead of the ring, with bottom-half submission, and the
+// aio=threads pool (buffered and O_DIRECT).
+#include <cstring>
+#include <vector>
+
+#include "tests/block/file/file_test_util.h"
+
+namespace blk::test {
+namespace {
+
+struct Mode {
+  const char* name;
+  const char* opts;
+  bool native;
+  bool direct;
+};
+
+const Mode kModes[] = {
+    {"native_peek", "aio=native,cache.direct=on,peek-after-submit=on", true, true},
+    {"native_nopeek", "aio=native,cache.direct=on,peek-after-submit=off", true, true},
+    {"native_getevents", "aio=native,cache.direct=on,aio-ring-peek=off", true, true},
+    {"native_bh", "aio=native,cache.direct=on,aio-submit=bh", true, true},
+    {"threads", "aio=threads", false, false},
+    {"threads_direct", "aio=threads,cache.direct=on", false, true},
+};
+
+class FileIoTest : public ::testing::TestWithParam<Mode> {
+ protected:
+  std::unique_ptr<BlockBackend> OpenFile(const TempFile& f, const std::string& extra = "") {
+    std::string spec = "driver=file,filename=" + f.path() + "," + GetParam().opts;
+    if (!extra.empty()) spec += "," + extra;
+    return Open(ctx_, spec);
+  }
+  AioContext ctx_;
+};
+
+TEST_P(FileIoTest, WriteReadRoundTrip) {
+  TempFile f(1 << 20);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->length(), 1u << 20);
+  AlignedBuffer w = Filled(65536, 3);
+  ASSERT_EQ(Write(*b, 8192, w.data(), w.size()), 0);
+  AlignedBuffer r(65536);
+  memset(r.data(), 0xee, r.size());
+  ASSERT_EQ(Read(*b, 8192, r.data(), r.size()), 0);
+  EXPECT_EQ(memcmp(w.data(), r.data(), w.size()), 0);
+  // Bytes around the write are untouched.
+  ASSERT_EQ(Read(*b, 4096, r.data(), 4096), 0);
+  for (int i = 0; i < 4096; i++) ASSERT_EQ(r.data()[i], TempFile::Pattern(4096 + i)) << i;
+  if (GetParam().native) {
+    EXPECT_GE(Counter(*b, "aio_requests_submitted"), 3u);
+    EXPECT_GE(Counter(*b, "aio_io_submit_calls"), 1u);
+    EXPECT_EQ(Counter(*b, "aio_in_flight"), 0u);
+  }
+}
+
+TEST_P(FileIoTest, VectoredRequests) {
+  TempFile f(1 << 20);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  AlignedBuffer a = Filled(4096, 1), c = Filled(8192, 2), d = Filled(4096, 3);
+  IoVec wv;
+  wv.add(a.data(), a.size());
+  wv.add(c.data(), c.size());
+  wv.add(d.data(), d.size());
+  ASSERT_EQ(RunSync(ctx_, b->write(65536, wv)).error(), 0);
+  // Read back with a different segmentation.
+  AlignedBuffer r1(12288), r2(4096);
+  IoVec rv;
+  rv.add(r2.data(), 4096);
+  rv.add(r1.data(), 12288);
+  ASSERT_EQ(RunSync(ctx_, b->read(65536, rv)).error(), 0);
+  EXPECT_EQ(memcmp(r2.data(), a.data(), 4096), 0);
+  EXPECT_EQ(memcmp(r1.data(), c.data(), 8192), 0);
+  EXPECT_EQ(memcmp(r1.data() + 8192, d.data(), 4096), 0);
+}
+
+TEST_P(FileIoTest, UnalignedRequestsThroughGenericLayer) {
+  TempFile f(1 << 20);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  std::vector<uint8_t> model(1 << 20);
+  for (size_t i = 0; i < model.size(); i++) model[i] = TempFile::Pattern(i);
+  // Odd offsets, lengths and (std::vector) buffer addresses.
+  const struct { uint64_t off; size_t len; } writes[] = {{1000, 100}, {4095, 2}, {12345, 9000}};
+  for (auto w : writes) {
+    std::vector<uint8_t> buf(w.len + 1);
+    for (size_t i = 0; i < w.len; i++) buf[i + 1] = uint8_t(w.off + i * 3);
+    ASSERT_EQ(Write(*b, w.off, buf.data() + 1, w.len), 0);
+    memcpy(&model[w.off], buf.data() + 1, w.len);
+  }
+  std::vector<uint8_t> r(30001);
+  ASSERT_EQ(Read(*b, 499, r.data() + 1, 30000), 0);
+  EXPECT_EQ(memcmp(r.data() + 1, &model[499], 30000), 0);
+  if (GetParam().direct) {
+    EXPECT_GT(b->root().stats().padded_requests, 0u);
+  }
+}
+
+TEST_P(FileIoTest, ReadAtEndOfUnalignedFileReadsZerosPastEof) {
+  const uint64_t size = 3 * 4096 + 1000;  // not a multiple of any O_DIRECT alignment
+  TempFile f(size);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  ASSERT_EQ(b->length(), size);
+  std::vector<uint8_t> r(3000, 0xee);
+  ASSERT_EQ(Read(*b, size - 3000, r.data(), 3000), 0);
+  for (int i = 0; i < 3000; i++) ASSERT_EQ(r[i], TempFile::Pattern(size - 3000 + i)) << i;
+  // Past the end is refused by the generic layer.
+  EXPECT_EQ(Read(*b, size - 10, r.data(), 20), -EIO);
+  if (GetParam().direct) {
+    // The driver saw the aligned read [12288, 16384) and a short result.
+    EXPECT_GE(Counter(*b, "file_eof_zero_fills"), 1u);
+  }
+}
+
+TEST_P(FileIoTest, DiscardThenReadGivesZeros) {
+  TempFile f(1 << 20);
+  auto b = OpenFile(f, "discard=unmap");
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->root().caps().discard);
+  ASSERT_EQ(RunSync(ctx_, b->discard(65536, 131072)).error(), 0);
+  AlignedBuffer r(131072 + 8192);
+  ASSERT_EQ(Read(*b, 65536 - 4096, r.data(), r.size()), 0);
+  for (int i = 0; i < 4096; i++) ASSERT_EQ(r.data()[i], TempFile::Pattern(65536 - 4096 + i));
+  for (int i = 4096; i < 4096 + 131072; i++) ASSERT_EQ(r.data()[i], 0) << i;
+  for (int i = 4096 + 131072; i < int(r.size()); i++) {
+    ASSERT_EQ(r.data()[i], TempFile::Pattern(65536 - 4096 + i));
+  }
+}
+
+TEST_P(FileIoTest, DiscardIgnoredByDefault) {
+  TempFile f(1 << 20);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  EXPECT_FALSE(b->root().caps().discard);
+  ASSERT_EQ(RunSync(ctx_, b->discard(0, 65536)).error(), 0);
+  AlignedBuffer r(4096);
+  ASSERT_EQ(Read(*b, 0, r.data(), 4096), 0);
+  EXPECT_EQ(r.data()[100], TempFile::Pattern(100));
+}
+
+TEST_P(FileIoTest, WriteZeroes) {
+  TempFile f(1 << 20);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  // Aligned middle goes to fallocate; the unaligned edges are written.
+  ASSERT_EQ(RunSync(ctx_, b->write_zeroes(10000, 200000)).error(), 0);
+  std::vector<uint8_t> r(220000);
+  ASSERT_EQ(Read(*b, 0, r.data(), r.size()), 0);
+  for (size_t i = 0; i < r.size(); i++) {
+    uint8_t want = (i >= 10000 && i < 210000) ? 0 : TempFile::Pattern(i);
+    ASSERT_EQ(r[i], want) << i;
+  }
+  EXPECT_GE(Counter(*b, "file_pool_jobs"), 1u);
+}
+
+TEST_P(FileIoTest, Flush) {
+  TempFile f(1 << 20);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  AlignedBuffer w = Filled(4096, 9);
+  ASSERT_EQ(Write(*b, 0, w.data(), 4096), 0);
+  ASSERT_EQ(RunSync(ctx_, b->flush()).error(), 0);
+  ASSERT_EQ(RunSync(ctx_, b->flush()).error(), 0);
+  const uint64_t via_aio = Counter(*b, "file_flush_fdsync_aio");
+  const uint64_t via_pool = Counter(*b, "file_flush_fdatasync_pool");
+  EXPECT_EQ(via_aio + via_pool, 2u);
+  if (!GetParam().native) {
+    EXPECT_EQ(via_pool, 2u);
+  }
+}
+
+// Many requests at once: more than the ring holds, all sent under one plug.
+Task<void> ManyRequests(BlockBackend& b, int n, int* failures, std::vector<AlignedBuffer>* bufs,
+                        bool write) {
+  WaitGroup wg(b.ctx());
+  auto one = [](BlockBackend& b, int i, AlignedBuffer* buf, bool write, int* failures,
+                WaitGroup* wg) -> Task<void> {
+    IoVec iov(buf->data(), buf->size());
+    Status s = write ? co_await b.write(uint64_t(i) * 4096, iov)
+                     : co_await b.read(uint64_t(i) * 4096, iov);
+    if (!s.ok()) (*failures)++;
+    wg->done();
+  };
+  b.plug();
+  for (int i = 0; i < n; i++) {
+    wg.add();
+    SpawnNow(one(b, i, &(*bufs)[i], write, failures, &wg));
+  }
+  b.unplug();
+  co_await wg.wait();
+}
+
+TEST_P(FileIoTest, MoreRequestsThanTheRingHolds) {
+  const int n = 300;
+  TempFile f(uint64_t(n) * 4096);
+  auto b = OpenFile(f, GetParam().native ? "aio-ring-size=8,aio-max-batch=4" : "");
+  ASSERT_TRUE(b);
+  std::vector<AlignedBuffer> bufs;
+  for (int i = 0; i < n; i++) bufs.push_back(Filled(4096, uint8_t(i)));
+  int failures = 0;
+  RunSync(ctx_, ManyRequests(*b, n, &failures, &bufs, true));
+  ASSERT_EQ(failures, 0);
+  std::vector<AlignedBuffer> rbufs;
+  for (int i = 0; i < n; i++) rbufs.emplace_back(4096);
+  RunSync(ctx_, ManyRequests(*b, n, &failures, &rbufs, false));
+  ASSERT_EQ(failures, 0);
+  for (int i = 0; i < n; i++) ASSERT_EQ(memcmp(bufs[i].data(), rbufs[i].data(), 4096), 0) << i;
+  if (GetParam().native) {
+    EXPECT_GT(Counter(*b, "aio_ring_full_blocks"), 0u);
+    EXPECT_EQ(Counter(*b, "aio_requests_submitted"), uint64_t(2 * n));
+    // Never more than max-batch per io_submit.
+    EXPECT_EQ(Counter(*b, "aio_requests_per_submit_8-15"), 0u);
+    EXPECT_GT(Counter(*b, "aio_requests_per_submit_4-7"), 0u);
+    EXPECT_EQ(Counter(*b, "aio_in_flight"), 0u);
+  }
+}
+
+TEST_P(FileIoTest, PeekAfterSubmitCountersFollowTheOption) {
+  if (!GetParam().native) GTEST_SKIP() << "native AIO counters only";
+  TempFile f(1 << 20);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  AlignedBuffer r(4096);
+  for (int i = 0; i < 20; i++) ASSERT_EQ(Read(*b, uint64_t(i) * 4096, r.data(), 4096), 0);
+  const std::string opts = GetParam().opts;
+  const uint64_t after_submit = Counter(*b, "aio_reaps_after_submit");
+  if (opts.find("peek-after-submit=off") != std::string::npos) {
+    EXPECT_EQ(after_submit, 0u);
+  } else {
+    EXPECT_GE(after_submit, 20u);
+  }
+  const bool ring = opts.find("aio-ring-peek=off") == std::string::npos;
+  EXPECT_EQ(Counter(*b, "aio_ring_peek"), ring ? 1u : 0u);
+  if (!ring) {
+    EXPECT_GT(Counter(*b, "aio_getevents_fallbacks"), 0u);
+  }
+  EXPECT_EQ(Counter(*b, "aio_resumed_inline") + Counter(*b, "aio_resumed_deferred") +
+                Counter(*b, "aio_resumed_direct"),
+            20u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, FileIoTest, ::testing::ValuesIn(kModes),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// -EAGAIN from io_submit: allow far more requests in flight than the kernel
+// context has slots, and do not reap between submissions.
+TEST(FileAioTest, EagainKeepsRequestsQueued) {
+  AioContext ctx;
+  const int n = 600;
+  TempFile f(uint64_t(n) * 4096);
+  auto b = Open(ctx, "driver=file,filename=" + f.path() +
+                         ",aio=native,cache.direct=on,aio-ring-size=1,aio-max-inflight=100000,"
+                         "peek-after-submit=off,aio-max-batch=64");
+  ASSERT_TRUE(b);
+  std::vector<AlignedBuffer> bufs;
+  for (int i = 0; i < n; i++) bufs.push_back(Filled(4096, uint8_t(i * 5)));
+  int failures = 0;
+  RunSync(ctx, ManyRequests(*b, n, &failures, &bufs, true));
+  ASSERT_EQ(failures, 0);
+  EXPECT_GT(Counter(*b, "aio_eagain"), 0u);
+  EXPECT_EQ(Counter(*b, "aio_requests_submitted"), uint64_t(n));
+  AlignedBuffer r(4096);
+  for (int i = 0; i < n; i += 37) {
+    ASSERT_EQ(Read(*b, uint64_t(i) * 4096, r.data(), 4096), 0);
+    ASSERT_EQ(memcmp(r.data(), bufs[i].data(), 4096), 0) << i;
+  }
+}
+
+// The loop's busy polling reaps completions from the ring.
+TEST(FileAioTest, PollHandlerReapsWhenPolling) {
+  AioContext ctx;
+  ctx.set_poll_params({.max_ns = 2000000, .grow = 0, .shrink = 0});
+  TempFile f(1 << 20);
+  auto b = Open(ctx, "driver=file,filename=" + f.path() +
+                         ",aio=native,cache.direct=on,peek-after-submit=off");
+  ASSERT_TRUE(b);
+  AlignedBuffer r(4096);
+  for (int i = 0; i < 200; i++) ASSERT_EQ(Read(*b, uint64_t(i % 256) * 4096, r.data(), 4096), 0);
+  EXPECT_GT(Counter(*b, "aio_reaped_poll"), 0u);
+  EXPECT_EQ(Counter(*b, "aio_reaped_poll") + Counter(*b, "aio_reaped_eventfd"), 200u);
+}
+
+}  // namespace
+}  // namespace blk::test

@@ -1,0 +1,139 @@
+#!/bin/bash
+# file_compare.sh: the file driver (tools/bench/file_bench) against
+#   fio --ioengine=libaio --direct=1                (with and without --userspace_reap=1)
+#   qemu-img bench -t none -i native                (QEMU's linux-aio; sequential offsets)
+# on the same devices in the same run: /dev/zram0, a loop device over a
+# /dev/shm file, and a file on the root disk.  Runs alternate tool by tool;
+# each number is the median of ROUNDS runs.  4k random reads and writes at
+# queue depths QDS, SECS seconds per run (qemu-img bench takes a request
+# count: SECS times the fio IOPS of the same round).  CPU per I/O is
+# getrusage of the tool's process (children), user and system.
+#
+# Needs root (zram disksize, losetup).  Leaves zram0 and the loop device as
+# it found them.
+#
+# Usage: tools/bench/file_compare.sh            (env: SECS=3 ROUNDS=3
+#        QDS="1 32 128" RWS="randread randwrite" TARGETS="zram loop disk"
+#        BENCH=path/to/file_bench DISKDIR=/var/tmp)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SECS=${SECS:-3}
+ROUNDS=${ROUNDS:-3}
+QDS=${QDS:-"1 32 128"}
+RWS=${RWS:-"randread randwrite"}
+TARGETS=${TARGETS:-"zram loop disk"}
+DISKDIR=${DISKDIR:-/var/tmp}
+BENCH=${BENCH:-}
+if [ -z "$BENCH" ]; then
+  bazel build //tools/bench/file_bench:file_bench >&2
+  BENCH=$(bazel info bazel-bin 2>/dev/null)/tools/bench/file_bench/file_bench
+fi
+for t in fio qemu-img losetup python3; do
+  command -v $t >/dev/null || { echo "file_compare: $t not found" >&2; exit 1; }
+done
+
+ZRAM_SET=0 LOOPDEV="" SHMFILE="" DISKFILE=""
+cleanup() {
+  [ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" || true
+  [ -n "$SHMFILE" ] && rm -f "$SHMFILE" || true
+  [ -n "$DISKFILE" ] && rm -f "$DISKFILE" || true
+  [ "$ZRAM_SET" = 1 ] && echo 1 > /sys/block/zram0/reset || true
+}
+trap cleanup EXIT
+
+declare -A DEV
+for t in $TARGETS; do
+  case $t in
+    zram)
+      if [ ! -e /dev/zram0 ]; then modprobe zram 2>/dev/null || true; fi
+      if [ ! -e /dev/zram0 ]; then echo "file_compare: no /dev/zram0 (zram not in this kernel): skipped" >&2; continue; fi
+      if [ "$(cat /sys/block/zram0/disksize)" = 0 ]; then
+        echo 1G > /sys/block/zram0/disksize; ZRAM_SET=1
+      fi
+      DEV[zram]=/dev/zram0 ;;
+    loop)
+      SHMFILE=$(mktemp /dev/shm/file_compare.XXXXXX)
+      truncate -s 1G "$SHMFILE"
+      LOOPDEV=$(losetup -f --show "$SHMFILE")
+      dd if=/dev/zero of="$LOOPDEV" bs=1M count=1024 oflag=direct status=none
+      DEV[loop]=$LOOPDEV ;;
+    disk)
+      DISKFILE=$(mktemp "$DISKDIR/file_compare.XXXXXX")
+      dd if=/dev/zero of="$DISKFILE" bs=1M count=1024 oflag=direct status=none
+      DEV[disk]=$DISKFILE ;;
+  esac
+done
+
+python3 - "$BENCH" "$SECS" "$ROUNDS" "$QDS" "$RWS" "$(for k in "${!DEV[@]}"; do echo -n "$k=${DEV[$k]} "; done)" <<'PY'
+import json, os, resource, statistics, subprocess, sys, time
+bench, secs, rounds, qds, rws, devs = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), \
+    [int(q) for q in sys.argv[4].split()], sys.argv[5].split(), dict(x.split('=', 1) for x in sys.argv[6].split())
+
+def run(cmd):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    wall = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, wall, r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime
+
+def file_bench(dev, rw, qd, peek):
+    spec = f"driver=file,filename={dev},aio=native,cache.direct=on,peek-after-submit={peek}"
+    out, wall, u, s = run([bench, f"--spec={spec}", f"--seconds={secs}", f"--qd={qd}", f"--rw={rw}", "--json"])
+    r = json.loads(out)["runs"][0]
+    return dict(iops=r["iops"], usr=r["usr_ns_per_io"], sys=r["sys_ns_per_io"], counters=r["counters"])
+
+def fio(dev, rw, qd, ureap):
+    cmd = ["fio", "--name=f", f"--filename={dev}", "--ioengine=libaio", "--direct=1", f"--rw={rw}",
+           "--bs=4k", f"--iodepth={qd}", "--size=1G", f"--runtime={secs}", "--time_based",
+           "--output-format=json", "--norandommap", "--randrepeat=0"]
+    if ureap: cmd.append("--userspace_reap=1")
+    out, wall, u, s = run(cmd)
+    j = json.loads(out)["jobs"][0]
+    d = j["read" if rw == "randread" else "write"]
+    ios = d["total_ios"]
+    rt = j["job_runtime"] / 1000.0
+    return dict(iops=ios / rt, usr=j["usr_cpu"] / 100 * rt * 1e9 / ios, sys=j["sys_cpu"] / 100 * rt * 1e9 / ios)
+
+def qemu_img(dev, rw, qd, count):
+    cmd = ["qemu-img", "bench", "-f", "raw", "-t", "none", "-i", "native", "-d", str(qd),
+           "-c", str(count), "-s", "4096", "-S", "4096"]
+    if rw == "randwrite": cmd.append("-w")
+    cmd.append(dev)
+    out, wall, u, s = run(cmd)
+    secs_ = float(out.split("Run completed in")[1].split()[0])
+    return dict(iops=count / secs_, usr=u * 1e9 / count, sys=s * 1e9 / count)
+
+tools = ["file_bench peek=on", "file_bench peek=off", "fio libaio", "fio libaio userspace_reap", "qemu-img bench native"]
+results = {}
+for name, dev in sorted(devs.items()):
+    for rw in rws:
+        for qd in qds:
+            for rnd in range(rounds):
+                fio_iops = None
+                for tool in (tools if rnd % 2 == 0 else list(reversed(tools))):
+                    if tool.startswith("file_bench"):
+                        r = file_bench(dev, rw, qd, "on" if "on" in tool else "off")
+                    elif tool.startswith("fio"):
+                        r = fio(dev, rw, qd, "userspace" in tool)
+                        fio_iops = r["iops"]
+                    else:
+                        count = int(max(1000, (fio_iops or 20000) * secs))
+                        count = min(count, (1 << 30) // 4096 * 4)  # qemu-img wraps at image end
+                        r = qemu_img(dev, rw, qd, count)
+                    results.setdefault((name, rw, qd, tool), []).append(r)
+                    print(f"# {name} {rw} qd={qd} round={rnd} {tool}: {r['iops']:.0f} IOPS", file=sys.stderr, flush=True)
+
+print(f"| target | rw | qd | tool | IOPS (median of {rounds}) | usr ns/IO | sys ns/IO |")
+print("|---|---|---|---|---:|---:|---:|")
+for (name, rw, qd, tool), rs in results.items():
+    med = lambda k: statistics.median(x[k] for x in rs)
+    print(f"| {name} | {rw} | {qd} | {tool} | {med('iops'):.0f} | {med('usr'):.0f} | {med('sys'):.0f} |")
+print()
+print("Completion reaping, file_bench (last round): reaps per source and completions-per-reap buckets")
+for (name, rw, qd, tool), rs in results.items():
+    if not tool.startswith("file_bench"): continue
+    c = rs[-1]["counters"]
+    keys = [k for k in sorted(c) if k.startswith("aio_reap") or k in ("aio_io_submit_calls", "aio_requests_submitted", "aio_empty_peeks", "aio_resumed_inline", "aio_resumed_deferred", "aio_resumed_direct")]
+    print(f"- {name} {rw} qd={qd} {tool}: " + ", ".join(f"{k[4:]}={c[k]}" for k in keys))
+PY
