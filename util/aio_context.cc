@@ -454,7 +454,10 @@ bool AioContext::run_once(bool blocking) {
   // seen through remote_pending_), but not forever.
   // Likewise when coroutines are ready to run: the ready queue needs no
   // syscall to be seen.
-  bool skip_wait = (polled || !ready_.empty()) && ++spins_since_wait_ < kMaxSpinsWithoutWait;
+  // Only in blocking mode: a host loop calling dispatch() must see our fds
+  // drained, or fd() stays readable and wakes it for nothing.
+  bool skip_wait = blocking && (polled || !ready_.empty()) &&
+                   ++spins_since_wait_ < kMaxSpinsWithoutWait;
   if (!skip_wait) {
     spins_since_wait_ = 0;
     int n = wait_events(timeout);
