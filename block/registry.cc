@@ -4,6 +4,7 @@
 #include "block/error_inject/error_inject.h"
 #include "block/null/null.h"
 #include "block/rbd/rbd.h"
+#include "block/throttle/throttle.h"
 
 namespace blk {
 
@@ -12,6 +13,7 @@ const std::vector<DriverInfo>& Drivers() {
   static const std::vector<DriverInfo> table = {
       NullDriverInfo(),
       ErrorInjectDriverInfo(),
+      ThrottleDriverInfo(),
       FileDriverInfo(),
       RbdDriverInfo(),
   };

@@ -1,6 +1,7 @@
 #include "util/iothread.h"
 
 #include <pthread.h>
+#include <sys/prctl.h>
 
 namespace blk {
 
@@ -14,6 +15,10 @@ IOThread::~IOThread() { stop(); }
 
 void IOThread::main() {
   pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
+  // The kernel may delay timer expiry by the thread's timer slack (50 us by
+  // default); a loop thread's timers (device latency, throttling, rate
+  // limits) want microsecond precision.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   ctx_ = std::make_unique<AioContext>();
   ready_.set_value();
   ctx_->run();

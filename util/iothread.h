@@ -1,7 +1,8 @@
 // IOThread: a thread that owns and runs one AioContext.
 //
 // The context is created on the new thread (so that thread is its loop
-// thread) and runs until the IOThread is destroyed or stop() is called.
+// thread) and runs until the IOThread is destroyed or stop() is called.  The
+// thread's timer slack is set to 1 us so loop timers fire on time.
 // Other threads hand it work only by posting: ctx().post(), Spawn(ctx(), t),
 // or `co_await thread.ctx().schedule()` to move a coroutine onto it.
 //

@@ -1,0 +1,155 @@
+#include "block/throttle/throttle.h"
+
+#include <algorithm>
+
+#include "util/clock.h"
+
+namespace blk {
+namespace {
+
+// Time a pacer may fall behind and then catch up: requests that arrive late
+// (a timer that fired late, a gap in submissions) reuse up to this much
+// unused time, so the average rate still reaches the limit.
+constexpr int64_t kCatchUpNs = 10000000;
+
+// A pacing bucket: a limit of `rate` units per second, enforced by
+// reserving each request's share of time after the previous reservation.
+class Pacer {
+ public:
+  explicit Pacer(uint64_t rate) : rate_(rate) {}
+  bool active() const { return rate_ != 0; }
+  // Reserves `units` and returns the time at which the request may start.
+  int64_t reserve(int64_t now, uint64_t units) {
+    if (!rate_) return now;
+    if (next_ == 0) next_ = now;  // no credit before the first request
+    int64_t base = std::max(next_, now - kCatchUpNs);
+    next_ = base + int64_t((units * 1000000000ull) / rate_);
+    return std::max(base, now);
+  }
+
+ private:
+  uint64_t rate_;
+  int64_t next_ = 0;
+};
+
+struct Limits {
+  uint64_t iops_total, iops_read, iops_write, bps_total, bps_read, bps_write;
+};
+
+class ThrottleDriver final : public BlockDriver {
+ public:
+  ThrottleDriver(std::unique_ptr<BlockNode> child, const Limits& l)
+      : child_(std::move(child)),
+        iops_total_(l.iops_total), iops_read_(l.iops_read), iops_write_(l.iops_write),
+        bps_total_(l.bps_total), bps_read_(l.bps_read), bps_write_(l.bps_write) {}
+
+  std::string_view name() const override { return "throttle"; }
+  uint64_t length() const override { return child_->length(); }
+  BlockLimits limits() const override { return {}; }
+  Capabilities caps() const override {
+    Capabilities c;
+    c.fua = true;
+    c.write_zeroes = true;
+    c.discard = true;
+    return c;
+  }
+  void attach_aio_context(AioContext& ctx) override {
+    ctx_ = &ctx;
+    child_->attach_aio_context(ctx);
+  }
+  void detach_aio_context() override {
+    child_->detach_aio_context();
+    ctx_ = nullptr;
+  }
+  void plug() override { child_->plug(); }
+  void unplug() override { child_->unplug(); }
+  void counters(std::vector<DriverCounter>* out) const override {
+    out->push_back({"throttle.throttled", throttled_});
+    out->push_back({"throttle.wait_ns", wait_ns_});
+    std::vector<DriverCounter> sub;
+    child_->driver().counters(&sub);
+    for (auto& c : sub) out->push_back({"file." + c.name, c.value});
+  }
+
+  Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                         uint32_t flags) override {
+    co_await wait(false, bytes);
+    co_return co_await child_->co_preadv(offset, qiov, flags);
+  }
+  Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
+                          uint32_t flags) override {
+    co_await wait(true, bytes);
+    co_return co_await child_->co_pwritev(offset, qiov, flags);
+  }
+  Task<Status> co_flush() override { co_return co_await child_->co_flush(); }
+  Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override {
+    co_await wait(true, 0);
+    co_return co_await child_->co_pdiscard(offset, bytes);
+  }
+  Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override {
+    co_await wait(true, 0);
+    co_return co_await child_->co_pwrite_zeroes(offset, bytes, flags);
+  }
+
+ private:
+  // Reserves the request's share of every applicable limit and sleeps until
+  // the latest of them.
+  Task<void> wait(bool write, uint64_t bytes) {
+    int64_t now = NowNs();
+    int64_t start = now;
+    start = std::max(start, iops_total_.reserve(now, 1));
+    start = std::max(start, bps_total_.reserve(now, bytes));
+    Pacer& iops = write ? iops_write_ : iops_read_;
+    Pacer& bps = write ? bps_write_ : bps_read_;
+    start = std::max(start, iops.reserve(now, 1));
+    start = std::max(start, bps.reserve(now, bytes));
+    if (start > now) {
+      throttled_++;
+      wait_ns_ += uint64_t(start - now);
+      co_await SleepUntil(*ctx_, start);
+    }
+  }
+
+  std::unique_ptr<BlockNode> child_;
+  AioContext* ctx_ = nullptr;
+  Pacer iops_total_, iops_read_, iops_write_, bps_total_, bps_read_, bps_write_;
+  uint64_t throttled_ = 0;
+  uint64_t wait_ns_ = 0;
+};
+
+const std::vector<OptionSpec>& Schema() {
+  using T = OptionSpec::Type;
+  auto opt = [](const char* name, T type, const char* help) {
+    return OptionSpec{name, type, "0", true, false, {}, 0, INT64_MAX, help};
+  };
+  static const std::vector<OptionSpec> schema = {
+      opt("iops-total", T::kInt, "requests per second, reads and writes together"),
+      opt("iops-read", T::kInt, "reads per second"),
+      opt("iops-write", T::kInt, "writes (and discards, write-zeroes) per second"),
+      opt("bps-total", T::kSize, "bytes per second, reads and writes together"),
+      opt("bps-read", T::kSize, "bytes read per second"),
+      opt("bps-write", T::kSize, "bytes written per second"),
+  };
+  return schema;
+}
+
+Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
+  auto it = args.children.find("file");
+  if (it == args.children.end()) {
+    return MakeError(-EINVAL, "driver 'throttle': missing child 'file' (e.g. file.driver=null)");
+  }
+  Limits l{uint64_t(args.opts.integer("iops-total")), uint64_t(args.opts.integer("iops-read")),
+           uint64_t(args.opts.integer("iops-write")), args.opts.size("bps-total"),
+           args.opts.size("bps-read"), args.opts.size("bps-write")};
+  return std::unique_ptr<BlockDriver>(std::make_unique<ThrottleDriver>(std::move(it->second), l));
+}
+
+}  // namespace
+
+const DriverInfo& ThrottleDriverInfo() {
+  static const DriverInfo info{"throttle", "paces requests of its child to IOPS/bandwidth limits",
+                               &Schema, {"file"}, &Open};
+  return info;
+}
+
+}  // namespace blk
