@@ -112,6 +112,10 @@ class RbdDriver final : public BlockDriver {
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t) override {
     ssize_t r = co_await Submit([&](rbd_completion_t c) {
+      if (qiov.count() == 1) {
+        const iovec& v = qiov.data()[0];
+        return rbd_aio_read(h_.image, offset, v.iov_len, static_cast<char*>(v.iov_base), c);
+      }
       return rbd_aio_readv(h_.image, qiov.data(), qiov.count(), offset, c);
     });
     if (r < 0) co_return Status(static_cast<int>(r));
@@ -121,6 +125,11 @@ class RbdDriver final : public BlockDriver {
   }
   Task<Status> co_pwritev(uint64_t offset, uint64_t, const IoVec& qiov, uint32_t) override {
     ssize_t r = co_await Submit([&](rbd_completion_t c) {
+      if (qiov.count() == 1) {
+        const iovec& v = qiov.data()[0];
+        return static_cast<int>(rbd_aio_write(h_.image, offset, v.iov_len,
+                                              static_cast<const char*>(v.iov_base), c));
+      }
       return rbd_aio_writev(h_.image, qiov.data(), qiov.count(), offset, c);
     });
     co_return ToStatus(r);

@@ -3,7 +3,9 @@
 // default) and read / write (sequential), `qd` coroutines each keeping one
 // request in flight for the given time.  Prints one line per run:
 //   rbd_bench rw=randread bs=4096 qd=32 completion=eventfd: IOPS 12345 MiB/s 48.2
-//     usr 0.52 sys 0.30 (CPU s per s)
+//     usr 0.52 sys 0.30 cpu_us_per_io 26.6
+// (usr/sys: CPU s per s of the whole process, all librbd threads included,
+// over the run only; cpu_us_per_io: their sum per I/O).
 // Compare with `fio --ioengine=rbd` and `rbd bench` (tools/bench/rbd_compare.sh).
 //
 // Usage: rbd_bench --spec=SPEC [--rw=randread|randwrite|read|write] [--bs=4k]
@@ -149,9 +151,13 @@ int Main(int argc, char** argv) {
   }
   double usr = (CpuSeconds(r1.ru_utime) - CpuSeconds(r0.ru_utime)) / secs;
   double sys = (CpuSeconds(r1.ru_stime) - CpuSeconds(r0.ru_stime)) / secs;
-  std::printf("rbd_bench rw=%s bs=%llu qd=%d completion=%s: IOPS %.0f MiB/s %.1f usr %.2f sys %.2f\n",
-              a.rw.c_str(), (unsigned long long)a.bs, a.qd, mode.c_str(), sh.ios / secs,
-              sh.ios * double(a.bs) / secs / (1 << 20), usr, sys);
+  // Whole process (all librbd threads), measured over the run only.
+  double cpu_us = sh.ios ? (usr + sys) * secs / double(sh.ios) * 1e6 : 0;
+  std::printf(
+      "rbd_bench rw=%s bs=%llu qd=%d completion=%s: IOPS %.0f MiB/s %.1f usr %.2f sys %.2f "
+      "cpu_us_per_io %.1f\n",
+      a.rw.c_str(), (unsigned long long)a.bs, a.qd, mode.c_str(), sh.ios / secs,
+      sh.ios * double(a.bs) / secs / (1 << 20), usr, sys, cpu_us);
   std::vector<DriverCounter> cs;
   blk.root().driver().counters(&cs);
   std::string line;
