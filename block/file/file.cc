@@ -285,6 +285,9 @@ const std::vector<OptionSpec>& Schema() {
        "read completions from the ring in user space (off: io_getevents)"},
       {"aio-submit", T::kEnum, "immediate", true, false, {"immediate", "bh"}, INT64_MIN,
        INT64_MAX, "unplugged requests: io_submit at once, or at the end of the loop iteration"},
+      {"aio-poll", T::kEnum, "auto", true, false, {"auto", "on", "off"}, INT64_MIN, INT64_MAX,
+       "busy-poll the completion ring from the loop: auto withdraws polling while it does not "
+       "find completions (e.g. a loop device, whose kernel worker needs the CPU we spin on)"},
       {"thread-pool-size", T::kInt, "16", true, false, {}, 1, 256,
        "worker threads (aio=threads I/O; flush/discard/zeroes fallbacks)"},
   };
@@ -304,6 +307,9 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   cfg.aio.max_inflight = int(o.integer("aio-max-inflight"));
   cfg.aio.peek_after_submit = o.flag("peek-after-submit");
   cfg.aio.use_ring = o.flag("aio-ring-peek");
+  cfg.aio.poll_mode = o.choice("aio-poll") == "on"    ? LinuxAio::PollMode::kOn
+                      : o.choice("aio-poll") == "off" ? LinuxAio::PollMode::kOff
+                                                      : LinuxAio::PollMode::kAuto;
   cfg.aio.submit_mode = o.choice("aio-submit") == "bh" ? LinuxAio::SubmitMode::kBottomHalf
                                                          : LinuxAio::SubmitMode::kImmediate;
   const std::string where = "driver 'file': '" + cfg.path + "': ";

@@ -89,12 +89,17 @@ void LinuxAio::attach(AioContext& ctx) {
     (void)r;  // EAGAIN: a poll already consumed the count's events
     reap_top(kEventfd);
   });
-  ctx.add_poll_handler(this);
+  win_poll_ = win_wait_ = 0;
+  if (cfg_.poll_mode != PollMode::kOff) {
+    ctx.add_poll_handler(this);
+    poll_registered_ = true;
+  }
 }
 
 void LinuxAio::detach() {
   if (!ctx_) return;
-  ctx_->remove_poll_handler(this);
+  if (poll_registered_) ctx_->remove_poll_handler(this);
+  poll_registered_ = false;
   ctx_->remove_fd_handler(efd_);
   // Never scheduled here: with nothing in flight the deferred list is empty.
   resumer_frame_.destroy();
@@ -126,7 +131,10 @@ bool LinuxAio::enqueue(Request* req, std::coroutine_handle<> h) {
     }
   }
   Request* outer = submitting_;
-  submitting_ = req;
+  // Plugged (the queue reached max_batch): the others resumed with this one
+  // are suspended waiting for the same batch, so this one waits with them
+  // rather than running ahead and issuing a lone request at unplug.
+  submitting_ = plugged_ ? nullptr : req;
   submit_queued();
   submitting_ = outer;
   if (req->done) {
@@ -140,8 +148,10 @@ bool LinuxAio::enqueue(Request* req, std::coroutine_handle<> h) {
       c_.resumed_inline++;
       return false;  // completed already: do not suspend
     }
-    c_.resumed_deferred++;
-    ctx_->defer(h);  // let the loop run timers and fds first
+    // Through the resumer, not straight onto the ready queue: it resumes
+    // inside a plug, so the request this coroutine issues next joins the
+    // others' in one io_submit (and the loop runs timers and fds first).
+    defer_request(req);
   }
   return true;
 }
@@ -243,8 +253,31 @@ int LinuxAio::reap_top(Source src) {
   c_.reaped[src] += total;
   c_.per_reap[src].add(total);
   if (total == 0) c_.empty_peeks++;
+  if (total > 0 && cfg_.poll_mode == PollMode::kAuto) note_wakeup(src);
   unplug();
   return total;
+}
+
+void LinuxAio::note_wakeup(Source src) {
+  if (src == kPoll) win_poll_++; else win_wait_++;
+  if (src != kEventfd || win_poll_ + win_wait_ < kPollWindow) return;
+  const bool paid = win_poll_ * 4 >= win_poll_ + win_wait_;
+  win_poll_ = win_wait_ = 0;
+  if (poll_registered_) {
+    if (paid) {
+      retry_windows_ = kPollRetryWindows;
+      return;
+    }
+    ctx_->remove_poll_handler(this);
+    poll_registered_ = false;
+    c_.poll_withdrawals++;
+    retry_left_ = retry_windows_;
+    retry_windows_ = std::min(retry_windows_ * 2, kPollRetryMax);
+  } else if (--retry_left_ <= 0) {
+    ctx_->add_poll_handler(this);
+    poll_registered_ = true;
+    c_.poll_retries++;
+  }
 }
 
 int LinuxAio::reap_in_submit() {
@@ -274,6 +307,10 @@ void LinuxAio::complete_in_submit(Request* req, int64_t res) {
     return;
   }
   // Its coroutine may be the one running this submission: never resume here.
+  defer_request(req);
+}
+
+void LinuxAio::defer_request(Request* req) {
   req->next = nullptr;
   if (deferred_tail_) deferred_tail_->next = req; else deferred_head_ = req;
   deferred_tail_ = req;
@@ -302,14 +339,17 @@ void LinuxAio::run_deferred() {
   // next pass (complete_in_submit schedules it).
   Request* r = deferred_head_;
   deferred_head_ = deferred_tail_ = nullptr;
-  plugged_++;
+  // A lone coroutine is not plugged: its next request goes out at once and,
+  // on a device that completes inside io_submit, does not even suspend.
+  const bool plug = r && r->next;
+  if (plug) plugged_++;
   while (r) {
     Request* next = r->next;
     c_.resumed_deferred++;
     r->waiter.resume();  // may free r
     r = next;
   }
-  unplug();
+  if (plug) unplug();
 }
 
 bool LinuxAio::poll() {
@@ -345,6 +385,9 @@ void LinuxAio::counters(std::vector<DriverCounter>* out) const {
   add("aio_submit_errors", c_.submit_errors);
   add("aio_getevents_fallbacks", c_.getevents_fallbacks);
   add("aio_ring_peek", ring_ ? 1 : 0);
+  add("aio_poll_withdrawals", c_.poll_withdrawals);
+  add("aio_poll_retries", c_.poll_retries);
+  add("aio_polling", poll_registered_ ? 1 : 0);
   add("aio_in_flight", uint64_t(in_flight_));
 }
 

@@ -28,10 +28,17 @@
 // coroutines issue next go out in one io_submit.  (a) runs inside a
 // submission, possibly from a coroutine that is still running, so its
 // completions are never resumed there: the submitting coroutine's own
-// request just does not suspend (await_suspend returns false; at most
-// kInlinePerIteration times per loop iteration, then it goes through
-// ctx.defer), the others wait in a list that one helper coroutine, queued
-// with ctx.defer, resumes in the next ready-queue pass, inside a plug.
+// request just does not suspend (await_suspend returns false; only for an
+// unplugged submission and at most kInlinePerIteration times per loop
+// iteration), all the others wait in a list that one helper coroutine,
+// queued with ctx.defer, resumes in the next ready-queue pass, inside a plug
+// (unless it lists one request), so the requests they issue next leave in
+// one io_submit: a device that completes inside io_submit (zram) keeps full
+// batches.
+//
+// Polling.  The PollHandler is registered per Config::poll_mode; kAuto
+// withdraws it while the loop's polling does not find the completions (see
+// PollMode).
 //
 // One LinuxAio per file driver instance; it follows the driver from loop to
 // loop (attach/detach).  QEMU shares one context per loop among all drivers;
@@ -58,6 +65,17 @@ namespace blk {
 class LinuxAio final : public PollHandler {
  public:
   enum class SubmitMode { kImmediate, kBottomHalf };
+  // Busy polling of the ring by the loop (the PollHandler):
+  //   kAuto: registered, but withdrawn while it does not pay: when, over a
+  //     window of kPollWindow wake-ups with completions, the loop's polling
+  //     found fewer than a quarter and the eventfd (the loop slept) the rest.
+  //     That is a device whose completions come from a kernel worker that
+  //     needs this CPU (the loop device: spinning delays the very completion
+  //     it waits for) or slower than the poll window (a disk).  Polling is
+  //     tried again after kPollRetryWindows windows, doubling up to
+  //     kPollRetryMax windows while it keeps failing.
+  //   kOn: always registered.  kOff: never.
+  enum class PollMode { kAuto, kOn, kOff };
   struct Config {
     int ring_size = 128;      // io_setup nr_events
     int max_batch = 32;       // most iocbs per io_submit
@@ -65,6 +83,7 @@ class LinuxAio final : public PollHandler {
     bool peek_after_submit = true;
     bool use_ring = true;     // read completions from the ring in user space
     SubmitMode submit_mode = SubmitMode::kImmediate;
+    PollMode poll_mode = PollMode::kAuto;
   };
 
   // A request.  The caller prepares `iocb` (io_prep_*), then awaits
@@ -114,6 +133,8 @@ class LinuxAio final : public PollHandler {
 
   // PollHandler: reaps the ring without system calls.
   bool poll() override;
+  // True while registered as the loop's PollHandler.
+  bool polling() const { return poll_registered_; }
 
  private:
   enum Source { kAfterSubmit = 0, kEventfd = 1, kPoll = 2, kSources = 3 };
@@ -138,7 +159,12 @@ class LinuxAio final : public PollHandler {
     uint64_t eagain = 0;
     uint64_t submit_errors = 0;
     uint64_t getevents_fallbacks = 0;
+    uint64_t poll_withdrawals = 0;  // kAuto: poll handler removed
+    uint64_t poll_retries = 0;      // kAuto: poll handler registered again
   };
+  static constexpr int kPollWindow = 128;
+  static constexpr int kPollRetryWindows = 8;
+  static constexpr int kPollRetryMax = 256;
 
   LinuxAio(const Config& cfg, io_context_t io, int efd);
   // Queues req; sends unless plugged.  False when req already completed
@@ -155,6 +181,8 @@ class LinuxAio final : public PollHandler {
   // A completion found inside a submission: finishes `req` without resuming
   // a coroutine.
   void complete_in_submit(Request* req, int64_t res);
+  // Lists a finished request for the resumer (scheduling it if needed).
+  void defer_request(Request* req);
   // Removes and returns the first n queued requests (as a chain).
   Request* pop_queue(int n);
   void run_deferred();
@@ -163,6 +191,10 @@ class LinuxAio final : public PollHandler {
   // the next iteration, so a device that completes inside io_submit cannot
   // starve timers and fds).
   Task<void> resumer();
+  // kAuto: a wake-up that reaped completions, from the poll handler or the
+  // eventfd.  Only the eventfd handler (outside the loop's poll-handler
+  // iteration) registers or removes the poll handler.
+  void note_wakeup(Source src);
 
   Config cfg_;
   io_context_t io_;
@@ -185,6 +217,11 @@ class LinuxAio final : public PollHandler {
   bool submit_bh_pending_ = false;
   bool resumer_scheduled_ = false;
   Request* submitting_ = nullptr;  // the request whose await_suspend is running
+  bool poll_registered_ = false;
+  int win_poll_ = 0;           // kAuto window: wake-ups reaped by polling
+  int win_wait_ = 0;           //   ... by the eventfd
+  int retry_left_ = 0;         // windows until polling is tried again
+  int retry_windows_ = kPollRetryWindows;
   std::vector<struct iocb*> iocbs_;
   Counters c_;
 };

@@ -6,9 +6,13 @@
 // non-zero counters (io_submit calls, completions per reap, ...).
 //
 // Usage: file_bench --spec=SPEC [--seconds=S] [--qd=1,32,128]
-//                   [--rw=randread,randwrite] [--size=BYTES] [--json]
+//                   [--rw=randread,randwrite] [--size=BYTES] [--poll-max-ns=N]
+//                   [--json]
 //   e.g. --spec=driver=file,filename=/dev/zram0,aio=native,cache.direct=on
-// --size limits the region used (default: the whole device).
+// --size limits the region used (default: the whole device).  --poll-max-ns
+// sets the loop's adaptive busy-poll ceiling (0: no polling; default 32768).
+// The loop_* counters are the loop's: epoll_wait calls, polling phases and
+// their successes, window grows/shrinks and the window at the end.
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -86,6 +90,7 @@ int Main(int argc, char** argv) {
   std::string spec;
   uint64_t size = 0;
   bool json = false;
+  int64_t poll_max_ns = -1;  // -1: the loop's default
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a.rfind("--seconds=", 0) == 0) {
@@ -110,12 +115,14 @@ int Main(int argc, char** argv) {
         return 2;
       }
       size = s.value();
+    } else if (a.rfind("--poll-max-ns=", 0) == 0) {
+      poll_max_ns = std::atoll(a.c_str() + 14);
     } else if (a == "--json") {
       json = true;
     } else {
       std::fprintf(stderr,
                    "usage: file_bench --spec=SPEC [--seconds=S] [--qd=1,32,128] "
-                   "[--rw=randread,randwrite] [--size=BYTES] [--json]\n");
+                   "[--rw=randread,randwrite] [--size=BYTES] [--poll-max-ns=N] [--json]\n");
       return 2;
     }
   }
@@ -124,6 +131,11 @@ int Main(int argc, char** argv) {
     return 2;
   }
   AioContext ctx;
+  if (poll_max_ns >= 0) {
+    PollParams pp = ctx.poll_params();
+    pp.max_ns = poll_max_ns;
+    ctx.set_poll_params(pp);
+  }
   std::vector<Run> runs;
   for (const std::string& rw : rws) {
     if (rw != "randread" && rw != "randwrite") {
@@ -153,10 +165,12 @@ int Main(int argc, char** argv) {
       r.qd = qd;
       rusage ru0, ru1;
       getrusage(RUSAGE_SELF, &ru0);
+      const LoopStats ls0 = ctx.stats();
       int64_t t0 = NowNs();
       RunSync(ctx, RunDepth(ctx, b, rw == "randwrite", qd, seconds, blocks, &r.ios));
       int64_t t1 = NowNs();
       getrusage(RUSAGE_SELF, &ru1);
+      const LoopStats ls1 = ctx.stats();
       r.seconds = double(t1 - t0) / 1e9;
       r.usr_s = Seconds(ru1.ru_utime) - Seconds(ru0.ru_utime);
       r.sys_s = Seconds(ru1.ru_stime) - Seconds(ru0.ru_stime);
@@ -164,6 +178,15 @@ int Main(int argc, char** argv) {
       r.p50_ns = double(h.percentile(50));
       r.p99_ns = double(h.percentile(99));
       b.root().driver().counters(&r.counters);
+      // The loop's side: how often it slept in epoll_wait and how the
+      // adaptive busy-poll window behaved.
+      r.counters.push_back({"loop_iterations", ls1.iterations - ls0.iterations});
+      r.counters.push_back({"loop_epoll_waits", ls1.epoll_waits - ls0.epoll_waits});
+      r.counters.push_back({"loop_poll_phases", ls1.poll_phases - ls0.poll_phases});
+      r.counters.push_back({"loop_poll_successes", ls1.poll_successes - ls0.poll_successes});
+      r.counters.push_back({"loop_poll_ns_grows", ls1.poll_ns_grows - ls0.poll_ns_grows});
+      r.counters.push_back({"loop_poll_ns_shrinks", ls1.poll_ns_shrinks - ls0.poll_ns_shrinks});
+      r.counters.push_back({"loop_poll_ns_end", uint64_t(ctx.poll_ns())});
       runs.push_back(std::move(r));
     }
   }
