@@ -10,6 +10,9 @@ class NullDriver final : public BlockDriver {
 
   std::string_view name() const override { return "null"; }
   uint64_t length() const override { return size_; }
+  // Every request suspends until the loop completes it: in the next
+  // iteration (ready queue) or after latency-ns (a timer).  The wait is
+  // written out in each method, not a helper coroutine: one frame less.
   Capabilities caps() const override {
     Capabilities c;
     c.fua = true;
@@ -21,38 +24,48 @@ class NullDriver final : public BlockDriver {
   void detach_aio_context() override { ctx_ = nullptr; }
 
   Task<Status> co_preadv(uint64_t, uint64_t bytes, const IoVec& qiov, uint32_t) override {
-    co_await complete();
-    if (read_zeroes_) qiov.memset(0, 0, bytes);
-    co_return Status();
-  }
-  Task<Status> co_pwritev(uint64_t, uint64_t, const IoVec&, uint32_t) override {
-    co_await complete();
-    co_return Status();
-  }
-  Task<Status> co_flush() override {
-    co_await complete();
-    co_return Status();
-  }
-  Task<Status> co_pdiscard(uint64_t, uint64_t) override {
-    co_await complete();
-    co_return Status();
-  }
-  Task<Status> co_pwrite_zeroes(uint64_t, uint64_t, uint32_t) override {
-    co_await complete();
-    co_return Status();
-  }
-
- private:
-  // Suspends until the loop completes the request: the next iteration, or
-  // after latency-ns.
-  Task<void> complete() {
     if (latency_ns_ > 0) {
       co_await SleepFor(*ctx_, latency_ns_);
     } else {
       co_await ctx_->yield();
     }
+    if (read_zeroes_) qiov.memset(0, 0, bytes);
+    co_return Status();
+  }
+  Task<Status> co_pwritev(uint64_t, uint64_t, const IoVec&, uint32_t) override {
+    if (latency_ns_ > 0) {
+      co_await SleepFor(*ctx_, latency_ns_);
+    } else {
+      co_await ctx_->yield();
+    }
+    co_return Status();
+  }
+  Task<Status> co_flush() override {
+    if (latency_ns_ > 0) {
+      co_await SleepFor(*ctx_, latency_ns_);
+    } else {
+      co_await ctx_->yield();
+    }
+    co_return Status();
+  }
+  Task<Status> co_pdiscard(uint64_t, uint64_t) override {
+    if (latency_ns_ > 0) {
+      co_await SleepFor(*ctx_, latency_ns_);
+    } else {
+      co_await ctx_->yield();
+    }
+    co_return Status();
+  }
+  Task<Status> co_pwrite_zeroes(uint64_t, uint64_t, uint32_t) override {
+    if (latency_ns_ > 0) {
+      co_await SleepFor(*ctx_, latency_ns_);
+    } else {
+      co_await ctx_->yield();
+    }
+    co_return Status();
   }
 
+ private:
   uint64_t size_;
   bool read_zeroes_;
   int64_t latency_ns_;
