@@ -25,7 +25,10 @@ namespace {
 // ready) and epoll_wait was skipped, poll the fds once anyway so fd handlers are not starved.
 constexpr uint32_t kMaxSpinsWithoutWait = 64;
 constexpr int kMaxEvents = 64;
-constexpr int kReadyRounds = 4;
+// Ready-queue rounds per iteration, and the number of resumed coroutines
+// after which no further round starts (so deep queues add no delay).
+constexpr int kReadyRounds = 8;
+constexpr size_t kReadyRoundsBudget = 64;
 // First non-zero polling window when growing from 0 (as in QEMU).
 constexpr int64_t kInitialPollNs = 4000;
 
@@ -333,12 +336,13 @@ bool AioContext::run_posted() {
   return progress;
 }
 
-bool AioContext::run_ready() {
-  if (ready_.empty()) return false;
+size_t AioContext::run_ready() {
+  if (ready_.empty()) return 0;
   ready_swap_.swap(ready_);
   for (auto h : ready_swap_) h.resume();
+  size_t n = ready_swap_.size();
   ready_swap_.clear();
-  return true;
+  return n;
 }
 
 bool AioContext::run_timers() {
@@ -472,8 +476,15 @@ bool AioContext::run_once(bool blocking) {
   // While coroutines keep becoming ready (a request completing through the
   // loop resubmits), run a few rounds before the next full iteration: the
   // per-iteration costs (a clock read for timers, flag checks) are shared.
-  // Bounded so fds, timers and posted work wait at most kReadyRounds rounds.
-  for (int i = 0; i < kReadyRounds && run_ready(); i++) progress = true;
+  // Bounded so fds, timers and posted work wait at most kReadyRounds rounds
+  // or about kReadyRoundsBudget resumptions.
+  size_t resumed = 0;
+  for (int i = 0; i < kReadyRounds && resumed < kReadyRoundsBudget; i++) {
+    size_t n = run_ready();
+    if (!n) break;
+    resumed += n;
+    progress = true;
+  }
   fd_graveyard_.clear();
   dispatching_ = nested;
   return progress;

@@ -244,7 +244,7 @@ class AioContext {
   void notify_remote();
   bool run_bottom_halves();
   bool run_posted();
-  bool run_ready();
+  size_t run_ready();  // returns the number of coroutines resumed
   bool run_timers();
   bool poll_once();
   bool try_poll(int64_t* polled_ns);
