@@ -171,6 +171,16 @@ void BlockNode::account(IoOp op, uint64_t bytes, Status s, int64_t t0) {
 
 // ---- reads and writes ----
 
+// True when the driver can take (offset, qiov) as it is: offset and length
+// aligned, buffers aligned, not too many segments (max_transfer aside).
+bool BlockNode::meets_limits(uint64_t offset, const IoVec& qiov) const {
+  const uint64_t amask = limits_.request_alignment - 1;
+  return ((offset | qiov.size()) & amask) == 0 &&
+         (limits_.memory_alignment == 1 ||
+          qiov.is_aligned(limits_.memory_alignment, limits_.memory_alignment)) &&
+         qiov.count() <= limits_.max_iov;
+}
+
 Task<Status> BlockNode::co_preadv(uint64_t offset, const IoVec& qiov, uint32_t flags) {
   if (!on_loop_thread()) co_return Status(-EXDEV);
   if (drained_) co_await wait_not_drained();
@@ -184,11 +194,7 @@ Task<Status> BlockNode::co_preadv(uint64_t offset, const IoVec& qiov, uint32_t f
   Tracked t;
   begin(&t, offset, bytes);
   if (serialising_) co_await wait_serialising(&t);
-  const uint64_t amask = limits_.request_alignment - 1;
-  const bool aligned = ((offset | bytes) & amask) == 0 &&
-                       (limits_.memory_alignment == 1 ||
-                        qiov.is_aligned(limits_.memory_alignment, limits_.memory_alignment)) &&
-                       qiov.count() <= limits_.max_iov;
+  const bool aligned = meets_limits(offset, qiov);
   if (bytes == 0) {
     s = Status();
   } else if (aligned && (!limits_.max_transfer || bytes <= limits_.max_transfer)) {
@@ -218,11 +224,7 @@ Task<Status> BlockNode::co_pwritev(uint64_t offset, const IoVec& qiov, uint32_t 
   if (serialising_) co_await wait_serialising(&t);
   const bool emulate_fua = (flags & kReqFua) && !caps_.fua;
   if (emulate_fua) flags &= ~uint32_t(kReqFua);
-  const uint64_t amask = limits_.request_alignment - 1;
-  const bool aligned = ((offset | bytes) & amask) == 0 &&
-                       (limits_.memory_alignment == 1 ||
-                        qiov.is_aligned(limits_.memory_alignment, limits_.memory_alignment)) &&
-                       qiov.count() <= limits_.max_iov;
+  const bool aligned = meets_limits(offset, qiov);
   if (bytes == 0) {
     s = Status();
   } else if (aligned && (!limits_.max_transfer || bytes <= limits_.max_transfer)) {

@@ -102,6 +102,7 @@ class BlockNode {
   Task<Status> write_zero_buffers(uint64_t offset, uint64_t bytes, uint32_t flags, Tracked* req);
 
   Status check_request(uint64_t offset, uint64_t bytes, bool write) const;
+  bool meets_limits(uint64_t offset, const IoVec& qiov) const;
   bool on_loop_thread() const { return ctx_ && ctx_->in_loop_thread(); }
   void begin(Tracked* t, uint64_t offset, uint64_t bytes);
   void begin_write(Tracked* t, uint64_t offset, uint64_t bytes);

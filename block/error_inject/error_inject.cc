@@ -1,5 +1,7 @@
 #include "block/error_inject/error_inject.h"
 
+#include "block/filter.h"
+
 #include <string>
 
 namespace blk {
@@ -16,7 +18,7 @@ Event ParseEvent(const std::string& s) {
   return Event::kAny;
 }
 
-class ErrorInjectDriver final : public BlockDriver {
+class ErrorInjectDriver final : public FilterDriver {
  public:
   struct Rule {
     Event event;
@@ -27,62 +29,44 @@ class ErrorInjectDriver final : public BlockDriver {
   };
 
   ErrorInjectDriver(std::unique_ptr<BlockNode> child, Rule rule)
-      : child_(std::move(child)), rule_(rule) {}
+      : FilterDriver(std::move(child)), rule_(rule) {}
 
   std::string_view name() const override { return "error-inject"; }
-  uint64_t length() const override { return child_->length(); }
-  // The child's generic layer pads and splits for its driver: this filter
-  // accepts anything.
-  BlockLimits limits() const override { return {}; }
-  Capabilities caps() const override {
-    Capabilities c;
-    c.fua = true;
-    c.write_zeroes = true;
-    c.discard = true;
-    return c;
-  }
-  void attach_aio_context(AioContext& ctx) override { child_->attach_aio_context(ctx); }
-  void detach_aio_context() override { child_->detach_aio_context(); }
-  void plug() override { child_->plug(); }
-  void unplug() override { child_->unplug(); }
-  void counters(std::vector<DriverCounter>* out) const override {
+  void own_counters(std::vector<DriverCounter>* out) const override {
     out->push_back({"error_inject.matched", matched_});
     out->push_back({"error_inject.injected", injected_});
-    std::vector<DriverCounter> sub;
-    child_->driver().counters(&sub);
-    for (auto& c : sub) out->push_back({"file." + c.name, c.value});
   }
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t flags) override {
     bool fail = match(Event::kRead, offset, bytes);
     if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child_->co_preadv(offset, qiov, flags);
+    Status s = co_await child().co_preadv(offset, qiov, flags);
     co_return fail ? Status(rule_.err) : s;
   }
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t flags) override {
     bool fail = match(Event::kWrite, offset, bytes);
     if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child_->co_pwritev(offset, qiov, flags);
+    Status s = co_await child().co_pwritev(offset, qiov, flags);
     co_return fail ? Status(rule_.err) : s;
   }
   Task<Status> co_flush() override {
     bool fail = match(Event::kFlush, 0, 0);
     if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child_->co_flush();
+    Status s = co_await child().co_flush();
     co_return fail ? Status(rule_.err) : s;
   }
   Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override {
     bool fail = match(Event::kDiscard, offset, bytes);
     if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child_->co_pdiscard(offset, bytes);
+    Status s = co_await child().co_pdiscard(offset, bytes);
     co_return fail ? Status(rule_.err) : s;
   }
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override {
     bool fail = match(Event::kWriteZeroes, offset, bytes);
     if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child_->co_pwrite_zeroes(offset, bytes, flags);
+    Status s = co_await child().co_pwrite_zeroes(offset, bytes, flags);
     co_return fail ? Status(rule_.err) : s;
   }
 
@@ -101,7 +85,6 @@ class ErrorInjectDriver final : public BlockDriver {
     return true;
   }
 
-  std::unique_ptr<BlockNode> child_;
   Rule rule_;
   uint64_t matched_ = 0;
   uint64_t injected_ = 0;

@@ -1,5 +1,7 @@
 #include "block/throttle/throttle.h"
 
+#include "block/filter.h"
+
 #include <algorithm>
 
 #include "util/clock.h"
@@ -36,59 +38,36 @@ struct Limits {
   uint64_t iops_total, iops_read, iops_write, bps_total, bps_read, bps_write;
 };
 
-class ThrottleDriver final : public BlockDriver {
+class ThrottleDriver final : public FilterDriver {
  public:
   ThrottleDriver(std::unique_ptr<BlockNode> child, const Limits& l)
-      : child_(std::move(child)),
+      : FilterDriver(std::move(child)),
         iops_total_(l.iops_total), iops_read_(l.iops_read), iops_write_(l.iops_write),
         bps_total_(l.bps_total), bps_read_(l.bps_read), bps_write_(l.bps_write) {}
 
   std::string_view name() const override { return "throttle"; }
-  uint64_t length() const override { return child_->length(); }
-  BlockLimits limits() const override { return {}; }
-  Capabilities caps() const override {
-    Capabilities c;
-    c.fua = true;
-    c.write_zeroes = true;
-    c.discard = true;
-    return c;
-  }
-  void attach_aio_context(AioContext& ctx) override {
-    ctx_ = &ctx;
-    child_->attach_aio_context(ctx);
-  }
-  void detach_aio_context() override {
-    child_->detach_aio_context();
-    ctx_ = nullptr;
-  }
-  void plug() override { child_->plug(); }
-  void unplug() override { child_->unplug(); }
-  void counters(std::vector<DriverCounter>* out) const override {
+  void own_counters(std::vector<DriverCounter>* out) const override {
     out->push_back({"throttle.throttled", throttled_});
     out->push_back({"throttle.wait_ns", wait_ns_});
-    std::vector<DriverCounter> sub;
-    child_->driver().counters(&sub);
-    for (auto& c : sub) out->push_back({"file." + c.name, c.value});
   }
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t flags) override {
     co_await wait(false, bytes);
-    co_return co_await child_->co_preadv(offset, qiov, flags);
+    co_return co_await child().co_preadv(offset, qiov, flags);
   }
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t flags) override {
     co_await wait(true, bytes);
-    co_return co_await child_->co_pwritev(offset, qiov, flags);
+    co_return co_await child().co_pwritev(offset, qiov, flags);
   }
-  Task<Status> co_flush() override { co_return co_await child_->co_flush(); }
   Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override {
     co_await wait(true, 0);
-    co_return co_await child_->co_pdiscard(offset, bytes);
+    co_return co_await child().co_pdiscard(offset, bytes);
   }
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override {
     co_await wait(true, 0);
-    co_return co_await child_->co_pwrite_zeroes(offset, bytes, flags);
+    co_return co_await child().co_pwrite_zeroes(offset, bytes, flags);
   }
 
  private:
@@ -106,12 +85,10 @@ class ThrottleDriver final : public BlockDriver {
     if (start > now) {
       throttled_++;
       wait_ns_ += uint64_t(start - now);
-      co_await SleepUntil(*ctx_, start);
+      co_await SleepUntil(*ctx(), start);
     }
   }
 
-  std::unique_ptr<BlockNode> child_;
-  AioContext* ctx_ = nullptr;
   Pacer iops_total_, iops_read_, iops_write_, bps_total_, bps_read_, bps_write_;
   uint64_t throttled_ = 0;
   uint64_t wait_ns_ = 0;
