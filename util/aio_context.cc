@@ -490,6 +490,15 @@ bool AioContext::run_once(bool blocking) {
   return progress;
 }
 
+bool AioContext::dispatch() {
+  bool progress = false;
+  for (int i = 0; i < kDispatchRounds; i++) {
+    progress |= run_once(false);
+    if (!has_local_work()) break;
+  }
+  return progress;
+}
+
 void AioContext::run() {
   while (!stop_.load()) run_once(true);
   stop_.store(false);

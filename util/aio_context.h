@@ -163,8 +163,13 @@ class AioContext {
   // A file descriptor that is readable while the context has work to
   // dispatch.  Any thread.
   int fd() const { return epfd_; }
-  // Dispatches whatever is ready without blocking; same as run_once(false).
-  bool dispatch() { return run_once(false); }
+  // Dispatches whatever is ready without blocking: run_once(false), repeated
+  // while work stays ready, at most kDispatchRounds times, so a host loop's
+  // wake-up (an epoll_wait of its own) is shared by more requests while the
+  // host's own events still wait at most that many rounds.  Returns true
+  // when anything was dispatched.
+  static constexpr int kDispatchRounds = 8;
+  bool dispatch();
   // Nanoseconds until the next timer (0 if work is already pending), or -1
   // when there is no timer.  Loop thread.
   int64_t next_timeout_ns() const;

@@ -91,17 +91,12 @@ class AsioAttachment {
     });
   }
   void dispatch() {
-    // Up to kMaxRounds rounds while work stays ready (see libevent_loop.h).
-    for (int i = 0; i < kMaxRounds; i++) {
-      ctx_.dispatch();
-      dispatches_++;
-      if (!ctx_.has_pending_work()) break;
-    }
+    ctx_.dispatch();  // several rounds while work stays ready (aio_context.h)
+    dispatches_++;
     if (ctx_.has_pending_work()) post_dispatch();
     sync_timer();
   }
 
-  static constexpr int kMaxRounds = 8;
   AioContext& ctx_;
   boost::asio::io_context& io_;
   boost::asio::posix::stream_descriptor fd_;

@@ -32,14 +32,8 @@ void LibeventAttachment::OnEvent(evutil_socket_t fd, short, void* opaque) {
 }
 
 void LibeventAttachment::Dispatch() {
-  // A few rounds while work stays ready amortise the host's iteration (an
-  // epoll_wait) over more requests; bounded so host events wait at most
-  // kMaxRounds dispatches.
-  for (int i = 0; i < kMaxRounds; i++) {
-    ctx_.dispatch();
-    dispatches_++;
-    if (!ctx_.has_pending_work()) break;
-  }
+  ctx_.dispatch();  // several rounds while work stays ready (aio_context.h)
+  dispatches_++;
   if (ctx_.has_pending_work()) {
     // Again in the next base iteration, after the host's own ready events.
     struct timeval zero = {0, 0};

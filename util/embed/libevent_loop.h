@@ -4,8 +4,8 @@
 // non-blocking dispatch(); after each dispatch it re-arms a libevent timer for
 // next_timeout_ns() (zero when work is already pending, so the context is
 // dispatched again in the next base iteration, after the host's own events).
-// While work stays ready, up to 8 dispatch rounds run per host event, so the
-// host's own events wait at most that long.  Timers of the context keep
+// While work stays ready, dispatch() runs up to AioContext::kDispatchRounds
+// rounds per host event, so the host's own events wait at most that long.  Timers of the context keep
 // working.  Busy polling (PollHandler) does not
 // spin while the host owns the loop: each dispatch calls every poll handler
 // once, so poll-mode drivers still make progress but never burn the host's
@@ -45,7 +45,6 @@ class LibeventAttachment {
 
  private:
   LibeventAttachment(AioContext& ctx) : ctx_(ctx) {}
-  static constexpr int kMaxRounds = 8;
   static void OnEvent(evutil_socket_t fd, short what, void* opaque);
   void Dispatch();
 
