@@ -14,9 +14,22 @@
 #include <vector>
 
 #include "block/driver.h"
+#include "block/driver_info.h"
 #include "block/node.h"
 
 namespace blk {
+
+// Takes the filter's child node `file` out of the open arguments, or fails
+// with a message naming the driver.
+inline Expected<std::unique_ptr<BlockNode>> TakeFileChild(DriverOpenArgs& args,
+                                                          std::string_view driver) {
+  auto it = args.children.find("file");
+  if (it == args.children.end()) {
+    return MakeError(-EINVAL, "driver '" + std::string(driver) +
+                                  "': missing child 'file' (e.g. file.driver=null)");
+  }
+  return std::move(it->second);
+}
 
 class FilterDriver : public BlockDriver {
  public:

@@ -39,38 +39,32 @@ class ErrorInjectDriver final : public FilterDriver {
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t flags) override {
-    bool fail = match(Event::kRead, offset, bytes);
-    if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child().co_preadv(offset, qiov, flags);
-    co_return fail ? Status(rule_.err) : s;
+    return inject(match(Event::kRead, offset, bytes), child().co_preadv(offset, qiov, flags));
   }
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t flags) override {
-    bool fail = match(Event::kWrite, offset, bytes);
-    if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child().co_pwritev(offset, qiov, flags);
-    co_return fail ? Status(rule_.err) : s;
+    return inject(match(Event::kWrite, offset, bytes), child().co_pwritev(offset, qiov, flags));
   }
   Task<Status> co_flush() override {
-    bool fail = match(Event::kFlush, 0, 0);
-    if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child().co_flush();
-    co_return fail ? Status(rule_.err) : s;
+    return inject(match(Event::kFlush, 0, 0), child().co_flush());
   }
   Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override {
-    bool fail = match(Event::kDiscard, offset, bytes);
-    if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child().co_pdiscard(offset, bytes);
-    co_return fail ? Status(rule_.err) : s;
+    return inject(match(Event::kDiscard, offset, bytes), child().co_pdiscard(offset, bytes));
   }
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override {
-    bool fail = match(Event::kWriteZeroes, offset, bytes);
-    if (fail && rule_.immediately) co_return Status(rule_.err);
-    Status s = co_await child().co_pwrite_zeroes(offset, bytes, flags);
-    co_return fail ? Status(rule_.err) : s;
+    return inject(match(Event::kWriteZeroes, offset, bytes),
+                  child().co_pwrite_zeroes(offset, bytes, flags));
   }
 
  private:
+  // Runs the child's request `io` (a lazy task: it never starts when the
+  // request fails immediately) and applies the rule's verdict `fail`.
+  Task<Status> inject(bool fail, Task<Status> io) {
+    if (fail && rule_.immediately) co_return Status(rule_.err);
+    Status s = co_await std::move(io);
+    co_return fail ? Status(rule_.err) : s;
+  }
+
   // True when this request is to fail.  Flush has no range: it matches any
   // range rule.
   bool match(Event ev, uint64_t offset, uint64_t bytes) {
@@ -109,10 +103,8 @@ const std::vector<OptionSpec>& Schema() {
 }
 
 Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
-  auto it = args.children.find("file");
-  if (it == args.children.end()) {
-    return MakeError(-EINVAL, "driver 'error-inject': missing child 'file' (e.g. file.driver=null)");
-  }
+  auto child = TakeFileChild(args, "error-inject");
+  if (!child.ok()) return child.error();
   ErrorInjectDriver::Rule r;
   r.event = ParseEvent(args.opts.choice("event"));
   r.err = -int(args.opts.integer("errno"));
@@ -122,7 +114,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   r.count = uint64_t(args.opts.integer("count"));
   r.immediately = args.opts.flag("immediately");
   return std::unique_ptr<BlockDriver>(
-      std::make_unique<ErrorInjectDriver>(std::move(it->second), r));
+      std::make_unique<ErrorInjectDriver>(std::move(child.value()), r));
 }
 
 }  // namespace

@@ -53,27 +53,23 @@ class ThrottleDriver final : public FilterDriver {
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t flags) override {
-    co_await wait(false, bytes);
-    co_return co_await child().co_preadv(offset, qiov, flags);
+    return paced(false, bytes, child().co_preadv(offset, qiov, flags));
   }
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t flags) override {
-    co_await wait(true, bytes);
-    co_return co_await child().co_pwritev(offset, qiov, flags);
+    return paced(true, bytes, child().co_pwritev(offset, qiov, flags));
   }
   Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override {
-    co_await wait(true, 0);
-    co_return co_await child().co_pdiscard(offset, bytes);
+    return paced(true, 0, child().co_pdiscard(offset, bytes));
   }
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override {
-    co_await wait(true, 0);
-    co_return co_await child().co_pwrite_zeroes(offset, bytes, flags);
+    return paced(true, 0, child().co_pwrite_zeroes(offset, bytes, flags));
   }
 
  private:
-  // Reserves the request's share of every applicable limit and sleeps until
-  // the latest of them.
-  Task<void> wait(bool write, uint64_t bytes) {
+  // Reserves the request's share of every applicable limit, sleeps until the
+  // latest of them, then runs the child's request `io` (a lazy task).
+  Task<Status> paced(bool write, uint64_t bytes, Task<Status> io) {
     int64_t now = NowNs();
     int64_t start = now;
     start = std::max(start, iops_total_.reserve(now, 1));
@@ -87,6 +83,7 @@ class ThrottleDriver final : public FilterDriver {
       wait_ns_ += uint64_t(start - now);
       co_await SleepUntil(*ctx(), start);
     }
+    co_return co_await std::move(io);
   }
 
   Pacer iops_total_, iops_read_, iops_write_, bps_total_, bps_read_, bps_write_;
@@ -111,14 +108,12 @@ const std::vector<OptionSpec>& Schema() {
 }
 
 Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
-  auto it = args.children.find("file");
-  if (it == args.children.end()) {
-    return MakeError(-EINVAL, "driver 'throttle': missing child 'file' (e.g. file.driver=null)");
-  }
+  auto child = TakeFileChild(args, "throttle");
+  if (!child.ok()) return child.error();
   Limits l{uint64_t(args.opts.integer("iops-total")), uint64_t(args.opts.integer("iops-read")),
            uint64_t(args.opts.integer("iops-write")), args.opts.size("bps-total"),
            args.opts.size("bps-read"), args.opts.size("bps-write")};
-  return std::unique_ptr<BlockDriver>(std::make_unique<ThrottleDriver>(std::move(it->second), l));
+  return std::unique_ptr<BlockDriver>(std::make_unique<ThrottleDriver>(std::move(child.value()), l));
 }
 
 }  // namespace
