@@ -13,54 +13,42 @@ BlockBackend::~BlockBackend() {
 
 namespace {
 
-// Each wrapper owns a copy of the IoVec in its frame and first yields, so the
-// callback never runs inside the submitting call.
-Task<void> ReadCb(BlockBackend* b, uint64_t off, IoVec iov, uint32_t flags,
-                  BlockBackend::Completion cb, void* opaque) {
-  Status s = co_await b->read(off, iov, flags);
+// Awaits a request (a lazy task, not yet started) and reports its outcome.
+Task<void> Report(Task<Status> io, BlockBackend::Completion cb, void* opaque) {
+  Status s = co_await std::move(io);
   cb(opaque, s.error());
 }
-Task<void> WriteCb(BlockBackend* b, uint64_t off, IoVec iov, uint32_t flags,
-                   BlockBackend::Completion cb, void* opaque) {
-  Status s = co_await b->write(off, iov, flags);
-  cb(opaque, s.error());
-}
-Task<void> FlushCb(BlockBackend* b, BlockBackend::Completion cb, void* opaque) {
-  Status s = co_await b->flush();
-  cb(opaque, s.error());
-}
-Task<void> DiscardCb(BlockBackend* b, uint64_t off, uint64_t bytes,
-                     BlockBackend::Completion cb, void* opaque) {
-  Status s = co_await b->discard(off, bytes);
-  cb(opaque, s.error());
-}
-Task<void> ZeroesCb(BlockBackend* b, uint64_t off, uint64_t bytes, uint32_t flags,
+
+// Reads and writes also keep the caller's IoVec alive: the copy lives in this
+// frame, and the request (which takes it by reference) is made from it here.
+Task<void> ReportRw(BlockBackend* b, bool write, uint64_t off, IoVec iov, uint32_t flags,
                     BlockBackend::Completion cb, void* opaque) {
-  Status s = co_await b->write_zeroes(off, bytes, flags);
+  Status s = write ? co_await b->write(off, iov, flags) : co_await b->read(off, iov, flags);
   cb(opaque, s.error());
 }
 
 }  // namespace
 
-// The wrappers are spawned through the ready queue: a request that completes
-// synchronously still reports from the loop, not from inside aio_*().
+// The wrappers start through Spawn (the ready queue, or a post from another
+// thread): a request that completes at once still reports from the loop, not
+// from inside aio_*().
 void BlockBackend::aio_read(uint64_t offset, const IoVec& iov, Completion cb, void* opaque,
                             uint32_t flags) {
-  Spawn(*ctx_, ReadCb(this, offset, iov, flags, cb, opaque));
+  Spawn(*ctx_, ReportRw(this, false, offset, iov, flags, cb, opaque));
 }
 void BlockBackend::aio_write(uint64_t offset, const IoVec& iov, Completion cb, void* opaque,
                              uint32_t flags) {
-  Spawn(*ctx_, WriteCb(this, offset, iov, flags, cb, opaque));
+  Spawn(*ctx_, ReportRw(this, true, offset, iov, flags, cb, opaque));
 }
 void BlockBackend::aio_flush(Completion cb, void* opaque) {
-  Spawn(*ctx_, FlushCb(this, cb, opaque));
+  Spawn(*ctx_, Report(flush(), cb, opaque));
 }
 void BlockBackend::aio_discard(uint64_t offset, uint64_t bytes, Completion cb, void* opaque) {
-  Spawn(*ctx_, DiscardCb(this, offset, bytes, cb, opaque));
+  Spawn(*ctx_, Report(discard(offset, bytes), cb, opaque));
 }
 void BlockBackend::aio_write_zeroes(uint64_t offset, uint64_t bytes, Completion cb,
                                     void* opaque, uint32_t flags) {
-  Spawn(*ctx_, ZeroesCb(this, offset, bytes, flags, cb, opaque));
+  Spawn(*ctx_, Report(write_zeroes(offset, bytes, flags), cb, opaque));
 }
 
 Task<void> BlockBackend::move_to(AioContext& ctx) {
