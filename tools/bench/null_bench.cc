@@ -70,7 +70,6 @@ double Seconds(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec
 Run Measure(AioContext& ctx, BlockBackend& blk, int qd, double seconds) {
   Run r;
   r.qd = qd;
-  NodeStats before = blk.stats();
   rusage ru0, ru1;
   getrusage(RUSAGE_THREAD, &ru0);
   int64_t t0 = NowNs();
@@ -80,9 +79,7 @@ Run Measure(AioContext& ctx, BlockBackend& blk, int qd, double seconds) {
   r.seconds = double(t1 - t0) / 1e9;
   r.usr_s = Seconds(ru1.ru_utime) - Seconds(ru0.ru_utime);
   r.sys_s = Seconds(ru1.ru_stime) - Seconds(ru0.ru_stime);
-  // Latency of this run only: the node's histogram minus nothing (a fresh
-  // backend per run keeps it simple).
-  (void)before;
+  // Latency of this run only: the caller opens a fresh backend per run.
   const auto& h = blk.stats()[IoOp::kRead].latency_ns;
   r.p50_ns = double(h.percentile(50));
   r.p99_ns = double(h.percentile(99));
