@@ -88,6 +88,10 @@ Expected<void> PrepareTarget(const Target& t) {
     return MakeError(-errno, t.filename + ": " + ErrnoString(-errno));
   } else if (t.create_size == 0) {
     return MakeError(-ENOENT, t.filename + ": does not exist and no size= to create it with");
+  } else if (t.filename.rfind("/dev/", 0) == 0) {
+    // A missing device is a typo or an unplugged disk, never a request to
+    // create a regular file in /dev (where fio would lay one out).
+    return MakeError(-ENOENT, t.filename + ": no such device: " + ErrnoString(-ENOENT));
   }
   int fd = ::open(t.filename.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return MakeError(-errno, t.filename + ": cannot create: " + ErrnoString(-errno));

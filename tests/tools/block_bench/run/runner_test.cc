@@ -4,6 +4,7 @@
 #include "tools/block_bench/run/runner.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -197,6 +198,18 @@ TEST(Runner, UnopenableTargetIsAnError) {
   RunResult r = RunJobs(jobs);
   ASSERT_TRUE(r.failed());
   EXPECT_NE(r.clones[0].error_message.find("no-such-driver"), std::string::npos);
+}
+
+TEST(Runner, MissingDeviceIsAnErrorNotAFileCreatedInDev) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--rw=read", "--ioengine=libaio", "--direct=1", "--size=1m",
+                 "--filename=/dev/blkstack-no-such-device"});
+  RunResult r = RunJobs(jobs);
+  ASSERT_TRUE(r.failed());
+  EXPECT_NE(r.clones[0].error_message.find("no such device"), std::string::npos)
+      << r.clones[0].error_message;
+  struct stat st;
+  EXPECT_NE(::stat("/dev/blkstack-no-such-device", &st), 0) << "a file was created in /dev";
 }
 
 TEST(Runner, SeveralFilesInOneJobAreRefusedNotIgnored) {
