@@ -176,10 +176,11 @@ void AioContext::post_resume(std::coroutine_handle<> h) {
 }
 
 int AioContext::set_fd_handler(int fd, std::function<void()> on_read,
-                               std::function<void()> on_write) {
+                               std::function<void()> on_write, FdTrigger trigger) {
   auto it = fd_handlers_.find(fd);
   struct epoll_event ev = {};
-  ev.events = (on_read ? uint32_t(EPOLLIN) : 0u) | (on_write ? uint32_t(EPOLLOUT) : 0u);
+  ev.events = (on_read ? uint32_t(EPOLLIN) : 0u) | (on_write ? uint32_t(EPOLLOUT) : 0u) |
+              (trigger == FdTrigger::kEdge ? uint32_t(EPOLLET) : 0u);
   if (it != fd_handlers_.end()) {
     FdHandler* h = it->second.get();
     ev.data.ptr = h;

@@ -182,11 +182,20 @@ class AioContext {
   bool has_pending_work() const { return has_local_work(); }
 
   // ---- fd handlers ----
+  // kLevel: a handler runs on every loop pass while the fd is ready, so it
+  // must consume what made it ready (read the eventfd, drain the socket).
+  // kEdge (EPOLLET): a handler runs once per new event on the fd and need not
+  // drain it.  For an eventfd every write is a new event even while the
+  // counter stays non-zero, so a handler that learns what happened elsewhere
+  // (e.g. from a shared-memory ring) can leave the counter alone and save the
+  // read(2) per wake-up; it must then never depend on the counter's value.
+  enum class FdTrigger { kLevel, kEdge };
   // Registers handlers for `fd` (either may be empty: no interest).  Replaces
   // an earlier registration for the same fd.  Loop thread.  Returns 0 or a
   // negative errno from epoll_ctl.
   int set_fd_handler(int fd, std::function<void()> on_read,
-                     std::function<void()> on_write = {});
+                     std::function<void()> on_write = {},
+                     FdTrigger trigger = FdTrigger::kLevel);
   // Loop thread.  Safe to call from inside a handler of the same batch.
   void remove_fd_handler(int fd);
 

@@ -139,6 +139,34 @@ TEST(AioContextTest, FdHandlerSeesReadableFdAndCanBeRemoved) {
   close(efd);
 }
 
+// An edge-triggered eventfd handler that never reads the counter runs once
+// per write, not on every pass while the counter is non-zero (what a level-
+// triggered registration would do), and a later write wakes it again.
+TEST(AioContextTest, EdgeTriggeredHandlerRunsOncePerEventWithoutDraining) {
+  AioContext ctx;
+  int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  ASSERT_GE(efd, 0);
+  int calls = 0;
+  ASSERT_EQ(ctx.set_fd_handler(efd, [&] { calls++; }, {}, AioContext::FdTrigger::kEdge), 0);
+  uint64_t one = 1;
+  ASSERT_EQ(write(efd, &one, sizeof(one)), ssize_t(sizeof(one)));
+  ctx.run_once(true);
+  EXPECT_EQ(calls, 1);
+  for (int i = 0; i < 3; i++) ctx.run_once(false);
+  EXPECT_EQ(calls, 1) << "the counter is still non-zero, but there was no new event";
+  ASSERT_EQ(write(efd, &one, sizeof(one)), ssize_t(sizeof(one)));
+  ctx.run_once(true);  // would block forever if the new write made no edge
+  EXPECT_EQ(calls, 2);
+  // Switching the same fd to level-triggered: the undrained counter is seen
+  // on every pass.
+  ASSERT_EQ(ctx.set_fd_handler(efd, [&] { calls++; }), 0);
+  ctx.run_once(false);
+  ctx.run_once(false);
+  EXPECT_EQ(calls, 4);
+  ctx.remove_fd_handler(efd);
+  close(efd);
+}
+
 TEST(AioContextTest, HandlerRemovingAnotherHandlerInSameBatchIsSafe) {
   AioContext ctx;
   int a = eventfd(1, EFD_NONBLOCK), b = eventfd(1, EFD_NONBLOCK);

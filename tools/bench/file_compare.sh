@@ -1,26 +1,32 @@
 #!/bin/bash
 # file_compare.sh: the file driver (tools/bench/file_bench) against
-#   fio --ioengine=libaio --direct=1                (with and without --userspace_reap=1)
+#   fio --ioengine=libaio --direct=1                (with and without --userspace_reap=1;
+#                                                    fio reaps in user space only with
+#                                                    --iodepth_batch_complete_min=0, so that
+#                                                    variant sets it: it then busy-polls the ring)
 #   qemu-img bench -t none -i native                (QEMU's linux-aio; sequential offsets)
 # on the same devices in the same run: /dev/zram0, a loop device over a
 # /dev/shm file, and a file on the root disk.  Runs alternate tool by tool;
-# each number is the median of ROUNDS runs.  4k random reads and writes at
-# queue depths QDS, SECS seconds per run (qemu-img bench takes a request
+# each number is the median of ROUNDS runs.  4k reads and writes (RWS:
+# randread randwrite read write) at queue depths QDS, SECS seconds per run (qemu-img bench takes a request
 # count: SECS times the fio IOPS of the same round).  CPU per I/O is
 # getrusage of the tool's process (children), user and system.
 #
 # Needs root (zram disksize, losetup).  Leaves zram0 and the loop device as
 # it found them.
 #
+# qemu-img bench has no random mode: it always steps sequentially, so only
+# its read/write rows compare like with like (the ratio table uses those).
+#
 # Usage: tools/bench/file_compare.sh            (env: SECS=3 ROUNDS=3
-#        QDS="1 32 128" RWS="randread randwrite" TARGETS="zram loop disk"
+#        QDS="1 32 128" RWS="randread randwrite read write" TARGETS="zram loop disk"
 #        BENCH=path/to/file_bench DISKDIR=/var/tmp)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECS=${SECS:-3}
 ROUNDS=${ROUNDS:-3}
 QDS=${QDS:-"1 32 128"}
-RWS=${RWS:-"randread randwrite"}
+RWS=${RWS:-"randread randwrite read write"}
 TARGETS=${TARGETS:-"zram loop disk"}
 DISKDIR=${DISKDIR:-/var/tmp}
 BENCH=${BENCH:-}
@@ -87,15 +93,15 @@ def fio(dev, rw, qd, ureap):
     cmd = ["fio", "--name=f", f"--filename={dev}", "--ioengine=libaio", "--direct=1", f"--rw={rw}",
            "--bs=4k", f"--iodepth={qd}", "--size=1G", f"--runtime={secs}", "--time_based",
            "--output-format=json", "--norandommap", "--randrepeat=0"]
-    if ureap: cmd.append("--userspace_reap=1")
+    if ureap: cmd += ["--userspace_reap=1", "--iodepth_batch_complete_min=0"]
     # file_bench writes memset-filled buffers and qemu-img bench a 0 pattern:
     # same-filled pages, which zram stores without compressing.  fio's
     # default random buffers cost zram a compression per write (~10x slower
     # randwrite); zero buffers make the write data comparable.
-    if rw == "randwrite": cmd.append("--zero_buffers")
+    if rw in ("randwrite", "write"): cmd.append("--zero_buffers")
     out, wall, u, s = run(cmd)
     j = json.loads(out)["jobs"][0]
-    d = j["read" if rw == "randread" else "write"]
+    d = j["read" if rw in ("randread", "read") else "write"]
     ios = d["total_ios"]
     rt = j["job_runtime"] / 1000.0
     return dict(iops=ios / rt, usr=j["usr_cpu"] / 100 * rt * 1e9 / ios, sys=j["sys_cpu"] / 100 * rt * 1e9 / ios)
@@ -103,7 +109,7 @@ def fio(dev, rw, qd, ureap):
 def qemu_img(dev, rw, qd, count):
     cmd = ["qemu-img", "bench", "-f", "raw", "-t", "none", "-i", "native", "-d", str(qd),
            "-c", str(count), "-s", "4096", "-S", "4096"]
-    if rw == "randwrite": cmd.append("-w")
+    if rw in ("randwrite", "write"): cmd.append("-w")
     cmd.append(dev)
     out, wall, u, s = run(cmd)
     secs_ = float(out.split("Run completed in")[1].split()[0])
@@ -134,6 +140,22 @@ print("|---|---|---|---|---:|---:|---:|")
 for (name, rw, qd, tool), rs in results.items():
     med = lambda k: statistics.median(x[k] for x in rs)
     print(f"| {name} | {rw} | {qd} | {tool} | {med('iops'):.0f} | {med('usr'):.0f} | {med('sys'):.0f} |")
+print()
+print("Ratios of medians, file_bench peek=on against each tool (IOPS; CPU = usr ns per I/O, lower is better).")
+print("qemu-img bench only on sequential rows (it has no random mode).")
+print("| target | rw | qd | vs fio libaio | vs fio userspace_reap | vs qemu-img (seq) | usr ns: ours / fio / fio ureap |")
+print("|---|---|---|---:|---:|---:|---|")
+keys = sorted({(n, rw, qd) for (n, rw, qd, _) in results})
+for (name, rw, qd) in keys:
+    def m(tool, k):
+        rs = results.get((name, rw, qd, tool))
+        return statistics.median(x[k] for x in rs) if rs else float("nan")
+    ours = m("file_bench peek=on", "iops")
+    q = f"{ours / m('qemu-img bench native', 'iops'):.2f}x" if rw in ("read", "write") else "-"
+    print(f"| {name} | {rw} | {qd} | {ours / m('fio libaio', 'iops'):.2f}x | "
+          f"{ours / m('fio libaio userspace_reap', 'iops'):.2f}x | {q} | "
+          f"{m('file_bench peek=on', 'usr'):.0f} / {m('fio libaio', 'usr'):.0f} / "
+          f"{m('fio libaio userspace_reap', 'usr'):.0f} |")
 print()
 print("file_bench counters (last round): io_submit calls and requests per submit, reaps per source and")
 print("completions-per-reap buckets, resume paths, poll handler (aio-poll=auto) and the loop's polling")

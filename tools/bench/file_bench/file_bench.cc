@@ -1,14 +1,19 @@
-// file_bench: 4k random reads and writes through BlockBackend -> file
-// driver on one loop (the main thread), at several queue depths.
+// file_bench: 4k random or sequential reads and writes through
+// BlockBackend -> file driver on one loop (the main thread), at several
+// queue depths.
 //
 // Prints per run: IOPS, CPU per I/O (user and system, getrusage of the whole
 // process, so aio=threads workers count), p50/p99 latency, and the driver's
 // non-zero counters (io_submit calls, completions per reap, ...).
 //
 // Usage: file_bench --spec=SPEC [--seconds=S] [--qd=1,32,128]
-//                   [--rw=randread,randwrite] [--size=BYTES] [--poll-max-ns=N]
+//                   [--rw=randread,randwrite,read,write] [--size=BYTES]
+//                   [--poll-max-ns=N]
 //                   [--json]
 //   e.g. --spec=driver=file,filename=/dev/zram0,aio=native,cache.direct=on
+// read/write step through the device 4 KiB at a time, each new request
+// taking the next offset whichever worker issues it (qemu-img bench's
+// pattern), wrapping at the end.
 // --size limits the region used (default: the whole device).  --poll-max-ns
 // sets the loop's adaptive busy-poll ceiling (0: no polling; default 32768).
 // The loop_* counters are the loop's: epoll_wait calls, polling phases and
@@ -36,8 +41,10 @@ struct Run {
   std::vector<DriverCounter> counters;
 };
 
+// seq: null for random offsets, else the next sequential block, shared by
+// all workers.
 Task<void> Worker(BlockBackend& blk, bool write, uint64_t blocks, uint64_t seed,
-                  const bool* stop, uint64_t* ios, WaitGroup* wg) {
+                  uint64_t* seq, const bool* stop, uint64_t* ios, WaitGroup* wg) {
   AlignedBuffer buf(4096);
   memset(buf.data(), int(seed), 4096);
   IoVec iov = buf.iov();
@@ -46,7 +53,7 @@ Task<void> Worker(BlockBackend& blk, bool write, uint64_t blocks, uint64_t seed,
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    const uint64_t off = (x % blocks) * 4096;
+    const uint64_t off = seq ? ((*seq)++ % blocks) * 4096 : (x % blocks) * 4096;
     Status s = write ? co_await blk.write(off, iov) : co_await blk.read(off, iov);
     if (!s.ok()) {
       std::fprintf(stderr, "file_bench: I/O failed: %s\n", ErrnoString(s.error()).c_str());
@@ -57,15 +64,17 @@ Task<void> Worker(BlockBackend& blk, bool write, uint64_t blocks, uint64_t seed,
   wg->done();
 }
 
-Task<void> RunDepth(AioContext& ctx, BlockBackend& blk, bool write, int qd, double seconds,
-                    uint64_t blocks, uint64_t* ios) {
+Task<void> RunDepth(AioContext& ctx, BlockBackend& blk, bool write, bool sequential, int qd,
+                    double seconds, uint64_t blocks, uint64_t* ios) {
   bool stop = false;
+  uint64_t next = 0;
   Timer t(ctx, [&] { stop = true; });
   t.arm_in(int64_t(seconds * 1e9));
   WaitGroup wg(ctx);
   wg.add(qd);
   for (int i = 0; i < qd; i++) {
-    Spawn(ctx, Worker(blk, write, blocks, uint64_t(i + 1), &stop, ios, &wg));
+    Spawn(ctx, Worker(blk, write, blocks, uint64_t(i + 1), sequential ? &next : nullptr, &stop,
+                      ios, &wg));
   }
   co_await wg.wait();
 }
@@ -122,7 +131,8 @@ int Main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: file_bench --spec=SPEC [--seconds=S] [--qd=1,32,128] "
-                   "[--rw=randread,randwrite] [--size=BYTES] [--poll-max-ns=N] [--json]\n");
+                   "[--rw=randread,randwrite,read,write] [--size=BYTES] [--poll-max-ns=N] "
+                   "[--json]\n");
       return 2;
     }
   }
@@ -138,8 +148,8 @@ int Main(int argc, char** argv) {
   }
   std::vector<Run> runs;
   for (const std::string& rw : rws) {
-    if (rw != "randread" && rw != "randwrite") {
-      std::fprintf(stderr, "file_bench: --rw takes randread and/or randwrite, got '%s'\n",
+    if (rw != "randread" && rw != "randwrite" && rw != "read" && rw != "write") {
+      std::fprintf(stderr, "file_bench: --rw takes randread, randwrite, read, write; got '%s'\n",
                    rw.c_str());
       return 2;
     }
@@ -167,14 +177,16 @@ int Main(int argc, char** argv) {
       getrusage(RUSAGE_SELF, &ru0);
       const LoopStats ls0 = ctx.stats();
       int64_t t0 = NowNs();
-      RunSync(ctx, RunDepth(ctx, b, rw == "randwrite", qd, seconds, blocks, &r.ios));
+      const bool write = rw == "randwrite" || rw == "write";
+      RunSync(ctx, RunDepth(ctx, b, write, rw == "read" || rw == "write", qd, seconds, blocks,
+                            &r.ios));
       int64_t t1 = NowNs();
       getrusage(RUSAGE_SELF, &ru1);
       const LoopStats ls1 = ctx.stats();
       r.seconds = double(t1 - t0) / 1e9;
       r.usr_s = Seconds(ru1.ru_utime) - Seconds(ru0.ru_utime);
       r.sys_s = Seconds(ru1.ru_stime) - Seconds(ru0.ru_stime);
-      const auto& h = b.stats()[rw == "randwrite" ? IoOp::kWrite : IoOp::kRead].latency_ns;
+      const auto& h = b.stats()[write ? IoOp::kWrite : IoOp::kRead].latency_ns;
       r.p50_ns = double(h.percentile(50));
       r.p99_ns = double(h.percentile(99));
       b.root().driver().counters(&r.counters);
