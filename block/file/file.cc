@@ -275,6 +275,10 @@ const std::vector<OptionSpec>& Schema() {
        "unmap: pass discards down (punch hole / BLKDISCARD); ignore: drop them"},
       {"aio-max-batch", T::kInt, "32", true, false, {}, 1, 1024,
        "most requests per io_submit"},
+      {"aio-batch-adapt", T::kBool, "on", true, false, {}, INT64_MIN, INT64_MAX,
+       "send at most 4 requests per io_submit while the device completes them after "
+       "io_submit returns (an asynchronous device starts on them sooner); aio-max-batch while "
+       "it completes them inside io_submit"},
       {"aio-ring-size", T::kInt, "128", true, false, {}, 1, 65536,
        "io_setup size: the most requests in the kernel at once"},
       {"aio-max-inflight", T::kInt, "0", true, false, {}, 0, 1 << 20,
@@ -306,6 +310,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   cfg.aio.ring_size = int(o.integer("aio-ring-size"));
   cfg.aio.max_inflight = int(o.integer("aio-max-inflight"));
   cfg.aio.peek_after_submit = o.flag("peek-after-submit");
+  cfg.aio.adapt_batch = o.flag("aio-batch-adapt");
   cfg.aio.use_ring = o.flag("aio-ring-peek");
   cfg.aio.poll_mode = o.choice("aio-poll") == "on"    ? LinuxAio::PollMode::kOn
                       : o.choice("aio-poll") == "off" ? LinuxAio::PollMode::kOff

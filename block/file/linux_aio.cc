@@ -61,6 +61,8 @@ LinuxAio::LinuxAio(const Config& cfg, io_context_t io, int efd) : cfg_(cfg), io_
   if (cfg_.ring_size < 1) cfg_.ring_size = 1;
   if (cfg_.max_inflight <= 0) cfg_.max_inflight = cfg_.ring_size;
   if (cfg_.max_batch <= 0) cfg_.max_batch = 32;
+  if (cfg_.async_batch <= 0) cfg_.async_batch = 1;
+  batch_ = cfg_.max_batch;
   iocbs_.resize(cfg_.max_batch);
   auto* ring = reinterpret_cast<AioRing*>(io);
   if (cfg_.use_ring && ring->magic == kRingMagic && ring->incompat_features == 0 &&
@@ -121,7 +123,7 @@ bool LinuxAio::enqueue(Request* req, std::coroutine_handle<> h) {
   if (q_tail_) q_tail_->next = req; else q_head_ = req;
   q_tail_ = req;
   queued_++;
-  if (queued_ < cfg_.max_batch) {
+  if (queued_ < batch_) {
     if (plugged_) return true;
     if (cfg_.submit_mode == SubmitMode::kBottomHalf) {
       if (!submit_bh_pending_) {
@@ -169,7 +171,7 @@ void LinuxAio::submit_queued() {
       c_.ring_full_blocks++;
       break;  // reap_top() sends the rest when completions free slots
     }
-    const int n = std::min({queued_, cfg_.max_batch, room});
+    const int n = std::min({queued_, batch_, room});
     Request* r = q_head_;
     for (int i = 0; i < n; i++, r = r->next) iocbs_[i] = &r->iocb;
     const int ret = io_submit(io_, n, iocbs_.data());
@@ -194,8 +196,18 @@ void LinuxAio::submit_queued() {
     in_flight_ += ret;
     c_.requests_submitted += ret;
     c_.per_submit.add(ret);
+    win_submitted_ += uint64_t(ret);
   }
   if (cfg_.peek_after_submit && in_flight_ > 0) reap_in_submit();
+  if (cfg_.adapt_batch && cfg_.peek_after_submit && win_submitted_ >= kBatchWindow) {
+    const int b = ChooseBatch(win_found_, win_submitted_, batch_, cfg_.max_batch,
+                                cfg_.async_batch);
+    if (b != batch_) {
+      batch_ = b;
+      c_.batch_changes++;
+    }
+    win_submitted_ = win_found_ = 0;
+  }
 }
 
 LinuxAio::Request* LinuxAio::pop_queue(int n) {
@@ -296,6 +308,7 @@ int LinuxAio::reap_in_submit() {
   }
   c_.reaps[kAfterSubmit]++;
   c_.reaped[kAfterSubmit] += total;
+  win_found_ += uint64_t(total);
   c_.per_reap[kAfterSubmit].add(total);
   if (total == 0) c_.empty_peeks++;
   return total;
@@ -386,6 +399,8 @@ void LinuxAio::counters(std::vector<DriverCounter>* out) const {
   add("aio_submit_errors", c_.submit_errors);
   add("aio_getevents_fallbacks", c_.getevents_fallbacks);
   add("aio_ring_peek", ring_ ? 1 : 0);
+  add("aio_batch_limit", uint64_t(batch_));
+  add("aio_batch_changes", c_.batch_changes);
   add("aio_poll_withdrawals", c_.poll_withdrawals);
   add("aio_poll_retries", c_.poll_retries);
   add("aio_polling", poll_registered_ ? 1 : 0);

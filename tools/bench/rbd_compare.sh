@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Compares driver=rbd (tools/bench/rbd_bench, every completion method) with
-# fio --ioengine=rbd and `rbd bench` on the same image of the same cluster:
+# Compares driver=rbd (every completion method) with fio --ioengine=rbd and
+# `rbd bench` on the same image of the same cluster:
 #   4k randread qd32, 4k randwrite qd32, 4M sequential read qd32.
+# bb-* is block-bench running fio's exact job (same options, so the same
+# offset stream: fio's random map, every block once per pass) with
+# --blockdev=driver=rbd,...,completion=MODE.  blk-* is tools/bench/rbd_bench
+# (BlockBackend with its own xorshift offsets, which repeat blocks: with the
+# write-around cache a write to a block with a write still in flight waits
+# for it, so its randwrite is lower than a random map's; fio with
+# --norandommap shows the same drop).  Compare bb-* with fio.
 # Runs alternate between tools (rep 1 of every tool, then rep 2, ..., the
 # order rotated each rep); the table shows the median of REPS runs: IOPS,
 # MiB/s and the client's CPU time
@@ -12,9 +19,10 @@
 # not librbd's threads, so it is not used.
 #
 # Usage: tools/bench/rbd_compare.sh [SECONDS_PER_RUN=5] [REPS=3]
-#   BLK_RBD_BENCH_TOOLS="blk-eventfd blk-bh blk-poll fio rbd-bench" (subset)
+#   BLK_RBD_BENCH_TOOLS="bb-eventfd bb-bh bb-poll fio rbd-bench" (subset; also
+#     blk-eventfd blk-bh blk-poll)
 #   BLK_RBD_BENCH_WORKLOADS="4k-randread 4k-randwrite 4M-read" (subset)
-#   BLK_RBD_BENCH_EXTRA=",rados.KEY=VALUE..." appended to the blk-* spec
+#   BLK_RBD_BENCH_EXTRA=",rados.KEY=VALUE..." appended to the bb-*/blk-* spec
 # Needs CEPH_CONF (a cluster from scripts/ceph/cluster.sh start); with
 # BLK_RBD_BENCH_START=1 it starts its own (BLK_CEPH_OBJECTSTORE=memstore for
 # a RAM-backed OSD) and stops it at the end.
@@ -36,9 +44,12 @@ fi
 [[ -n "${CEPH_CONF:-}" ]] || { echo "rbd_compare: set CEPH_CONF (scripts/ceph/cluster.sh start)" >&2; exit 1; }
 for b in fio rbd python3; do command -v "$b" >/dev/null || { echo "rbd_compare: $b missing" >&2; exit 1; }; done
 
-bazel build --noshow_progress --curses=no --color=no //tools/bench/rbd_bench:rbd_bench >&2
+bazel build --noshow_progress --curses=no --color=no //tools/bench/rbd_bench:rbd_bench \
+  //tools/block_bench:block_bench >&2
 # Not the bazel-bin symlink: another build with other flags may move it.
-BENCH="$(bazel info --noshow_progress bazel-bin 2>/dev/null)/tools/bench/rbd_bench/rbd_bench"
+BIN="$(bazel info --noshow_progress bazel-bin 2>/dev/null)"
+BENCH="$BIN/tools/bench/rbd_bench/rbd_bench"
+BB="$BIN/tools/block_bench/block_bench"
 
 T() { timeout -k 5 "$((SECS * 4 + 60))" "$@"; }
 
@@ -52,7 +63,7 @@ fi
 # workload name -> "rw bs"
 declare -A WL=([4k-randread]="randread 4096" [4k-randwrite]="randwrite 4096" [4M-read]="read 4194304")
 read -r -a WORKLOADS <<<"${BLK_RBD_BENCH_WORKLOADS:-4k-randread 4k-randwrite 4M-read}"
-read -r -a TOOLS <<<"${BLK_RBD_BENCH_TOOLS:-blk-eventfd blk-bh blk-poll fio rbd-bench}"
+read -r -a TOOLS <<<"${BLK_RBD_BENCH_TOOLS:-bb-eventfd bb-bh bb-poll fio rbd-bench}"
 EXTRA="${BLK_RBD_BENCH_EXTRA:-}"
 RESULTS="$(mktemp)"
 CPUF="$(mktemp)"
@@ -74,10 +85,13 @@ run_one() {  # tool workload -> prints "IOPS MIBS"
         --rw="$rw" --bs="$bs" --qd=32 --seconds="$SECS" 2>/dev/null |
         sed -n 's/.*IOPS \([0-9.]*\) MiB\/s \([0-9.]*\).*/\1 \2/p'
       ;;
-    fio)
-      T "${CPUWRAP[@]}" fio --name=r --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" \
-        --rw="$rw" --bs="$bs" --iodepth=32 --runtime="$SECS" --time_based \
-        --output-format=json 2>/dev/null |
+    fio | bb-*)
+      local job=(--name=r --rw="$rw" --bs="$bs" --iodepth=32 --runtime="$SECS" --time_based
+        --output-format=json)
+      local cmd=(fio "${job[@]}" --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE")
+      [[ "$tool" == bb-* ]] &&
+        cmd=("$BB" "${job[@]}" --blockdev="driver=rbd,pool=$POOL,image=$IMAGE,completion=${tool#bb-}$EXTRA")
+      T "${CPUWRAP[@]}" "${cmd[@]}" 2>/dev/null |
         python3 -c '
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]
