@@ -47,7 +47,13 @@ python3 -c "
 import json,sys; j=json.load(open('$T/plus.json'))['jobs'][0]['write']
 assert j['total_ios']==1024, j['total_ios']
 assert sum(j['clat_ns']['bins'].values())==1024
+# 1024 null requests take well under a millisecond: IOPS and bandwidth come
+# from the exact runtime, not from a runtime rounded to 0 ms.
+assert j['iops'] > 0, j['iops']
+assert abs(j['bw_bytes'] - j['iops'] * 4096) <= 4096, (j['bw_bytes'], j['iops'])
 " || fail "json+ check"
+"$BB" --name=p --ioengine=null --rw=write --size=4m >"$T/short.txt" || fail "short text run"
+grep -q "IOPS=0," "$T/short.txt" && fail "sub-millisecond run printed IOPS=0: $(grep IOPS "$T/short.txt")"
 
 # 3. An I/O error: non-zero exit, message with device, offset, length, errno.
 "$BB" --output-format=json --name=e --rw=read --bs=4k \
