@@ -22,6 +22,7 @@
 #include "block/registry.h"
 #include "util/aligned_buffer.h"
 #include "util/clock.h"
+#include "util/xorshift.h"
 
 namespace blk {
 namespace {
@@ -38,13 +39,10 @@ Task<void> Worker(BlockBackend& blk, uint64_t blocks, uint64_t seed, const bool*
                   uint64_t* ios, WaitGroup* wg) {
   AlignedBuffer buf(4096);
   IoVec iov = buf.iov();
-  // A cheap generator (xorshift): the benchmark measures the layer, not RNG.
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  // A cheap generator: the benchmark measures the layer, not RNG.
+  XorShift64 rng = XorShift64::ForWorker(seed);
   while (!*stop) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    Status s = co_await blk.read((x % blocks) * 4096, iov);
+    Status s = co_await blk.read((rng.next() % blocks) * 4096, iov);
     if (!s.ok()) {
       std::fprintf(stderr, "null_bench: read failed: %s\n", ErrnoString(s.error()).c_str());
       std::exit(1);

@@ -28,6 +28,7 @@
 #include "util/embed/asio_loop.h"
 #include "util/embed/libevent_loop.h"
 #include "util/histogram.h"
+#include "util/xorshift.h"
 
 namespace blk {
 namespace {
@@ -76,13 +77,7 @@ Task<void> GuestSlot(const Config& cfg, BlockBackend& blk, int queue, int slot, 
                      QueueStats* st, WaitGroup* wg) {
   AlignedBuffer buf(cfg.bs);
   const uint64_t blocks = blk.length() / cfg.bs;
-  uint64_t x = uint64_t(queue) * 1000003 + uint64_t(slot) * 7919 + 1;
-  auto next = [&x] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  XorShift64 rng(uint64_t(queue) * 1000003 + uint64_t(slot) * 7919 + 1);
   uint64_t seq = (uint64_t(slot) * blocks) / uint64_t(cfg.depth);
   int writes = 0;
   while (!*stop) {
@@ -90,8 +85,8 @@ Task<void> GuestSlot(const Config& cfg, BlockBackend& blk, int queue, int slot, 
     req.data = buf.iov();
     switch (queue % 3) {
       case 0:
-        req.type = int(next() % 100) < cfg.rwmix ? kVirtioBlkTIn : kVirtioBlkTOut;
-        req.sector = (next() % blocks) * cfg.bs / 512;
+        req.type = int(rng.next() % 100) < cfg.rwmix ? kVirtioBlkTIn : kVirtioBlkTOut;
+        req.sector = (rng.next() % blocks) * cfg.bs / 512;
         break;
       case 1:
         req.type = kVirtioBlkTIn;
@@ -103,7 +98,7 @@ Task<void> GuestSlot(const Config& cfg, BlockBackend& blk, int queue, int slot, 
           req.data.clear();
         } else {
           req.type = kVirtioBlkTOut;
-          req.sector = (next() % blocks) * cfg.bs / 512;
+          req.sector = (rng.next() % blocks) * cfg.bs / 512;
         }
     }
     int64_t t0 = NowNs();

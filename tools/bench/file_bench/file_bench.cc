@@ -29,6 +29,7 @@
 #include "block/registry.h"
 #include "util/aligned_buffer.h"
 #include "util/clock.h"
+#include "util/xorshift.h"
 
 namespace blk {
 namespace {
@@ -48,11 +49,9 @@ Task<void> Worker(BlockBackend& blk, bool write, uint64_t blocks, uint64_t seed,
   AlignedBuffer buf(4096);
   memset(buf.data(), int(seed), 4096);
   IoVec iov = buf.iov();
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  XorShift64 rng = XorShift64::ForWorker(seed);
   while (!*stop) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    const uint64_t x = rng.next();
     const uint64_t off = seq ? ((*seq)++ % blocks) * 4096 : (x % blocks) * 4096;
     Status s = write ? co_await blk.write(off, iov) : co_await blk.read(off, iov);
     if (!s.ok()) {

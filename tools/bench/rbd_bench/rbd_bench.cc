@@ -21,6 +21,7 @@
 #include "block/registry.h"
 #include "util/aligned_buffer.h"
 #include "util/clock.h"
+#include "util/xorshift.h"
 
 namespace blk {
 namespace {
@@ -93,17 +94,9 @@ Task<void> Worker(BlockBackend& blk, Shared* sh, uint64_t seed, WaitGroup* wg) {
   IoVec iov = buf.iov();
   const bool write = a.rw == "randwrite" || a.rw == "write";
   const bool random = a.rw[0] == 'r' && a.rw[1] == 'a';
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  XorShift64 rng = XorShift64::ForWorker(seed);
   while (!sh->stop) {
-    uint64_t block;
-    if (random) {
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-      block = x % sh->blocks;
-    } else {
-      block = sh->next_seq++ % sh->blocks;
-    }
+    const uint64_t block = random ? rng.next() % sh->blocks : sh->next_seq++ % sh->blocks;
     Status s = write ? co_await blk.write(block * a.bs, iov) : co_await blk.read(block * a.bs, iov);
     if (!s.ok()) {
       std::fprintf(stderr, "rbd_bench: %s failed: %s\n", write ? "write" : "read",
