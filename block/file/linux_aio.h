@@ -142,8 +142,6 @@ class LinuxAio final : public PollHandler {
   bool ring_peek_enabled() const { return ring_ != nullptr; }
   int in_flight() const { return in_flight_; }
   int queued() const { return queued_; }
-  // The current most requests per io_submit (adapt_batch may lower it).
-  int batch_limit() const { return batch_; }
   // The adapt_batch rule: the batch limit after a window in which
   // `submitted` requests went out with limit `current` and the peeks after
   // io_submit found `found` of them done.

@@ -357,6 +357,7 @@ std::string TextReport(const RunResult& run) {
     o += Fmt("Run status group %d (all jobs):\n", g);
     for (int d = 0; d < kNumDirs; d++) {
       uint64_t bytes = 0, ios = 0, rmin = UINT64_MAX, rmax = 0;
+      int64_t rmax_ns = 0;  // the aggregate rate is over the longest clone
       double bmin = 1e300, bmax = 0;
       for (auto* c : cl) {
         const DirResult& x = c->dir[d];
@@ -366,12 +367,13 @@ std::string TextReport(const RunResult& run) {
         uint64_t ms = RuntimeMs(*c);
         rmin = std::min(rmin, ms);
         rmax = std::max(rmax, ms);
+        rmax_ns = std::max(rmax_ns, c->runtime_ns);
         double bw = PerSec(x.bytes, *c);
         bmin = std::min(bmin, bw);
         bmax = std::max(bmax, bw);
       }
       if (!ios) continue;
-      double agg = rmax ? double(bytes) * 1000.0 / double(rmax) : 0;
+      double agg = rmax_ns > 0 ? double(bytes) * 1e9 / double(rmax_ns) : 0;
       o += Fmt("%7s: bw=%s, %s/s-%s/s (%s/s-%s/s), io=%s (%s), run=%llu-%llumsec\n", kDirUpper[d],
                Bw(agg).c_str(), NumToStr(bmin, 4, 1024, kIecB).c_str(),
                NumToStr(bmax, 4, 1024, kIecB).c_str(), NumToStr(bmin, 4, 1000, kSiB).c_str(),

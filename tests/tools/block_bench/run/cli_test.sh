@@ -54,6 +54,7 @@ assert abs(j['bw_bytes'] - j['iops'] * 4096) <= 4096, (j['bw_bytes'], j['iops'])
 " || fail "json+ check"
 "$BB" --name=p --ioengine=null --rw=write --size=4m >"$T/short.txt" || fail "short text run"
 grep -q "IOPS=0," "$T/short.txt" && fail "sub-millisecond run printed IOPS=0: $(grep IOPS "$T/short.txt")"
+grep -q "bw=0B/s" "$T/short.txt" && fail "sub-millisecond run printed a zero group bandwidth: $(grep bw= "$T/short.txt")"
 
 # 3. An I/O error: non-zero exit, message with device, offset, length, errno.
 "$BB" --output-format=json --name=e --rw=read --bs=4k \
