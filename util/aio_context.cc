@@ -367,6 +367,14 @@ bool AioContext::poll_once() {
   return progress;
 }
 
+bool AioContext::poll_wanted() {
+  bool wanted = false;
+  // All of them: a handler may sample its own state on each call.
+  for (PollHandler* h : poll_handlers_) wanted |= h->poll_worthwhile();
+  if (!wanted) stats_.poll_declined++;
+  return wanted;
+}
+
 bool AioContext::try_poll(int64_t* polled_ns) {
   stats_.poll_phases++;
   for (PollHandler* h : poll_handlers_) h->poll_begin();
@@ -442,7 +450,7 @@ bool AioContext::run_once(bool blocking) {
   const bool polling = blocking && poll_params_.max_ns > 0 && !poll_handlers_.empty();
   int64_t t0 = 0, polled_ns = 0;
   bool polled = false;
-  if (polling && !has_local_work()) {
+  if (polling && !has_local_work() && poll_wanted()) {
     t0 = NowNs();
     polled = try_poll(&polled_ns);
   } else if (!poll_handlers_.empty()) {

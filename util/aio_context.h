@@ -8,8 +8,8 @@
 //   * timers (Timer, CLOCK_MONOTONIC nanoseconds),
 //   * poll handlers for busy polling with an adaptive window as in QEMU's
 //     iothreads: before blocking, the loop calls every PollHandler for up to
-//     poll_ns; a handler reporting progress keeps the loop spinning without
-//     syscalls.  poll_ns grows (x grow) while waits end inside poll_max_ns and
+//     poll_ns (if one of them finds spinning worthwhile now); a handler
+//     reporting progress keeps the loop spinning without syscalls.  poll_ns grows (x grow) while waits end inside poll_max_ns and
 //     shrinks (/ shrink, or to 0) when they do not.
 //
 // Threading rules.  The loop thread is the thread that created the context,
@@ -108,6 +108,13 @@ class PollHandler {
   // notifications off while spinning.  Default: nothing.
   virtual void poll_begin() {}
   virtual void poll_end() {}
+  // Asked each time the loop is about to spin (nothing else to do): whether
+  // spinning on this source could pay now.  False when the next event is
+  // known to be further away than the poll window, e.g. nothing in flight, or
+  // a device queue deep enough to keep the device busy until a sleeping
+  // thread wakes.  The loop spins only if some handler says true; otherwise
+  // it calls poll() once and sleeps.  Default: true.
+  virtual bool poll_worthwhile() { return true; }
 };
 
 struct PollParams {
@@ -121,6 +128,7 @@ struct LoopStats {
   uint64_t iterations = 0;
   uint64_t epoll_waits = 0;        // epoll_wait syscalls
   uint64_t poll_phases = 0;        // polling phases started
+  uint64_t poll_declined = 0;      // no handler found a phase worthwhile
   uint64_t poll_successes = 0;     // phases that found progress
   uint64_t poll_ns_grows = 0;
   uint64_t poll_ns_shrinks = 0;
@@ -261,6 +269,7 @@ class AioContext {
   size_t run_ready();  // returns the number of coroutines resumed
   bool run_timers();
   bool poll_once();
+  bool poll_wanted();
   bool try_poll(int64_t* polled_ns);
   void adjust_poll_ns(int64_t block_ns);
   bool has_local_work() const;

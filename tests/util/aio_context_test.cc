@@ -241,7 +241,12 @@ class FakeRing : public PollHandler {
   }
   void poll_begin() override { begins++; }
   void poll_end() override { ends++; }
-  int calls = 0, handled = 0, ready = 0, begins = 0, ends = 0;
+  bool poll_worthwhile() override {
+    asked++;
+    return worthwhile;
+  }
+  int calls = 0, handled = 0, ready = 0, begins = 0, ends = 0, asked = 0;
+  bool worthwhile = true;
 };
 
 TEST(AioContextTest, PollWindowGrowsWhenEventsComeSoonAndShrinksWhenLate) {
@@ -304,6 +309,43 @@ TEST(AioContextTest, ZeroPollMaxDisablesPolling) {
   }
   EXPECT_EQ(ctx.poll_ns(), 0);
   EXPECT_EQ(ctx.stats().poll_phases, 0u);
+  ctx.remove_poll_handler(&ring);
+}
+
+// A handler that finds polling not worthwhile: the loop asks it before every
+// wait, does not spin (no phase, the window stays 0), still calls poll() once
+// per iteration, and sleeps until the timer.  Another handler that wants to
+// poll makes the loop spin for both.
+TEST(AioContextTest, DeclinedPollingSleepsInsteadOfSpinning) {
+  AioContext ctx;
+  FakeRing ring;
+  ring.worthwhile = false;
+  ctx.add_poll_handler(&ring);
+  Timer t(ctx, [] {});
+  for (int i = 0; i < 5; i++) {
+    t.arm_in(50'000);
+    ctx.run_once(false);  // consume the arm's own notification
+    while (t.pending()) ctx.run_once(true);
+  }
+  EXPECT_EQ(ctx.stats().poll_phases, 0u);
+  EXPECT_EQ(ring.begins, 0);
+  EXPECT_EQ(ctx.poll_ns(), 0);
+  EXPECT_GE(ring.asked, 5);
+  EXPECT_EQ(ctx.stats().poll_declined, uint64_t(ring.asked));
+  EXPECT_GE(ring.calls, 5);  // the one cheap check before each sleep
+
+  FakeRing eager;
+  ctx.add_poll_handler(&eager);
+  const uint64_t declined = ctx.stats().poll_declined;
+  for (int i = 0; i < 5; i++) {
+    t.arm_in(50'000);
+    ctx.run_once(false);
+    while (t.pending()) ctx.run_once(true);
+  }
+  EXPECT_GT(ctx.stats().poll_phases, 0u);
+  EXPECT_EQ(ctx.stats().poll_declined, declined);
+  EXPECT_EQ(ring.begins, eager.begins);  // spins include every handler
+  ctx.remove_poll_handler(&eager);
   ctx.remove_poll_handler(&ring);
 }
 
