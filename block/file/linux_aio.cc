@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "util/clock.h"
+
 namespace blk {
 
 // The kernel's completion ring header (fs/aio.c, struct aio_ring), mapped
@@ -93,6 +95,8 @@ void LinuxAio::attach(AioContext& ctx) {
   // io_getevents).  The counter cannot overflow in practice (2^64 - 1).
   ctx.set_fd_handler(efd_, [this] { reap_top(kEventfd); }, {}, AioContext::FdTrigger::kEdge);
   win_poll_ = win_wait_ = 0;
+  pace_.idle();
+  poll_declined_ = false;
   if (cfg_.poll_mode != PollMode::kOff) {
     ctx.add_poll_handler(this);
     poll_registered_ = true;
@@ -254,6 +258,7 @@ int LinuxAio::reap_top(Source src) {
     const int n = fetch(ev, std::min(kReapBatch, budget - total));
     if (n <= 0) break;
     in_flight_ -= n;
+    completions_ += uint64_t(n);
     total += n;
     for (int i = 0; i < n; i++) {
       auto* r = static_cast<Request*>(ev[i].data);
@@ -272,6 +277,9 @@ int LinuxAio::reap_top(Source src) {
 }
 
 void LinuxAio::note_wakeup(Source src) {
+  // A wake-up after a sleep the loop chose without polling says nothing
+  // about whether polling would have caught it.
+  if (src == kEventfd && poll_declined_) return;
   if (src == kPoll) win_poll_++; else win_wait_++;
   if (src != kEventfd || win_poll_ + win_wait_ < kPollWindow) return;
   const bool paid = win_poll_ * 4 >= win_poll_ + win_wait_;
@@ -287,6 +295,7 @@ void LinuxAio::note_wakeup(Source src) {
     retry_left_ = retry_windows_;
     retry_windows_ = std::min(retry_windows_ * 2, kPollRetryMax);
   } else if (--retry_left_ <= 0) {
+    pace_.idle();  // unsampled while withdrawn: the span may hold a pause
     ctx_->add_poll_handler(this);
     poll_registered_ = true;
     c_.poll_retries++;
@@ -300,6 +309,7 @@ int LinuxAio::reap_in_submit() {
     const int n = fetch(ev, kReapBatch);
     if (n <= 0) break;
     in_flight_ -= n;
+    completions_ += uint64_t(n);
     total += n;
     for (int i = 0; i < n; i++) {
       complete_in_submit(static_cast<Request*>(ev[i].data), int64_t(long(ev[i].res)));
@@ -375,6 +385,23 @@ bool LinuxAio::poll() {
   return reap_top(kPoll) > 0;
 }
 
+bool LinuxAio::poll_worthwhile() {
+  if (cfg_.poll_mode == PollMode::kOn) return true;
+  bool worth = false;
+  // Sampled only here, when the loop is about to wait: in flight dropping to
+  // 0 inside an iteration and refilled before it ends is not a pause.
+  if (in_flight_ == 0) {
+    pace_.idle();
+  } else {
+    pace_.busy(NowNs(), completions_);
+    const int64_t pace = pace_.interval_ns();
+    worth = pace == 0 || int64_t(in_flight_) * pace <= ctx_->poll_params().max_ns;
+  }
+  poll_declined_ = !worth;
+  if (!worth) c_.poll_declined++;
+  return worth;
+}
+
 void LinuxAio::counters(std::vector<DriverCounter>* out) const {
   auto add = [out](std::string name, uint64_t v) { out->push_back({std::move(name), v}); };
   add("aio_io_submit_calls", c_.io_submit_calls);
@@ -403,6 +430,8 @@ void LinuxAio::counters(std::vector<DriverCounter>* out) const {
   add("aio_batch_changes", c_.batch_changes);
   add("aio_poll_withdrawals", c_.poll_withdrawals);
   add("aio_poll_retries", c_.poll_retries);
+  add("aio_poll_declined", c_.poll_declined);
+  add("aio_pace_ns", uint64_t(pace_.interval_ns()));
   add("aio_polling", poll_registered_ ? 1 : 0);
   add("aio_in_flight", uint64_t(in_flight_));
 }

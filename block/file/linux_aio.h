@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "block/driver.h"
+#include "block/file/completion_pace.h"
 #include "util/aio_context.h"
 #include "util/result.h"
 #include "util/task.h"
@@ -86,8 +87,10 @@ class LinuxAio final : public PollHandler {
   //     needs this CPU (the loop device: spinning delays the very completion
   //     it waits for) or slower than the poll window (a disk).  Polling is
   //     tried again after kPollRetryWindows windows, doubling up to
-  //     kPollRetryMax windows while it keeps failing.
-  //   kOn: always registered.  kOff: never.
+  //     kPollRetryMax windows while it keeps failing.  While registered, the
+  //     loop spins only when poll_worthwhile() (a shallow enough queue);
+  //     wake-ups after sleeps it declined do not count in the window.
+  //   kOn: always registered, always worthwhile.  kOff: never registered.
   enum class PollMode { kAuto, kOn, kOff };
   struct Config {
     int ring_size = 128;      // io_setup nr_events
@@ -157,6 +160,16 @@ class LinuxAio final : public PollHandler {
 
   // PollHandler: reaps the ring without system calls.
   bool poll() override;
+  // PollHandler.  kOn: always.  kAuto: only with requests in flight
+  // whose next completion is expected within the loop's poll window:
+  // in_flight * pace <= poll max_ns, pace being the device's mean time
+  // between completions while busy (CompletionPace; unknown counts as
+  // worthwhile).  At a deep queue the device stays busy for longer than any
+  // poll window, so sleeping costs it nothing, while spinning costs a CPU
+  // and reaps one completion per wake-up: on the loop device at QD 32 the
+  // same IOPS at about a third of the user CPU.  At QD 1 the next
+  // completion is the one the guest waits for, and polling stays.
+  bool poll_worthwhile() override;
   // True while registered as the loop's PollHandler.
   bool polling() const { return poll_registered_; }
 
@@ -185,6 +198,7 @@ class LinuxAio final : public PollHandler {
     uint64_t getevents_fallbacks = 0;
     uint64_t poll_withdrawals = 0;  // kAuto: poll handler removed
     uint64_t poll_retries = 0;      // kAuto: poll handler registered again
+    uint64_t poll_declined = 0;     // poll_worthwhile() said no
     uint64_t batch_changes = 0;     // adapt_batch: limit switched
   };
   static constexpr uint64_t kBatchWindow = 512;
@@ -244,6 +258,9 @@ class LinuxAio final : public PollHandler {
   bool resumer_scheduled_ = false;
   Request* submitting_ = nullptr;  // the request whose await_suspend is running
   bool poll_registered_ = false;
+  CompletionPace pace_;
+  uint64_t completions_ = 0;   // reaped in all (pace_ samples)
+  bool poll_declined_ = false;  // the last poll_worthwhile() said no
   int win_poll_ = 0;           // kAuto window: wake-ups reaped by polling
   int win_wait_ = 0;           //   ... by the eventfd
   int retry_left_ = 0;         // windows until polling is tried again

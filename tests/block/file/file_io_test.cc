@@ -330,32 +330,6 @@ TEST(FileAioTest, PollAutoWithdrawsAndRetries) {
   EXPECT_EQ(Counter(*b, "aio_in_flight"), 0u);
 }
 
-// `qd` coroutines, each reading `per` 4 KiB blocks of a TempFile's first
-// 1 MiB at once; returns how many reads failed or returned wrong data.
-int ConcurrentReads(AioContext& ctx, BlockBackend& b, int qd, int per) {
-  int failures = 0;
-  auto worker = [](BlockBackend& b, int id, int per, int* failures, WaitGroup* wg) -> Task<void> {
-    AlignedBuffer buf(4096);
-    for (int j = 0; j < per; j++) {
-      const uint64_t off = uint64_t((id * per + j) % 256) * 4096;
-      IoVec iov(buf.data(), 4096);
-      Status s = co_await b.read(off, iov);
-      if (!s.ok() || buf.data()[7] != TempFile::Pattern(off + 7)) (*failures)++;
-    }
-    wg->done();
-  };
-  auto all = [&]() -> Task<void> {
-    WaitGroup wg(ctx);
-    for (int i = 0; i < qd; i++) {
-      wg.add();
-      SpawnNow(worker(b, i, per, &failures, &wg));
-    }
-    co_await wg.wait();
-  };
-  RunSync(ctx, all());
-  return failures;
-}
-
 // A device that completes inside io_submit (tmpfs O_DIRECT, like zram): with
 // peek-after-submit the completions found right after io_submit are resumed
 // together inside a plug, so the next requests still go out in batches
@@ -370,7 +344,7 @@ TEST(FileAioTest, PeekAfterSubmitKeepsBatching) {
   auto b = Open(ctx, spec + ",peek-after-submit=on,aio-max-batch=32");
   ASSERT_TRUE(b);
   const int qd = 32, per = 50;
-  ASSERT_EQ(ConcurrentReads(ctx, *b, qd, per), 0);
+  ASSERT_EQ(ConcurrentReads(ctx, *b, qd, per, TempFile::Pattern), 0);
   const uint64_t n = Counter(*b, "aio_requests_submitted");
   EXPECT_EQ(n, uint64_t(qd * per));
   if (Counter(*b, "aio_reaped_after_submit") < n / 2) {
@@ -406,7 +380,7 @@ TEST(FileAioTest, AdaptiveBatchFollowsTheDevice) {
   const std::string spec = "driver=file,filename=" + f.path() + ",aio=native,cache.direct=on";
   auto run = [&](BlockBackend& b) {
     const int qd = 32, per = 64;
-    EXPECT_EQ(ConcurrentReads(ctx, b, qd, per), 0);
+    EXPECT_EQ(ConcurrentReads(ctx, b, qd, per, TempFile::Pattern), 0);
     EXPECT_EQ(Counter(b, "aio_requests_submitted"), uint64_t(qd * per));
   };
   auto fixed = Open(ctx, spec + ",aio-batch-adapt=off");

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "block/file/completion_pace.h"
 #include "tests/block/file/file_test_util.h"
 
 namespace blk::test {
@@ -100,6 +101,43 @@ TEST_F(FileLoopTest, ThreadsModeOnBlockDevice) {
   AlignedBuffer r(65536);
   ASSERT_EQ(Read(*b, kSize - 65536, r.data(), r.size()), 0);
   EXPECT_EQ(memcmp(w.data(), r.data(), w.size()), 0);
+}
+
+// aio-poll=auto spins only while the queue is shallow enough for the next
+// completion to come within the poll window (in_flight * pace <= max_ns).
+// A window longer than any 32-deep queue takes (10 ms): the loop declines
+// only when nothing is in flight.  A window shorter than one completion
+// (1 us): once the device's pace is known, every wait is declined.
+TEST_F(FileLoopTest, PollingDeclinedWhileTheQueueOutlastsThePollWindow) {
+  // No peek after io_submit: completions are reaped only where the loop
+  // waits, so every wait has requests in flight and the pace is sampled.
+  const std::string spec =
+      "driver=file,aio=native,cache.direct=on,peek-after-submit=off,filename=" + loop_.dev();
+  auto zero = [](uint64_t) -> uint8_t { return 0; };
+  uint64_t declined[2], phases[2], reaped[2];
+  const int64_t windows[2] = {10'000'000, 1'000};
+  for (int k = 0; k < 2; k++) {
+    AioContext ctx;
+    ctx.set_poll_params({.max_ns = windows[k], .grow = 0, .shrink = 0});
+    auto b = Open(ctx, spec);
+    ASSERT_TRUE(b);
+    ASSERT_EQ(ConcurrentReads(ctx, *b, 32, 128, zero), 0);
+    EXPECT_GT(Counter(*b, "aio_pace_ns"), 0u) << "4096 completions measure the pace";
+    EXPECT_EQ(Counter(*b, "aio_poll_declined"), ctx.stats().poll_declined);
+    declined[k] = Counter(*b, "aio_poll_declined");
+    phases[k] = ctx.stats().poll_phases;
+    reaped[k] = Counter(*b, "aio_reaped_poll") + Counter(*b, "aio_reaped_eventfd") +
+                Counter(*b, "aio_reaped_after_submit");
+    ASSERT_EQ(reaped[k], 4096u);
+    EXPECT_EQ(Counter(*b, "aio_reaped_after_submit"), 0u);
+  }
+  EXPECT_LT(declined[0], 20u) << "declined with requests in flight and a 10 ms window";
+  EXPECT_GT(declined[1], 100u);
+  EXPECT_GT(phases[0], 0u);
+  // Spinning only until the first pace window (256 completions) closed.  (A
+  // declined wait still checks the ring once before sleeping, and often
+  // finds completions there: that is no spin.)
+  EXPECT_LE(phases[1], 2 * CompletionPace::kWindow);
 }
 
 }  // namespace

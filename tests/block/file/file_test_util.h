@@ -83,4 +83,33 @@ inline AlignedBuffer Filled(size_t len, uint8_t seed) {
   return buf;
 }
 
+// `qd` coroutines, each reading `per` 4 KiB blocks of the first 1 MiB at
+// once; returns how many reads failed or returned a byte other than
+// pattern(offset) (checked at one byte per block).
+inline int ConcurrentReads(AioContext& ctx, BlockBackend& b, int qd, int per,
+                           uint8_t (*pattern)(uint64_t)) {
+  int failures = 0;
+  auto worker = [](BlockBackend& b, int id, int per, uint8_t (*pattern)(uint64_t),
+                   int* failures, WaitGroup* wg) -> Task<void> {
+    AlignedBuffer buf(4096);
+    for (int j = 0; j < per; j++) {
+      const uint64_t off = uint64_t((id * per + j) % 256) * 4096;
+      IoVec iov(buf.data(), 4096);
+      Status s = co_await b.read(off, iov);
+      if (!s.ok() || buf.data()[7] != pattern(off + 7)) (*failures)++;
+    }
+    wg->done();
+  };
+  auto all = [&]() -> Task<void> {
+    WaitGroup wg(ctx);
+    for (int i = 0; i < qd; i++) {
+      wg.add();
+      SpawnNow(worker(b, i, per, pattern, &failures, &wg));
+    }
+    co_await wg.wait();
+  };
+  RunSync(ctx, all());
+  return failures;
+}
+
 }  // namespace blk::test
