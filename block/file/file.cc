@@ -119,8 +119,14 @@ class FileDriver final : public BlockDriver {
     } else {
       res = co_await PoolRw(pool(), *ctx_, fd_, true, offset, &qiov);
     }
-    if (res == int64_t(bytes)) co_return Status();
-    co_return co_await finish_rw(true, offset, bytes, qiov, res);
+    const bool past_eof = offset + bytes > geo_.length;
+    if (res == int64_t(bytes) && !past_eof) co_return Status();
+    Status s = res == int64_t(bytes) ? Status() : co_await finish_rw(true, offset, bytes, qiov, res);
+    if (past_eof) {
+      Status t = co_await restore_length();
+      if (s.ok()) s = t;
+    }
+    co_return s;
   }
 
   Task<Status> co_flush() override;
@@ -131,6 +137,7 @@ class FileDriver final : public BlockDriver {
     out->push_back({"file_short_reads", short_reads_});
     out->push_back({"file_eof_zero_fills", eof_zero_fills_});
     out->push_back({"file_short_writes", short_writes_});
+    out->push_back({"file_eof_trims", eof_trims_});
     out->push_back({"file_flush_fdsync_aio", flush_aio_});
     out->push_back({"file_flush_fdatasync_pool", flush_pool_});
     out->push_back({"file_fdsync_probe", uint64_t(fdsync_)});  // 0 unknown 1 yes 2 no
@@ -158,6 +165,22 @@ class FileDriver final : public BlockDriver {
       co_return co_await aio_->submit(req);
     }
     co_return co_await PoolRw(pool(), *ctx_, fd_, write, offset, &iov);
+  }
+
+  // A write reaching past the end: only the generic layer's padding does
+  // that (it bounds requests by length()), when O_DIRECT pads a write in the
+  // last block of a regular file whose size is not a multiple of the
+  // alignment.  The write grew the file with zeros up to the alignment; cut
+  // it back so the size stays what it was (as a buffered write would have
+  // left it).  Still inside the padded request, which the generic layer
+  // serialises against overlapping ones, so no other write sees the longer
+  // file.
+  Task<Status> restore_length() {
+    eof_trims_++;
+    int64_t res = co_await pool().run(*ctx_, [fd = fd_, len = geo_.length]() -> int64_t {
+      return NegErrno(ftruncate(fd, off_t(len)));
+    });
+    co_return Status(res < 0 ? int(res) : 0);
   }
 
   // Turns a result other than `bytes` into a Status: errors pass through, a
@@ -201,6 +224,7 @@ class FileDriver final : public BlockDriver {
   uint64_t short_reads_ = 0;
   uint64_t eof_zero_fills_ = 0;
   uint64_t short_writes_ = 0;
+  uint64_t eof_trims_ = 0;
   uint64_t flush_aio_ = 0;
   uint64_t flush_pool_ = 0;
 };

@@ -118,6 +118,36 @@ TEST_P(FileIoTest, ReadAtEndOfUnalignedFileReadsZerosPastEof) {
   }
 }
 
+// A write in the last, partial block of a file: with O_DIRECT the generic
+// layer pads it to whole blocks, which would grow the file with zeros up to
+// the alignment.  The size stays, the data around the write stays.
+TEST_P(FileIoTest, WriteInTheLastPartialBlockKeepsTheSize) {
+  const uint64_t size = 10000;
+  TempFile f(size);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  auto w = Filled(1000, 3);
+  ASSERT_EQ(Write(*b, size - 1000 - 7, w.data(), 1000), 0);
+  ASSERT_EQ(Write(*b, size - 5, w.data(), 5), 0);
+  struct stat st;
+  ASSERT_EQ(stat(f.path().c_str(), &st), 0);
+  EXPECT_EQ(uint64_t(st.st_size), size);
+  EXPECT_EQ(b->length(), size);
+  std::vector<uint8_t> r(size);
+  ASSERT_EQ(Read(*b, 0, r.data(), size), 0);
+  for (uint64_t i = 0; i < size; i++) {
+    uint8_t want = TempFile::Pattern(i);
+    if (i >= size - 1007 && i < size - 7) want = w.data()[i - (size - 1007)];
+    if (i >= size - 5) want = w.data()[i - (size - 5)];
+    ASSERT_EQ(r[i], want) << i;
+  }
+  if (GetParam().direct) {
+    EXPECT_EQ(Counter(*b, "file_eof_trims"), 2u);
+  } else {
+    EXPECT_EQ(Counter(*b, "file_eof_trims"), 0u);  // buffered: no padding
+  }
+}
+
 TEST_P(FileIoTest, DiscardThenReadGivesZeros) {
   TempFile f(1 << 20);
   auto b = OpenFile(f, "discard=unmap");
