@@ -195,6 +195,7 @@ int Main(int argc, char** argv) {
       r.counters.push_back({"loop_epoll_waits", ls1.epoll_waits - ls0.epoll_waits});
       r.counters.push_back({"loop_poll_phases", ls1.poll_phases - ls0.poll_phases});
       r.counters.push_back({"loop_poll_successes", ls1.poll_successes - ls0.poll_successes});
+      r.counters.push_back({"loop_poll_declined", ls1.poll_declined - ls0.poll_declined});
       r.counters.push_back({"loop_poll_ns_grows", ls1.poll_ns_grows - ls0.poll_ns_grows});
       r.counters.push_back({"loop_poll_ns_shrinks", ls1.poll_ns_shrinks - ls0.poll_ns_shrinks});
       r.counters.push_back({"loop_poll_ns_end", uint64_t(ctx.poll_ns())});
