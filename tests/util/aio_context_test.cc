@@ -349,6 +349,32 @@ TEST(AioContextTest, DeclinedPollingSleepsInsteadOfSpinning) {
   ctx.remove_poll_handler(&ring);
 }
 
+// A long poll window (a spinning benchmark: 1 s) never makes a timer late:
+// the spin stops at the next timer's deadline.
+TEST(AioContextTest, PollWindowStopsAtTheNextTimer) {
+  AioContext ctx;
+  FakeRing ring;
+  ctx.add_poll_handler(&ring);
+  ctx.set_poll_params({.max_ns = 1'000'000'000, .grow = 1000, .shrink = 0});
+  Timer t(ctx, [] {});
+  // Waits of 5 ms, longer than the window and inside the maximum: it grows
+  // (4 us, 4 ms, then the 1 s maximum).
+  for (int i = 0; i < 10 && ctx.poll_ns() < 1'000'000'000; i++) {
+    t.arm_in(5'000'000);
+    ctx.run_once(false);
+    while (t.pending()) ctx.run_once(true);
+  }
+  ASSERT_EQ(ctx.poll_ns(), 1'000'000'000);
+  const int64_t t0 = NowNs();
+  t.arm_in(2'000'000);
+  ctx.run_once(false);
+  while (t.pending()) ctx.run_once(true);
+  const int64_t late = NowNs() - t0 - 2'000'000;
+  EXPECT_LT(late, 100'000'000) << "the timer fired " << late << " ns late";
+  EXPECT_GT(ring.calls, 0);
+  ctx.remove_poll_handler(&ring);
+}
+
 TEST(AioContextTest, EmbeddingFdBecomesReadableForPostedWork) {
   AioContext ctx;
   ctx.run_once(false);
