@@ -106,8 +106,9 @@ int blkstack_write_zeroes(blkstack_dev* dev, uint64_t offset, uint64_t bytes, un
   if (flags & ~(BLKSTACK_FUA | BLKSTACK_MAY_UNMAP)) {
     return Fail(-EINVAL, "blkstack_write_zeroes: unknown flags");
   }
-  uint32_t f = ((flags & BLKSTACK_FUA) ? blk::kReqFua : 0) |
-               ((flags & BLKSTACK_MAY_UNMAP) ? blk::kReqMayUnmap : 0);
+  uint32_t f = 0;
+  if (flags & BLKSTACK_FUA) f |= blk::kReqFua;
+  if (flags & BLKSTACK_MAY_UNMAP) f |= blk::kReqMayUnmap;
   dev->blk->aio_write_zeroes(offset, bytes, cb, opaque, f);
   return 0;
 }
