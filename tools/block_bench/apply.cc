@@ -55,17 +55,17 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
     Expected<void> r = ApplyOne(job, *o);
     if (!r.ok()) return r;
   }
-  if (job.ioengine != IoEngine::kRbd) {
-    for (const RawOption& o : options) {
-      const OptionSpec* spec = FindOption(o.name);
-      if (spec != nullptr && spec->rbd_only) {
-        return MakeError(-EINVAL, o.where.ToString() + ": option '" + DisplayName(o.name, o.where) +
-                                      "' is only valid with ioengine=rbd (ioengine is " +
-                                      std::string(Name(job.ioengine)) + ")");
-      }
+  for (const RawOption& o : options) {
+    const OptionSpec* spec = FindOption(o.name);
+    if (spec != nullptr && spec->engine_only && *spec->engine_only != job.ioengine) {
+      return MakeError(-EINVAL, o.where.ToString() + ": option '" + DisplayName(o.name, o.where) +
+                                    "' is only valid with ioengine=" +
+                                    std::string(Name(*spec->engine_only)) + " (ioengine is " +
+                                    std::string(Name(job.ioengine)) + ")");
     }
-    job.rbd = RbdOptions{};
   }
+  if (job.ioengine != IoEngine::kRbd) job.rbd = RbdOptions{};
+  if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
   return {};
 }
 

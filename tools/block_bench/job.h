@@ -120,6 +120,19 @@ struct RbdOptions {
   friend bool operator==(const RbdOptions&, const RbdOptions&) = default;
 };
 
+// Options of fio's libaio engine.  Only with ioengine=libaio, dropped like
+// RbdOptions when a job switches engines.
+struct LibaioOptions {
+  // fio reaps completions from the ring in user space instead of calling
+  // io_getevents; it only matters with iodepth_batch_complete_min=0, where
+  // fio then spins on the ring.  block-bench's driver always reads the ring
+  // in user space; with iodepth_batch_complete_min=0 this makes its loop
+  // spin on the ring too (file driver aio-poll=on, no sleeping while
+  // requests are in flight), for like-for-like comparisons.
+  bool userspace_reap = false;
+  friend bool operator==(const LibaioOptions&, const LibaioOptions&) = default;
+};
+
 // fio's default percentile_list.
 inline const std::vector<double>& DefaultPercentileList() {
   static const std::vector<double> kList = {1,  5,  10, 20, 30, 40,   50,   60,    70,
@@ -138,6 +151,7 @@ struct JobOptions {
   std::string blockdev;                  // driver-graph spec, verbatim
   IoEngine ioengine = IoEngine::kPsync;
   RbdOptions rbd;
+  LibaioOptions libaio;
   bool direct = false;  // buffered=N sets direct=!N
   bool invalidate = true;
   uint32_t kb_base = 1024;  // 1024 or 1000; how size suffixes were read

@@ -36,7 +36,7 @@ constexpr std::string_view kUnsupportedFioOptions[] = {
     "steadystate_ramp_time", "sync", "sync_file_range", "thinktime_blocks_type", "thinktime_iotime",
     "thinktime_spin", "thread", "touch_objects", "trim_backlog", "trim_backlog_batch",
     "trim_percentage", "trim_verify_zero", "uid", "unified_rw_reporting", "unique_filename",
-    "unit_base", "unlink", "unlink_each_loop", "userspace_reap", "verify_async", "verify_backlog",
+    "unit_base", "unlink", "unlink_each_loop", "verify_async", "verify_backlog",
     "verify_backlog_batch", "verify_dump", "verify_interval", "verify_offset", "verify_only",
     "verify_pattern", "verify_state_load", "verify_state_save", "wait_for", "write_barrier",
     "write_hint", "write_hist_log", "write_iolog", "zero_buffers", "zonemode", "zonerange",

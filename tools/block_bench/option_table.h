@@ -46,7 +46,7 @@ struct OptionSpec {
   std::vector<std::string_view> aliases;
   bool value_required = true;  // false: may be written bare ("time_based")
   bool numeric = false;        // one number: "$ncpus*2" is evaluated as arithmetic
-  bool rbd_only = false;       // valid only with ioengine=rbd
+  std::optional<IoEngine> engine_only;  // valid only with this ioengine
   OptionApplyFn apply = nullptr;
   OptionRenderFn render = nullptr;  // null: rendered through another option
   std::string_view help;

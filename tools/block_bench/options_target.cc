@@ -61,7 +61,7 @@ template <std::string RbdOptions::*F>
 OptionSpec RbdString(std::string_view name, std::string_view help) {
   OptionSpec s;
   s.name = name;
-  s.rbd_only = true;
+  s.engine_only = IoEngine::kRbd;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (v->empty()) return ValueError("expected a non-empty value");
     job.rbd.*F = std::string(*v);
@@ -77,7 +77,7 @@ OptionSpec RbdString(std::string_view name, std::string_view help) {
 OptionSpec RbdBusyPoll() {
   OptionSpec s;
   s.name = "busy_poll";
-  s.rbd_only = true;
+  s.engine_only = IoEngine::kRbd;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     Expected<bool> b = ParseBool(*v);
     if (!b.ok()) return b.error();
@@ -90,6 +90,31 @@ OptionSpec RbdBusyPoll() {
     }
   };
   s.help = "rbd: poll for completions instead of waiting";
+  return s;
+}
+
+OptionSpec UserspaceReap() {
+  OptionSpec s;
+  s.name = "userspace_reap";
+  s.engine_only = IoEngine::kLibaio;
+  s.value_required = false;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (!v) {
+      job.libaio.userspace_reap = true;
+      return {};
+    }
+    Expected<bool> b = ParseBool(*v);
+    if (!b.ok()) return b.error();
+    job.libaio.userspace_reap = b.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.libaio.userspace_reap != DefaultJob().libaio.userspace_reap) {
+      out.push_back({std::string(n), job.libaio.userspace_reap ? "1" : "0"});
+    }
+  };
+  s.help = "libaio: reap from the ring in user space; with iodepth_batch_complete_min=0 "
+           "spin on it (as fio does)";
   return s;
 }
 
@@ -153,6 +178,7 @@ std::vector<OptionSpec> TargetOptions() {
   v.push_back(RbdString<&RbdOptions::clientname>("clientname", "rbd: Ceph client name"));
   v.push_back(RbdString<&RbdOptions::clustername>("clustername", "rbd: Ceph cluster name"));
   v.push_back(RbdBusyPoll());
+  v.push_back(UserspaceReap());
   v.push_back(NameList<&JobOptions::filenames>("filename", "target file(s), ':'-separated (\\: escapes)"));
   v.push_back(NameList<&JobOptions::directories>("directory", "directory(ies) for generated file names"));
   v.push_back(StringOption<&JobOptions::blockdev>("blockdev", "block driver graph spec (block-bench)"));

@@ -72,6 +72,19 @@ TEST(RbdOptions, RejectedWithOtherEngines) {
   EXPECT_EQ(OneError("pool=p"), "job.fio:2: option 'pool' is only valid with ioengine=rbd (ioengine is psync)");
 }
 
+TEST(LibaioOptions, UserspaceReap) {
+  EXPECT_TRUE(ParseOne("ioengine=libaio\nuserspace_reap=1").libaio.userspace_reap);
+  EXPECT_TRUE(ParseOne("ioengine=libaio\nuserspace_reap").libaio.userspace_reap);  // bare, as fio
+  EXPECT_FALSE(ParseOne("ioengine=libaio\nuserspace_reap=0").libaio.userspace_reap);
+  EXPECT_FALSE(ParseOne("").libaio.userspace_reap);
+  EXPECT_OPTION_ERROR("ioengine=libaio\nuserspace_reap=maybe", 3, "userspace_reap", "expected 0 or 1");
+  EXPECT_EQ(OneError("userspace_reap=1"),
+            "job.fio:2: option 'userspace_reap' is only valid with ioengine=libaio (ioengine is psync)");
+  EXPECT_EQ(OneError("ioengine=io_uring\nuserspace_reap=1"),
+            "job.fio:3: option 'userspace_reap' is only valid with ioengine=libaio (ioengine is "
+            "io_uring)");
+}
+
 TEST(RbdOptions, DroppedWhenAJobSwitchesEngine) {
   auto jobs = ParseJobText("[global]\nioengine=rbd\npool=p\n[a]\n[b]\nioengine=null\n", "job.fio",
                            testing::FakeEnv{}.Env());

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "block/registry.h"
 #include "tools/block_bench/run/target.h"
@@ -443,7 +444,9 @@ Task<void> Worker::run(AioContext& ctx) {
     int64_t us = lo + int64_t(r.below(uint64_t(hi - lo + 1)));
     co_await SleepFor(ctx, us * 1000);
   }
+  std::optional<PollParams> saved_poll;  // while the target spins
   auto fin = [&] {
+    if (saved_poll) ctx.set_poll_params(*saved_poll);
     getrusage(RUSAGE_THREAD, &ru1);
     res_->usr_s = Sec(ru1.ru_utime) - Sec(ru0.ru_utime);
     res_->sys_s = Sec(ru1.ru_stime) - Sec(ru0.ru_stime);
@@ -467,6 +470,12 @@ Task<void> Worker::run(AioContext& ctx) {
     res_->error_message = p.error().message;
     fin();
     co_return;
+  }
+  if (target_.spin) {
+    saved_poll = ctx.poll_params();
+    PollParams p = *saved_poll;
+    p.max_ns = kSpinPollMaxNs;
+    ctx.set_poll_params(p);
   }
   {
     OpenFlags flags;

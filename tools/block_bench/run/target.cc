@@ -72,6 +72,11 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   if (job.ioengine == IoEngine::kLibaio || job.ioengine == IoEngine::kIoUring) aio = "native";
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
+  if (job.ioengine == IoEngine::kLibaio && job.libaio.userspace_reap &&
+      job.iodepth_batch_complete_min == 0) {
+    t.spec += ",aio-poll=on";
+    t.spin = true;
+  }
   t.display = f;
   t.filename = f;
   t.create_size = want;

@@ -3,6 +3,8 @@
 //   blockdev=SPEC          SPEC, verbatim (overrides everything below)
 //   ioengine=null          driver=null,size=<offset+size, default 1G>
 //   ioengine=libaio        driver=file,filename=F,aio=native,cache.direct=on|off
+//                          [,aio-poll=on with userspace_reap=1 and
+//                          iodepth_batch_complete_min=0: see Target::spin]
 //   ioengine=io_uring      as libaio (the file driver has no io_uring mode yet)
 //   ioengine=psync|sync|pvsync|pvsync2
 //                          driver=file,filename=F,aio=threads,cache.direct=on|off
@@ -28,7 +30,13 @@ struct Target {
   std::string display;   // for messages: filename, image or spec
   std::string filename;  // file-backed targets only
   uint64_t create_size = 0;  // >0: create/extend the file to this size
+  // Busy-poll without sleeping while requests are in flight (fio's libaio
+  // userspace_reap with iodepth_batch_complete_min=0): the runner raises its
+  // loop's poll window to kSpinPollMaxNs for the job.
+  bool spin = false;
 };
+
+inline constexpr int64_t kSpinPollMaxNs = 1'000'000'000;
 
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone);
 

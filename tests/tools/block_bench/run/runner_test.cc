@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "bench_test_util.h"
 #include "block/registry.h"
@@ -249,6 +251,59 @@ TEST(Runner, FsyncEveryNWrites) {
 }
 
 bool FileDriverAvailable() { return FindDriver("file") != nullptr; }
+
+uint64_t CounterOf(const CloneResult& c, const std::string& name) {
+  for (const auto& d : c.counters) {
+    if (d.name == name) return d.value;
+  }
+  return UINT64_MAX;
+}
+
+// userspace_reap=1 with iodepth_batch_complete_min=0 (fio's spinning
+// reaper): the file driver is opened with aio-poll=on and the loop spins on
+// the ring instead of sleeping, so nearly every completion is found by the
+// poll handler (the eventfd only during the first few waits, while the
+// adaptive window grows).  Without it the disk's completions come by
+// eventfd.  A file on TEST_TMPDIR's disk filesystem: its O_DIRECT reads
+// complete after io_submit returns (SKIPPED if they all completed inside it).
+TEST(Runner, UserspaceReapWithBatchCompleteMinZeroSpins) {
+  if (!FileDriverAvailable()) GTEST_SKIP() << "file driver not built in";
+  const char* tmp = getenv("TEST_TMPDIR");
+  std::string path = std::string(tmp && *tmp ? tmp : "/var/tmp") + "/bbureapXXXXXX";
+  int fd = mkstemp(path.data());
+  ASSERT_GE(fd, 0);
+  // Written out, not sparse: O_DIRECT reads of a hole complete inside
+  // io_submit.
+  std::vector<char> data(8 << 20, 'x');
+  ASSERT_EQ(write(fd, data.data(), data.size()), ssize_t(data.size()));
+  ASSERT_EQ(fsync(fd), 0);
+  close(fd);
+  auto run = [&](bool ureap) {
+    std::vector<std::string> args = {"--name=a", "--ioengine=libaio", "--direct=1",
+                                     "--filename=" + path, "--rw=randread", "--bs=4k",
+                                     "--size=8m", "--iodepth=1", "--number_ios=2000"};
+    if (ureap) {
+      args.push_back("--userspace_reap=1");
+      args.push_back("--iodepth_batch_complete_min=0");
+    }
+    return RunJobs(ParseJobs(args));
+  };
+  RunResult spin = run(true);
+  ASSERT_FALSE(spin.failed()) << spin.clones[0].error_message;
+  const CloneResult& s = spin.clones[0];
+  EXPECT_NE(s.target.find("aio-poll=on"), std::string::npos) << s.target;
+  const uint64_t poll = CounterOf(s, "aio_reaped_poll"), efd = CounterOf(s, "aio_reaped_eventfd");
+  if (poll + efd < 1000) {
+    unlink(path.c_str());
+    GTEST_SKIP() << "SKIPPED: " << 2000 - poll - efd << " of 2000 O_DIRECT reads on " << path
+                 << " completed inside io_submit; this test needs a device that completes later";
+  }
+  EXPECT_GT(poll, 4 * efd) << "poll " << poll << " eventfd " << efd;
+  RunResult plain = run(false);
+  ASSERT_FALSE(plain.failed()) << plain.clones[0].error_message;
+  EXPECT_EQ(plain.clones[0].target.find("aio-poll"), std::string::npos);
+  unlink(path.c_str());
+}
 
 TEST(Runner, VerifyPassesThenCatchesCorruption) {
   if (!FileDriverAvailable()) GTEST_SKIP() << "file driver not built in";
