@@ -5,6 +5,9 @@
 #                                                    --iodepth_batch_complete_min=0, so that
 #                                                    variant sets it: it then busy-polls the ring)
 #   qemu-img bench -t none -i native                (QEMU's linux-aio; sequential offsets)
+# and, with TOOLS naming them, block-bench running fio's exact command line
+# ("block-bench", and "block-bench userspace_reap" with fio's spinning-reaper
+# options), so the user-facing tool is compared with fio like for like.
 # on the same devices in the same run: /dev/zram0, a loop device over a
 # /dev/shm file, and a file on the root disk.  Runs alternate tool by tool;
 # each number is the median of ROUNDS runs.  4k reads and writes (RWS:
@@ -20,7 +23,10 @@
 #
 # Usage: tools/bench/file_compare.sh            (env: SECS=3 ROUNDS=3
 #        QDS="1 32 128" RWS="randread randwrite read write" TARGETS="zram loop disk"
-#        BENCH=path/to/file_bench DISKDIR=/var/tmp)
+#        BENCH=path/to/file_bench BB=path/to/block_bench DISKDIR=/var/tmp
+#        TOOLS="file_bench peek=on,file_bench peek=off,fio libaio,
+#               fio libaio userspace_reap,qemu-img bench native" (comma-separated;
+#               also "block-bench", "block-bench userspace_reap"))
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECS=${SECS:-3}
@@ -30,9 +36,15 @@ RWS=${RWS:-"randread randwrite read write"}
 TARGETS=${TARGETS:-"zram loop disk"}
 DISKDIR=${DISKDIR:-/var/tmp}
 BENCH=${BENCH:-}
+BB=${BB:-}
+TOOLS=${TOOLS:-"file_bench peek=on,file_bench peek=off,fio libaio,fio libaio userspace_reap,qemu-img bench native"}
 if [ -z "$BENCH" ]; then
   bazel build //tools/bench/file_bench:file_bench >&2
   BENCH=$(bazel info bazel-bin 2>/dev/null)/tools/bench/file_bench/file_bench
+fi
+if [ -z "$BB" ] && [[ "$TOOLS" == *block-bench* ]]; then
+  bazel build //tools/block_bench:block_bench >&2
+  BB=$(bazel info bazel-bin 2>/dev/null)/tools/block_bench/block_bench
 fi
 for t in fio qemu-img losetup python3; do
   command -v $t >/dev/null || { echo "file_compare: $t not found" >&2; exit 1; }
@@ -70,10 +82,12 @@ for t in $TARGETS; do
   esac
 done
 
-python3 - "$BENCH" "$SECS" "$ROUNDS" "$QDS" "$RWS" "$(for k in "${!DEV[@]}"; do echo -n "$k=${DEV[$k]} "; done)" <<'PY'
+python3 - "$BENCH" "$SECS" "$ROUNDS" "$QDS" "$RWS" "$(for k in "${!DEV[@]}"; do echo -n "$k=${DEV[$k]} "; done)" "$TOOLS" "$BB" <<'PY'
 import json, os, resource, statistics, subprocess, sys, time
 bench, secs, rounds, qds, rws, devs = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), \
     [int(q) for q in sys.argv[4].split()], sys.argv[5].split(), dict(x.split('=', 1) for x in sys.argv[6].split())
+tools = [t.strip() for t in sys.argv[7].split(",") if t.strip()]
+bb = sys.argv[8]
 
 def run(cmd):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -89,9 +103,9 @@ def file_bench(dev, rw, qd, peek):
     r = json.loads(out)["runs"][0]
     return dict(iops=r["iops"], usr=r["usr_ns_per_io"], sys=r["sys_ns_per_io"], counters=r["counters"])
 
-def fio(dev, rw, qd, ureap):
-    cmd = ["fio", "--name=f", f"--filename={dev}", "--ioengine=libaio", "--direct=1", f"--rw={rw}",
-           "--bs=4k", f"--iodepth={qd}", "--size=1G", f"--runtime={secs}", "--time_based",
+def fio(dev, rw, qd, ureap, prog="fio"):
+    cmd = [prog, "--name=f", f"--filename={dev}", "--ioengine=libaio", "--direct=1", f"--rw={rw}",
+           "--bs=4k", f"--iodepth={qd}", "--size=1G", f"--runtime={secs:g}", "--time_based",
            "--output-format=json", "--norandommap", "--randrepeat=0"]
     if ureap: cmd += ["--userspace_reap=1", "--iodepth_batch_complete_min=0"]
     # file_bench writes memset-filled buffers and qemu-img bench a 0 pattern:
@@ -115,7 +129,6 @@ def qemu_img(dev, rw, qd, count):
     secs_ = float(out.split("Run completed in")[1].split()[0])
     return dict(iops=count / secs_, usr=u * 1e9 / count, sys=s * 1e9 / count)
 
-tools = ["file_bench peek=on", "file_bench peek=off", "fio libaio", "fio libaio userspace_reap", "qemu-img bench native"]
 results = {}
 for name, dev in sorted(devs.items()):
     for rw in rws:
@@ -128,6 +141,9 @@ for name, dev in sorted(devs.items()):
                     elif tool.startswith("fio"):
                         r = fio(dev, rw, qd, "userspace" in tool)
                         fio_iops = r["iops"]
+                    elif tool.startswith("block-bench"):
+                        # fio's exact command line; block-bench prints fio's JSON.
+                        r = fio(dev, rw, qd, "userspace" in tool, prog=bb)
                     else:
                         count = int(max(1000, (fio_iops or 20000) * secs))
                         count = min(count, (1 << 30) // 4096 * 4)  # qemu-img wraps at image end
@@ -146,16 +162,26 @@ print("qemu-img bench only on sequential rows (it has no random mode).")
 print("| target | rw | qd | vs fio libaio | vs fio userspace_reap | vs qemu-img (seq) | usr ns: ours / fio / fio ureap |")
 print("|---|---|---|---:|---:|---:|---|")
 keys = sorted({(n, rw, qd) for (n, rw, qd, _) in results})
+def m(tool, k):
+    rs = results.get((name, rw, qd, tool))
+    return statistics.median(x[k] for x in rs) if rs else float("nan")
 for (name, rw, qd) in keys:
-    def m(tool, k):
-        rs = results.get((name, rw, qd, tool))
-        return statistics.median(x[k] for x in rs) if rs else float("nan")
     ours = m("file_bench peek=on", "iops")
     q = f"{ours / m('qemu-img bench native', 'iops'):.2f}x" if rw in ("read", "write") else "-"
     print(f"| {name} | {rw} | {qd} | {ours / m('fio libaio', 'iops'):.2f}x | "
           f"{ours / m('fio libaio userspace_reap', 'iops'):.2f}x | {q} | "
           f"{m('file_bench peek=on', 'usr'):.0f} / {m('fio libaio', 'usr'):.0f} / "
           f"{m('fio libaio userspace_reap', 'usr'):.0f} |")
+if any(t.startswith("block-bench") for t in tools):
+    print()
+    print("block-bench (fio's command line) against fio: plain against plain, spinning reaper against spinning reaper.")
+    print("| target | rw | qd | block-bench / fio | bb ureap / fio ureap | usr ns: bb / fio | usr ns: bb ureap / fio ureap |")
+    print("|---|---|---|---:|---:|---|---|")
+    for (name, rw, qd) in keys:
+        print(f"| {name} | {rw} | {qd} | {m('block-bench', 'iops') / m('fio libaio', 'iops'):.2f}x | "
+              f"{m('block-bench userspace_reap', 'iops') / m('fio libaio userspace_reap', 'iops'):.2f}x | "
+              f"{m('block-bench', 'usr'):.0f} / {m('fio libaio', 'usr'):.0f} | "
+              f"{m('block-bench userspace_reap', 'usr'):.0f} / {m('fio libaio userspace_reap', 'usr'):.0f} |")
 print()
 print("file_bench counters (last round): io_submit calls and requests per submit, reaps per source and")
 print("completions-per-reap buckets, resume paths, poll handler (aio-poll=auto) and the loop's polling")

@@ -174,6 +174,9 @@ struct JobOptions {
   bool randrepeat = true;
   std::optional<uint64_t> randseed;
   bool norandommap = false;
+  // Written data: all zeros instead of random bytes (fio's zero_buffers).
+  // Verify blocks are filled by verify whatever this says.
+  bool zero_buffers = false;
 
   // --- queueing -----------------------------------------------------------
   uint32_t iodepth = 1;

@@ -39,7 +39,7 @@ constexpr std::string_view kUnsupportedFioOptions[] = {
     "unit_base", "unlink", "unlink_each_loop", "verify_async", "verify_backlog",
     "verify_backlog_batch", "verify_dump", "verify_interval", "verify_offset", "verify_only",
     "verify_pattern", "verify_state_load", "verify_state_save", "wait_for", "write_barrier",
-    "write_hint", "write_hist_log", "write_iolog", "zero_buffers", "zonemode", "zonerange",
+    "write_hint", "write_hist_log", "write_iolog", "zonemode", "zonerange",
     "zonesize", "zoneskip",
 };
 

@@ -474,6 +474,7 @@ std::vector<OptionSpec> PatternOptions() {
   v.push_back(BoolOption<&JobOptions::randrepeat>("randrepeat", "1: repeatable random pattern"));
   v.push_back(RandSeed());
   v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
+  v.push_back(FlagOption<&JobOptions::zero_buffers>("zero_buffers", "write zeros instead of random bytes"));
   return v;
 }
 

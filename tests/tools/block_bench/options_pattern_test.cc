@@ -218,6 +218,13 @@ TEST(RandRepeatAndSeed, Defaults) {
   EXPECT_OPTION_ERROR("randseed=seed", 2, "randseed", "got 'seed'");
 }
 
+TEST(ZeroBuffersOption, BareFlag) {
+  EXPECT_FALSE(ParseOne("").zero_buffers);
+  EXPECT_TRUE(ParseOne("zero_buffers").zero_buffers);
+  EXPECT_FALSE(ParseOne("zero_buffers=0").zero_buffers);
+  EXPECT_OPTION_ERROR("zero_buffers=yes", 2, "zero_buffers", "expected no value, 0 or 1");
+}
+
 TEST(NoRandomMapOption, BareFlag) {
   EXPECT_FALSE(ParseOne("").norandommap);
   EXPECT_TRUE(ParseOne("norandommap").norandommap);

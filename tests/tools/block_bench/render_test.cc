@@ -125,6 +125,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"randrepeat", "randrepeat=0"},
       {"randseed", "randseed=18446744073709551615"},
       {"norandommap", "norandommap"},
+      {"zero_buffers", "zero_buffers"},
       {"iodepth", "iodepth=128"},
       {"iodepth_batch_submit", "iodepth_batch_submit=0"},
       {"iodepth_batch_complete_min", "iodepth_batch_complete_min=0"},

@@ -528,10 +528,10 @@ Task<void> Worker::run(AioContext& ctx) {
       fin();
       co_return;
     }
-    // Written data: random bytes (fio's default buffer contents).
+    // Written data: random bytes (fio's default buffer contents), or zeros.
     Rng r(res_->seed + i);
     for (uint64_t o = 0; o + 8 <= gen_->max_bs(); o += 8) {
-      uint64_t v = r.next();
+      uint64_t v = job_.zero_buffers ? 0 : r.next();
       std::memcpy(slots_[i].buf.data() + o, &v, 8);
     }
     free_.push_back(depth_ - 1 - i);

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -303,6 +304,32 @@ TEST(Runner, UserspaceReapWithBatchCompleteMinZeroSpins) {
   ASSERT_FALSE(plain.failed()) << plain.clones[0].error_message;
   EXPECT_EQ(plain.clones[0].target.find("aio-poll"), std::string::npos);
   unlink(path.c_str());
+}
+
+// zero_buffers: the data written is zeros; by default it is random bytes.
+TEST(Runner, ZeroBuffersWritesZeros) {
+  if (!FileDriverAvailable()) GTEST_SKIP() << "file driver not built in";
+  char path[] = "/tmp/bbzeroXXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::vector<char> data(1 << 20, 'x');
+  ASSERT_EQ(write(fd, data.data(), data.size()), ssize_t(data.size()));
+  auto count_zeros = [&] {
+    std::vector<char> got(1 << 20);
+    EXPECT_EQ(pread(fd, got.data(), got.size(), 0), ssize_t(got.size()));
+    return std::count(got.begin(), got.end(), 0);
+  };
+  std::vector<std::string> args = {"--name=w", "--ioengine=psync", std::string("--filename=") + path,
+                                   "--rw=write", "--bs=4k", "--size=1m"};
+  RunResult random = RunJobs(ParseJobs(args));
+  ASSERT_FALSE(random.failed()) << random.clones[0].error_message;
+  EXPECT_LT(count_zeros(), 1 << 14);  // random bytes: about 1 in 256 is zero
+  args.push_back("--zero_buffers");
+  RunResult zeros = RunJobs(ParseJobs(args));
+  ASSERT_FALSE(zeros.failed()) << zeros.clones[0].error_message;
+  EXPECT_EQ(count_zeros(), 1 << 20);
+  close(fd);
+  unlink(path);
 }
 
 TEST(Runner, VerifyPassesThenCatchesCorruption) {
