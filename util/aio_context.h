@@ -8,9 +8,10 @@
 //   * timers (Timer, CLOCK_MONOTONIC nanoseconds),
 //   * poll handlers for busy polling with an adaptive window as in QEMU's
 //     iothreads: before blocking, the loop calls every PollHandler for up to
-//     poll_ns (if one of them finds spinning worthwhile now); a handler
-//     reporting progress keeps the loop spinning without syscalls.  poll_ns grows (x grow) while waits end inside poll_max_ns and
-//     shrinks (/ shrink, or to 0) when they do not.
+//     poll_ns (if one of them finds spinning worthwhile now, and never past
+//     the next timer); a handler reporting progress keeps the loop spinning
+//     without syscalls.  poll_ns grows (x grow) while waits end inside
+//     poll_max_ns and shrinks (/ shrink, or to 0) when they do not.
 //
 // Threading rules.  The loop thread is the thread that created the context,
 // or the one named by bind_to_current_thread().  Everything here is
