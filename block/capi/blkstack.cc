@@ -83,7 +83,8 @@ int blkstack_writev(blkstack_dev* dev, uint64_t offset, const struct iovec* iov,
   blk::IoVec v;
   if (!cb || !MakeIoVec(iov, iovcnt, &v)) return Fail(-EINVAL, "blkstack_writev: bad arguments");
   if (flags & ~BLKSTACK_FUA) return Fail(-EINVAL, "blkstack_writev: unknown flags");
-  dev->blk->aio_write(offset, v, cb, opaque, (flags & BLKSTACK_FUA) ? blk::kReqFua : 0);
+  const uint32_t f = (flags & BLKSTACK_FUA) ? uint32_t(blk::kReqFua) : 0u;
+  dev->blk->aio_write(offset, v, cb, opaque, f);
   return 0;
 }
 
