@@ -45,7 +45,10 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
       t.spec = "driver=rbd,pool=" + Esc(job.rbd.pool.empty() ? "rbd" : job.rbd.pool) +
                ",image=" + Esc(job.rbd.rbdname);
       if (!job.rbd.clientname.empty()) t.spec += ",user=" + Esc(job.rbd.clientname);
-      if (job.rbd.busy_poll) t.spec += ",completion=poll";
+      if (job.rbd.busy_poll) {
+        t.spec += ",completion=poll";
+        t.spin = true;  // fio's busy_poll does not sleep either
+      }
       if (job.direct) t.spec += ",write-cache=off";
       t.display = "rbd:" + (job.rbd.pool.empty() ? std::string("rbd") : job.rbd.pool) + "/" +
                   job.rbd.rbdname;

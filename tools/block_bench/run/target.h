@@ -8,7 +8,8 @@
 //   ioengine=io_uring      as libaio (the file driver has no io_uring mode yet)
 //   ioengine=psync|sync|pvsync|pvsync2
 //                          driver=file,filename=F,aio=threads,cache.direct=on|off
-//   ioengine=rbd           driver=rbd,pool=P,image=I[,user=U][,completion=poll]
+//   ioengine=rbd           driver=rbd,pool=P,image=I[,user=U][,completion=poll
+//                          and Target::spin with busy_poll=1]
 //                          [,write-cache=off when direct=1]
 // F is filename (the first of filename=a:b, prefixed by directory=), or fio's
 // default "<jobname>.<clone>.0".  A file that does not exist is created
@@ -31,8 +32,8 @@ struct Target {
   std::string filename;  // file-backed targets only
   uint64_t create_size = 0;  // >0: create/extend the file to this size
   // Busy-poll without sleeping while requests are in flight (fio's libaio
-  // userspace_reap with iodepth_batch_complete_min=0): the runner raises its
-  // loop's poll window to kSpinPollMaxNs for the job.
+  // userspace_reap with iodepth_batch_complete_min=0, fio's rbd busy_poll):
+  // the runner raises its loop's poll window to kSpinPollMaxNs for the job.
   bool spin = false;
 };
 

@@ -1,0 +1,54 @@
+// JobTarget: fio target options to a driver-graph spec (pure; no I/O).
+#include "tools/block_bench/run/target.h"
+
+#include <gtest/gtest.h>
+
+#include "bench_test_util.h"
+
+namespace blk::bench {
+namespace {
+
+using testing::ParseJob;
+
+Target Of(const std::vector<std::string>& args) {
+  std::vector<std::string> a = {"--name=j"};
+  a.insert(a.end(), args.begin(), args.end());
+  auto t = JobTarget(ParseJob(a), 0);
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  return t.ok() ? *t : Target{};
+}
+
+TEST(JobTarget, LibaioAndThreads) {
+  Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x"});
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on");
+  EXPECT_FALSE(t.spin);
+  t = Of({"--filename=/tmp/a,b"});
+  EXPECT_EQ(t.spec, "driver=file,filename=/tmp/a,,b,aio=threads,cache.direct=off");
+  EXPECT_FALSE(t.spin);
+}
+
+// fio spins on the ring only with userspace_reap and
+// iodepth_batch_complete_min=0; block-bench then spins too.
+TEST(JobTarget, UserspaceReapSpinsOnlyWithBatchCompleteMinZero) {
+  Target t = Of({"--ioengine=libaio", "--filename=/dev/x", "--userspace_reap=1",
+                 "--iodepth_batch_complete_min=0"});
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=off,aio-poll=on");
+  EXPECT_TRUE(t.spin);
+  t = Of({"--ioengine=libaio", "--filename=/dev/x", "--userspace_reap=1"});
+  EXPECT_EQ(t.spec.find("aio-poll"), std::string::npos) << t.spec;
+  EXPECT_FALSE(t.spin);
+}
+
+// fio's rbd busy_poll spins without sleeping: completion=poll, and the loop
+// spins for the job.
+TEST(JobTarget, RbdBusyPollSpins) {
+  Target t = Of({"--ioengine=rbd", "--rbdname=img", "--busy_poll=1"});
+  EXPECT_EQ(t.spec, "driver=rbd,pool=rbd,image=img,completion=poll");
+  EXPECT_TRUE(t.spin);
+  t = Of({"--ioengine=rbd", "--rbdname=img"});
+  EXPECT_EQ(t.spec, "driver=rbd,pool=rbd,image=img");
+  EXPECT_FALSE(t.spin);
+}
+
+}  // namespace
+}  // namespace blk::bench
