@@ -386,8 +386,14 @@ bool LinuxAio::poll() {
 }
 
 bool LinuxAio::poll_worthwhile() {
-  if (cfg_.poll_mode == PollMode::kOn) return true;
   bool worth = false;
+  if (!ring_) {
+    // io_getevents fallback: poll() has nothing to spin on.
+    poll_declined_ = true;
+    c_.poll_declined++;
+    return false;
+  }
+  if (cfg_.poll_mode == PollMode::kOn) return true;
   // Sampled only here, when the loop is about to wait: in flight dropping to
   // 0 inside an iteration and refilled before it ends is not a pause.
   if (in_flight_ == 0) {

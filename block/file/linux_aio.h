@@ -160,7 +160,9 @@ class LinuxAio final : public PollHandler {
 
   // PollHandler: reaps the ring without system calls.
   bool poll() override;
-  // PollHandler.  kOn: always.  kAuto: only with requests in flight
+  // PollHandler.  Never without the ring (aio-ring-peek=off or an
+  // unexpected ring layout: poll() cannot see completions).  kOn: always.
+  // kAuto: only with requests in flight
   // whose next completion is expected within the loop's poll window:
   // in_flight * pace <= poll max_ns, pace being the device's mean time
   // between completions while busy (CompletionPace; unknown counts as

@@ -316,6 +316,22 @@ TEST(FileAioTest, PollHandlerReapsWhenPolling) {
   EXPECT_EQ(Counter(*b, "aio_reaped_poll") + Counter(*b, "aio_reaped_eventfd"), 200u);
 }
 
+// Without the ring in user space (io_getevents fallback) the poll handler
+// cannot see completions: the loop never spins on it, even with aio-poll=on.
+TEST(FileAioTest, NoRingNoSpin) {
+  AioContext ctx;
+  ctx.set_poll_params({.max_ns = 2000000, .grow = 0, .shrink = 0});
+  TempFile f(1 << 20);
+  auto b = Open(ctx, "driver=file,filename=" + f.path() +
+                         ",aio=native,cache.direct=on,aio-ring-peek=off,aio-poll=on");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(Counter(*b, "aio_ring_peek"), 0u);
+  AlignedBuffer r(4096);
+  for (int i = 0; i < 50; i++) ASSERT_EQ(Read(*b, uint64_t(i) * 4096, r.data(), 4096), 0);
+  EXPECT_EQ(ctx.stats().poll_phases, 0u);
+  EXPECT_EQ(Counter(*b, "aio_reaped_poll"), 0u);
+}
+
 // aio-poll=off: the ring is never polled, the eventfd reaps everything.
 TEST(FileAioTest, PollOffNeverPolls) {
   AioContext ctx;
