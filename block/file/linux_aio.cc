@@ -71,6 +71,9 @@ LinuxAio::LinuxAio(const Config& cfg, io_context_t io, int efd) : cfg_(cfg), io_
       ring->header_length == sizeof(AioRing) && ring->nr > 0) {
     ring_ = ring;
   }
+  // The poll handler reads the ring: without it (io_getevents fallback)
+  // there is nothing to spin on, whatever poll_mode asked for.
+  if (!ring_) cfg_.poll_mode = PollMode::kOff;
 }
 
 LinuxAio::~LinuxAio() {
@@ -386,14 +389,8 @@ bool LinuxAio::poll() {
 }
 
 bool LinuxAio::poll_worthwhile() {
-  bool worth = false;
-  if (!ring_) {
-    // io_getevents fallback: poll() has nothing to spin on.
-    poll_declined_ = true;
-    c_.poll_declined++;
-    return false;
-  }
   if (cfg_.poll_mode == PollMode::kOn) return true;
+  bool worth = false;
   // Sampled only here, when the loop is about to wait: in flight dropping to
   // 0 inside an iteration and refilled before it ends is not a pause.
   if (in_flight_ == 0) {

@@ -91,6 +91,8 @@ class LinuxAio final : public PollHandler {
   //     loop spins only when poll_worthwhile() (a shallow enough queue);
   //     wake-ups after sleeps it declined do not count in the window.
   //   kOn: always registered, always worthwhile.  kOff: never registered.
+  //   Without the ring in user space (use_ring off, or a ring layout this
+  //   code does not know) the mode is kOff: poll() cannot see completions.
   enum class PollMode { kAuto, kOn, kOff };
   struct Config {
     int ring_size = 128;      // io_setup nr_events
@@ -160,9 +162,7 @@ class LinuxAio final : public PollHandler {
 
   // PollHandler: reaps the ring without system calls.
   bool poll() override;
-  // PollHandler.  Never without the ring (aio-ring-peek=off or an
-  // unexpected ring layout: poll() cannot see completions).  kOn: always.
-  // kAuto: only with requests in flight
+  // PollHandler.  kOn: always.  kAuto: only with requests in flight
   // whose next completion is expected within the loop's poll window:
   // in_flight * pace <= poll max_ns, pace being the device's mean time
   // between completions while busy (CompletionPace; unknown counts as

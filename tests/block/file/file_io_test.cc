@@ -317,7 +317,8 @@ TEST(FileAioTest, PollHandlerReapsWhenPolling) {
 }
 
 // Without the ring in user space (io_getevents fallback) the poll handler
-// cannot see completions: the loop never spins on it, even with aio-poll=on.
+// cannot see completions: it is not registered, even with aio-poll=on, so the
+// loop never spins on it.
 TEST(FileAioTest, NoRingNoSpin) {
   AioContext ctx;
   ctx.set_poll_params({.max_ns = 2000000, .grow = 0, .shrink = 0});
@@ -330,6 +331,7 @@ TEST(FileAioTest, NoRingNoSpin) {
   for (int i = 0; i < 50; i++) ASSERT_EQ(Read(*b, uint64_t(i) * 4096, r.data(), 4096), 0);
   EXPECT_EQ(ctx.stats().poll_phases, 0u);
   EXPECT_EQ(Counter(*b, "aio_reaped_poll"), 0u);
+  EXPECT_EQ(Counter(*b, "aio_polling"), 0u);
 }
 
 // aio-poll=off: the ring is never polled, the eventfd reaps everything.
