@@ -35,7 +35,9 @@ class BlockBackend {
  public:
   // Takes the root node and attaches the graph to `ctx`.
   BlockBackend(AioContext& ctx, std::unique_ptr<BlockNode> root);
-  // REQUIRES: no request in flight (run drain() to completion first).
+  // REQUIRES: no request in flight, and not called from inside a driver's
+  // completion path: run `co_await drain()` first (it returns at the loop's
+  // top level), or destroy from outside the loop.
   ~BlockBackend();
   BlockBackend(const BlockBackend&) = delete;
   BlockBackend& operator=(const BlockBackend&) = delete;
@@ -58,7 +60,9 @@ class BlockBackend {
   Task<Status> write_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags = 0) {
     return root_->co_pwrite_zeroes(offset, bytes, flags);
   }
-  // Waits until no request is in flight.
+  // Waits until no request is in flight; resumes the caller at the loop's
+  // top level (see BlockNode::co_drain), so destroying the backend right
+  // after `co_await drain()` is safe.
   Task<void> drain() { return root_->co_drain(); }
   // Holds back new requests until drained_end(); see BlockNode.
   void drained_begin() { root_->drained_begin(); }

@@ -159,7 +159,17 @@ void BlockNode::drained_end() {
 }
 
 Task<void> BlockNode::co_drain() {
-  while (in_flight_ > 0) co_await WaitOn{&drain_waiters_};
+  bool waited = false;
+  while (in_flight_ > 0) {
+    waited = true;
+    co_await WaitOn{&drain_waiters_};  // end() resumes through the ready queue
+  }
+  // Even with nothing in flight, return from the loop's ready queue: the
+  // caller may be a coroutine that a driver's completion path resumed
+  // directly (LinuxAio reaping its ring), and closing the graph right after
+  // the drain would free that driver while its reaping loop is still on the
+  // stack.
+  if (!waited && ctx_) co_await ctx_->yield();
 }
 
 void BlockNode::account(IoOp op, uint64_t bytes, Status s, int64_t t0) {

@@ -68,7 +68,13 @@ class BlockNode {
   Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes);
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags = 0);
 
-  // Waits until no request is in flight on this node.
+  // Waits until no request is in flight on this node.  Always resumes the
+  // caller from the loop's ready queue (the loop's top level), never from
+  // inside a driver's completion path, even when nothing was in flight: so
+  // `co_await co_drain()` followed by destroying the graph is safe from any
+  // coroutine, including one resumed by a completion.  This is the rule for
+  // how long a driver outlives its last completion: until the loop returns
+  // to its top level after the drain.
   Task<void> co_drain();
   // While drained (nested counts), new requests wait before entering; those
   // already in flight continue.  Use on a root node only: a parent's

@@ -361,23 +361,27 @@ bool AioContext::run_timers() {
   return progress;
 }
 
+// The handler loops index the vector afresh each time: a handler may add or
+// remove handlers (itself included) from inside poll(), e.g. a driver that a
+// completion's coroutine closes.
 bool AioContext::poll_once() {
   bool progress = false;
-  for (PollHandler* h : poll_handlers_) progress |= h->poll();
+  for (size_t i = 0; i < poll_handlers_.size(); i++) progress |= poll_handlers_[i]->poll();
   return progress;
 }
 
 bool AioContext::poll_wanted() {
   bool wanted = false;
   // All of them: a handler may sample its own state on each call.
-  for (PollHandler* h : poll_handlers_) wanted |= h->poll_worthwhile();
+  for (size_t i = 0; i < poll_handlers_.size(); i++)
+    wanted |= poll_handlers_[i]->poll_worthwhile();
   if (!wanted) stats_.poll_declined++;
   return wanted;
 }
 
 bool AioContext::try_poll(int64_t* polled_ns) {
   stats_.poll_phases++;
-  for (PollHandler* h : poll_handlers_) h->poll_begin();
+  for (size_t i = 0; i < poll_handlers_.size(); i++) poll_handlers_[i]->poll_begin();
   int64_t start = NowNs();
   int64_t now = start;
   // Not past the next timer: a long window (a spinning benchmark) must not
@@ -390,7 +394,7 @@ bool AioContext::try_poll(int64_t* polled_ns) {
     if (progress || has_local_work()) break;
     now = NowNs();
   } while (now - start < limit);
-  for (PollHandler* h : poll_handlers_) h->poll_end();
+  for (size_t i = 0; i < poll_handlers_.size(); i++) poll_handlers_[i]->poll_end();
   if (progress) stats_.poll_successes++;
   *polled_ns = now - start;
   return progress;

@@ -248,7 +248,8 @@ class AioContext {
   }
 
   // ---- polling ----
-  // Loop thread.  `h` must stay alive until removed.
+  // Loop thread.  `h` must stay alive until removed.  Both may be called
+  // from inside a poll handler (a removed handler is not called again).
   void add_poll_handler(PollHandler* h);
   void remove_poll_handler(PollHandler* h);
   void set_poll_params(const PollParams& p);

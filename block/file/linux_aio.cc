@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 
 #include "util/clock.h"
 
@@ -77,6 +79,7 @@ LinuxAio::LinuxAio(const Config& cfg, io_context_t io, int efd) : cfg_(cfg), io_
 }
 
 LinuxAio::~LinuxAio() {
+  CheckNotReaping("destroyed");
   if (ctx_) detach();
   io_destroy(io_);
   close(efd_);
@@ -106,8 +109,20 @@ void LinuxAio::attach(AioContext& ctx) {
   }
 }
 
+void LinuxAio::CheckNotReaping(const char* what) const {
+  if (reaping_ == 0) return;
+  // A use-after-free in the making: the reaping loop below us would go on
+  // with freed state.  Loud and named instead of silent memory corruption.
+  std::fprintf(stderr,
+               "blkstack: LinuxAio %s inside its own completion path: close a graph only "
+               "after `co_await drain()`, which returns at the loop's top level\n",
+               what);
+  std::abort();
+}
+
 void LinuxAio::detach() {
   if (!ctx_) return;
+  CheckNotReaping("detached");
   if (poll_registered_) ctx_->remove_poll_handler(this);
   poll_registered_ = false;
   ctx_->remove_fd_handler(efd_);
@@ -256,6 +271,7 @@ int LinuxAio::reap_top(Source src) {
   // Only what was in flight on entry: a device that completes inside
   // io_submit (zram) would otherwise keep this loop going forever.
   const int budget = in_flight_;
+  reaping_++;
   plugged_++;  // requests issued by resumed coroutines go out together
   while (total < budget) {
     const int n = fetch(ev, std::min(kReapBatch, budget - total));
@@ -276,6 +292,7 @@ int LinuxAio::reap_top(Source src) {
   if (total == 0) c_.empty_peeks++;
   if (total > 0 && cfg_.poll_mode == PollMode::kAuto) note_wakeup(src);
   unplug();
+  reaping_--;
   return total;
 }
 
@@ -370,12 +387,14 @@ void LinuxAio::run_deferred() {
   // on a device that completes inside io_submit, does not even suspend.
   const bool plug = r && r->next;
   if (plug) plugged_++;
+  reaping_++;
   while (r) {
     Request* next = r->next;
     c_.resumed_deferred++;
     r->waiter.resume();  // may free r
     r = next;
   }
+  reaping_--;
   if (plug) unplug();
 }
 

@@ -118,14 +118,18 @@ class LinuxAio final : public PollHandler {
 
   // io_setup + eventfd.  Errors name the failing call and errno.
   static Expected<std::unique_ptr<LinuxAio>> Create(const Config& cfg);
-  // REQUIRES: detached, no request in flight.
+  // REQUIRES: no request in flight, and not called from a coroutine that
+  // this object's completion path resumed (reap_top/run_deferred are still
+  // on the stack then): close after BlockNode::co_drain(), which returns at
+  // the loop's top level.  A violation aborts with a message.
   ~LinuxAio() override;
   LinuxAio(const LinuxAio&) = delete;
   LinuxAio& operator=(const LinuxAio&) = delete;
 
   // Registers the eventfd handler and the poll handler on `ctx`.
   void attach(AioContext& ctx);
-  // REQUIRES: no request in flight or queued.
+  // REQUIRES: no request in flight or queued; not inside the completion
+  // path (as the destructor).
   void detach();
 
   // Awaitable: sends `req` and resumes with its result.
@@ -237,6 +241,8 @@ class LinuxAio final : public PollHandler {
   // eventfd.  Only the eventfd handler (outside the loop's poll-handler
   // iteration) registers or removes the poll handler.
   void note_wakeup(Source src);
+  // Aborts with a message if called while reap_top()/run_deferred() run.
+  void CheckNotReaping(const char* what) const;
 
   Config cfg_;
   io_context_t io_;
@@ -259,6 +265,7 @@ class LinuxAio final : public PollHandler {
   bool submit_bh_pending_ = false;
   bool resumer_scheduled_ = false;
   Request* submitting_ = nullptr;  // the request whose await_suspend is running
+  int reaping_ = 0;                // reap_top()/run_deferred() on the stack
   bool poll_registered_ = false;
   CompletionPace pace_;
   uint64_t completions_ = 0;   // reaped in all (pace_ samples)

@@ -270,6 +270,25 @@ TEST(BlockNodeTest, DrainWaitsForRequestsInFlight) {
   EXPECT_EQ(done, 32);
 }
 
+Task<void> DrainIdle(BlockNode& n, const bool* caller_went_on, bool* seen, bool* done) {
+  co_await n.co_drain();
+  *seen = *caller_went_on;
+  *done = true;
+}
+
+// With nothing in flight the drain still returns through the loop (never
+// inside its caller's call stack): a coroutine that a driver's completion
+// path resumed can close the graph right after it.
+TEST(BlockNodeTest, DrainReturnsAtTheLoopsTopLevelEvenWhenIdle) {
+  Fixture f(Aligned(512));
+  bool went_on = false, seen = false, done = false;
+  SpawnNow(DrainIdle(*f.node, &went_on, &seen, &done));
+  EXPECT_FALSE(done);  // suspended instead of finishing inside SpawnNow
+  went_on = true;
+  f.ctx.run_until([&] { return done; });
+  EXPECT_TRUE(seen);
+}
+
 Task<void> HeldBack(BlockNode& n, bool* finished) {
   std::vector<uint8_t> buf(512);
   IoVec iov(buf.data(), buf.size());

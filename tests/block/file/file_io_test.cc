@@ -58,6 +58,35 @@ TEST_P(FileIoTest, WriteReadRoundTrip) {
   }
 }
 
+// A job's last coroutine, resumed by its last completion (directly from the
+// ring reap in native mode), drains and closes the graph, as block-bench
+// does at the end of a job: the driver must not be freed while its reaping
+// loop is still on the stack (a use-after-free ASan reports, and a crash in
+// optimised builds).
+Task<void> ReadThenClose(std::unique_ptr<BlockBackend>* b, int reads, bool* done) {
+  AlignedBuffer buf(4096);
+  IoVec iov = buf.iov();
+  for (int i = 0; i < reads; i++) EXPECT_EQ((co_await (*b)->read(uint64_t(i) * 4096, iov)).error(), 0);
+  co_await (*b)->drain();
+  b->reset();
+  *done = true;
+}
+
+TEST_P(FileIoTest, CloseRightAfterTheLastCompletion) {
+  TempFile f(1 << 20);
+  for (int round = 0; round < 40; round++) {
+    // Alternate the reap paths: eventfd (no polling) and the poll handler.
+    ctx_.set_poll_params({.max_ns = round % 2 ? 2000000 : 0, .grow = 0, .shrink = 0});
+    std::string extra = GetParam().native && round % 2 ? "aio-poll=on" : "";
+    auto b = OpenFile(f, extra);
+    ASSERT_TRUE(b);
+    bool done = false;
+    Spawn(ctx_, ReadThenClose(&b, 1 + round % 4, &done));
+    ctx_.run_until([&] { return done; });
+    EXPECT_FALSE(b);
+  }
+}
+
 TEST_P(FileIoTest, VectoredRequests) {
   TempFile f(1 << 20);
   auto b = OpenFile(f);
@@ -242,7 +271,11 @@ TEST_P(FileIoTest, MoreRequestsThanTheRingHolds) {
   ASSERT_EQ(failures, 0);
   for (int i = 0; i < n; i++) ASSERT_EQ(memcmp(bufs[i].data(), rbufs[i].data(), 4096), 0) << i;
   if (GetParam().native) {
-    EXPECT_GT(Counter(*b, "aio_ring_full_blocks"), 0u);
+    // Without the peek after io_submit nothing frees a slot inside the
+    // submission, so the queue must have waited for room.  With the peek it
+    // waits only if the device has not completed anything yet: timing.
+    if (strstr(GetParam().opts, "peek-after-submit=off"))
+      EXPECT_GT(Counter(*b, "aio_ring_full_blocks"), 0u);
     EXPECT_EQ(Counter(*b, "aio_requests_submitted"), uint64_t(2 * n));
     // Never more than max-batch per io_submit.
     EXPECT_EQ(Counter(*b, "aio_requests_per_submit_8-15"), 0u);
