@@ -64,6 +64,9 @@ class BlockBackend {
   // top level (see BlockNode::co_drain), so destroying the backend right
   // after `co_await drain()` is safe.
   Task<void> drain() { return root_->co_drain(); }
+  // Requests waiting on a delay the graph adds itself (null latency-ns,
+  // throttle) complete now with -ECANCELED; see BlockDriver::cancel_waits.
+  void cancel_waits() { root_->cancel_waits(); }
   // Holds back new requests until drained_end(); see BlockNode.
   void drained_begin() { root_->drained_begin(); }
   void drained_end() { root_->drained_end(); }

@@ -133,6 +133,14 @@ class BlockDriver {
   virtual void plug() {}
   virtual void unplug() {}
 
+  // Ends the waits the driver adds by itself to requests in flight (an
+  // emulated latency, a throttle's delay): those requests complete now with
+  // -ECANCELED.  Work already handed to the kernel or a cluster cannot be
+  // recalled and completes normally; requests that arrive later are not
+  // affected.  Used when a job must end now (interrupted, past its runtime).
+  // A filter forwards to its children.  Default: the driver adds no waits.
+  virtual void cancel_waits() {}
+
   // Appends the driver's own counters (and its children's, prefixed).
   virtual void counters(std::vector<DriverCounter>* out) const { (void)out; }
 };

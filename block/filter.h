@@ -54,6 +54,7 @@ class FilterDriver : public BlockDriver {
   }
   void plug() override { child_->plug(); }
   void unplug() override { child_->unplug(); }
+  void cancel_waits() override { child_->cancel_waits(); }
   // The filter's own counters (own_counters), then the child's as "file.*".
   void counters(std::vector<DriverCounter>* out) const override {
     own_counters(out);

@@ -90,6 +90,8 @@ class BlockNode {
   AioContext* aio_context() const { return ctx_; }
   void plug() { drv_->plug(); }
   void unplug() { drv_->unplug(); }
+  // See BlockDriver::cancel_waits.
+  void cancel_waits() { drv_->cancel_waits(); }
 
   NodeStats& stats() { return stats_; }
   const NodeStats& stats() const { return stats_; }

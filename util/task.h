@@ -18,6 +18,10 @@
 // chain of synchronously completing awaits grows the stack.  The I/O path
 // never builds such chains (requests complete through the loop).
 //
+// GCC 12 miscompiles a co_await in an if-condition whose branch co_returns
+// (`if (!co_await x) co_return v;` runs into an illegal instruction): store
+// the result first (`bool ok = co_await x; if (!ok) co_return v;`).
+//
 // Frames come from FramePool (per-thread cache) unless BLK_NO_FRAME_POOL is
 // defined (kept for measuring what the pool buys).
 //
@@ -33,6 +37,7 @@
 #include <utility>
 
 #include "util/aio_context.h"
+#include "util/clock.h"
 #include "util/frame_pool.h"
 
 namespace blk {
@@ -201,6 +206,87 @@ class SleepUntil {
   std::coroutine_handle<> h_;
 };
 
+// Sleeps that can be cut short.  Coroutines sleep until a deadline through
+// `co_await group.until(ctx, deadline)` (or `.sleep_for`); cancel_all() ends
+// every sleep of the group early.  The await yields true when the deadline
+// passed and false when cancelled.  For delays a component adds on its own
+// (a device's emulated latency, a throttle, a benchmark's pacing) that must
+// end when asked to, e.g. when a job is interrupted.
+//
+// A cancelled sleeper is resumed through the loop's ready queue, never
+// inside cancel_all().  Loop thread only; a group may hold sleepers of one
+// loop at a time.  The group must outlive its sleepers.
+class SleepGroup {
+ public:
+  class Sleep {
+   public:
+    Sleep(SleepGroup* group, AioContext& ctx, int64_t deadline_ns)
+        : group_(group), ctx_(ctx), timer_(ctx, &Sleep::Wake, this), deadline_(deadline_ns) {}
+    ~Sleep() { group_->unlink(this); }
+    Sleep(const Sleep&) = delete;
+    Sleep& operator=(const Sleep&) = delete;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) {
+      h_ = h;
+      group_->link(this);
+      timer_.arm_at(deadline_);
+    }
+    bool await_resume() const noexcept { return !cancelled_; }
+
+   private:
+    friend class SleepGroup;
+    static void Wake(void* opaque) {
+      auto* s = static_cast<Sleep*>(opaque);
+      s->group_->unlink(s);
+      s->h_.resume();
+    }
+    SleepGroup* group_;
+    AioContext& ctx_;
+    Timer timer_;
+    int64_t deadline_;
+    std::coroutine_handle<> h_;
+    Sleep* prev_ = nullptr;
+    Sleep* next_ = nullptr;
+    bool linked_ = false;
+    bool cancelled_ = false;
+  };
+
+  SleepGroup() = default;
+  SleepGroup(const SleepGroup&) = delete;
+  SleepGroup& operator=(const SleepGroup&) = delete;
+
+  Sleep until(AioContext& ctx, int64_t deadline_ns) { return Sleep(this, ctx, deadline_ns); }
+  Sleep sleep_for(AioContext& ctx, int64_t ns);
+  // Ends every current sleep: each resumes (from the ready queue) with false.
+  // Sleeps that start afterwards are not affected.
+  void cancel_all() {
+    while (Sleep* s = head_) {
+      unlink(s);
+      s->timer_.cancel();
+      s->cancelled_ = true;
+      s->ctx_.defer(s->h_);
+    }
+  }
+  bool empty() const { return head_ == nullptr; }
+
+ private:
+  void link(Sleep* s) {
+    s->prev_ = nullptr;
+    s->next_ = head_;
+    if (head_) head_->prev_ = s;
+    head_ = s;
+    s->linked_ = true;
+  }
+  void unlink(Sleep* s) {
+    if (!s->linked_) return;
+    if (s->prev_) s->prev_->next_ = s->next_; else head_ = s->next_;
+    if (s->next_) s->next_->prev_ = s->prev_;
+    s->prev_ = s->next_ = nullptr;
+    s->linked_ = false;
+  }
+  Sleep* head_ = nullptr;
+};
+
 // A one-shot event a coroutine can wait for; set() resumes the waiter via the
 // loop's ready queue.  Loop thread only.  At most one waiter.
 class Event {
@@ -249,6 +335,10 @@ class WaitGroup {
   int count_ = 0;
   std::vector<std::coroutine_handle<>> waiters_;
 };
+
+inline SleepGroup::Sleep SleepGroup::sleep_for(AioContext& ctx, int64_t ns) {
+  return Sleep(this, ctx, NowNs() + ns);
+}
 
 // Runs `t` on `ctx` from the calling thread (the loop thread) until it
 // finishes, and returns its value.  For tools, tests and the C API's top

@@ -1,9 +1,30 @@
 #include "block/null/null.h"
 
+#include <optional>
+
+#include "util/clock.h"
+
 namespace blk {
 namespace {
 
 class NullDriver final : public BlockDriver {
+  // Awaitable: a request's completion delay.  Yields true when it elapsed,
+  // false when cancel_waits() ended it.
+  struct Delay {
+    NullDriver* d;
+    std::optional<SleepGroup::Sleep> sleep;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) {
+      if (d->latency_ns_ > 0) {
+        sleep.emplace(&d->sleeps_, *d->ctx_, NowNs() + d->latency_ns_);
+        sleep->await_suspend(h);
+      } else {
+        d->ctx_->defer(h);
+      }
+    }
+    bool await_resume() const noexcept { return !sleep || sleep->await_resume(); }
+  };
+
  public:
   NullDriver(uint64_t size, bool read_zeroes, int64_t latency_ns)
       : size_(size), read_zeroes_(read_zeroes), latency_ns_(latency_ns) {}
@@ -11,8 +32,9 @@ class NullDriver final : public BlockDriver {
   std::string_view name() const override { return "null"; }
   uint64_t length() const override { return size_; }
   // Every request suspends until the loop completes it: in the next
-  // iteration (ready queue) or after latency-ns (a timer).  The wait is
-  // written out in each method, not a helper coroutine: one frame less.
+  // iteration (ready queue) or after latency-ns (a timer; cancel_waits()
+  // ends it with -ECANCELED).  The wait is an awaitable, not a helper
+  // coroutine: one frame less.
   Capabilities caps() const override {
     Capabilities c;
     c.fua = true;
@@ -22,46 +44,32 @@ class NullDriver final : public BlockDriver {
   }
   void attach_aio_context(AioContext& ctx) override { ctx_ = &ctx; }
   void detach_aio_context() override { ctx_ = nullptr; }
+  void cancel_waits() override { sleeps_.cancel_all(); }
 
   Task<Status> co_preadv(uint64_t, uint64_t bytes, const IoVec& qiov, uint32_t) override {
-    if (latency_ns_ > 0) {
-      co_await SleepFor(*ctx_, latency_ns_);
-    } else {
-      co_await ctx_->yield();
-    }
+    const bool waited = co_await Delay{this};
+    if (!waited) co_return Status(-ECANCELED);
     if (read_zeroes_) qiov.memset(0, 0, bytes);
     co_return Status();
   }
   Task<Status> co_pwritev(uint64_t, uint64_t, const IoVec&, uint32_t) override {
-    if (latency_ns_ > 0) {
-      co_await SleepFor(*ctx_, latency_ns_);
-    } else {
-      co_await ctx_->yield();
-    }
+    const bool waited = co_await Delay{this};
+    if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }
   Task<Status> co_flush() override {
-    if (latency_ns_ > 0) {
-      co_await SleepFor(*ctx_, latency_ns_);
-    } else {
-      co_await ctx_->yield();
-    }
+    const bool waited = co_await Delay{this};
+    if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }
   Task<Status> co_pdiscard(uint64_t, uint64_t) override {
-    if (latency_ns_ > 0) {
-      co_await SleepFor(*ctx_, latency_ns_);
-    } else {
-      co_await ctx_->yield();
-    }
+    const bool waited = co_await Delay{this};
+    if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }
   Task<Status> co_pwrite_zeroes(uint64_t, uint64_t, uint32_t) override {
-    if (latency_ns_ > 0) {
-      co_await SleepFor(*ctx_, latency_ns_);
-    } else {
-      co_await ctx_->yield();
-    }
+    const bool waited = co_await Delay{this};
+    if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }
 
@@ -70,6 +78,7 @@ class NullDriver final : public BlockDriver {
   bool read_zeroes_;
   int64_t latency_ns_;
   AioContext* ctx_ = nullptr;
+  SleepGroup sleeps_;  // requests waiting out latency_ns_
 };
 
 const std::vector<OptionSpec>& Schema() {

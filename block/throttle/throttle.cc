@@ -46,6 +46,10 @@ class ThrottleDriver final : public FilterDriver {
         bps_total_(l.bps_total), bps_read_(l.bps_read), bps_write_(l.bps_write) {}
 
   std::string_view name() const override { return "throttle"; }
+  void cancel_waits() override {
+    sleeps_.cancel_all();
+    FilterDriver::cancel_waits();
+  }
   void own_counters(std::vector<DriverCounter>* out) const override {
     out->push_back({"throttle.throttled", throttled_});
     out->push_back({"throttle.wait_ns", wait_ns_});
@@ -68,7 +72,8 @@ class ThrottleDriver final : public FilterDriver {
 
  private:
   // Reserves the request's share of every applicable limit, sleeps until the
-  // latest of them, then runs the child's request `io` (a lazy task).
+  // latest of them, then runs the child's request `io` (a lazy task).  A
+  // cancelled sleep ends the request with -ECANCELED without running `io`.
   Task<Status> paced(bool write, uint64_t bytes, Task<Status> io) {
     int64_t now = NowNs();
     int64_t start = now;
@@ -81,7 +86,8 @@ class ThrottleDriver final : public FilterDriver {
     if (start > now) {
       throttled_++;
       wait_ns_ += uint64_t(start - now);
-      co_await SleepUntil(*ctx(), start);
+      const bool waited = co_await sleeps_.until(*ctx(), start);
+      if (!waited) co_return Status(-ECANCELED);
     }
     co_return co_await std::move(io);
   }
@@ -89,6 +95,7 @@ class ThrottleDriver final : public FilterDriver {
   Pacer iops_total_, iops_read_, iops_write_, bps_total_, bps_read_, bps_write_;
   uint64_t throttled_ = 0;
   uint64_t wait_ns_ = 0;
+  SleepGroup sleeps_;  // requests waiting for their start time
 };
 
 const std::vector<OptionSpec>& Schema() {

@@ -68,6 +68,45 @@ Task<void> Submit(BlockBackend& b, bool* done) {
   *done = s.ok();
 }
 
+Task<void> ReadOnce(BlockBackend& b, Status* out, bool* done) {
+  std::vector<uint8_t> buf(4096);
+  IoVec iov(buf.data(), buf.size());
+  *out = co_await b.read(0, iov);
+  *done = true;
+}
+
+// cancel_waits() ends an hour-long emulated latency at once, with -ECANCELED,
+// for every request of every kind waiting on it.
+TEST(NullDriverTest, CancelWaitsEndsTheLatencyWithEcanceled) {
+  AioContext ctx;
+  auto blk = MustOpen(ctx, "driver=null,size=1M,latency-ns=3600000000000");
+  ASSERT_TRUE(blk);
+  Status st[3];
+  bool done[3] = {};
+  Spawn(ctx, ReadOnce(*blk, &st[0], &done[0]));
+  Spawn(ctx, ReadOnce(*blk, &st[1], &done[1]));
+  auto flush = [](BlockBackend& b, Status* out, bool* d) -> Task<void> {
+    *out = co_await b.flush();
+    *d = true;
+  };
+  Spawn(ctx, flush(*blk, &st[2], &done[2]));
+  for (int i = 0; i < 5; i++) ctx.run_once(false);
+  EXPECT_EQ(blk->root().in_flight(), 3);
+  const int64_t t0 = NowNs();
+  blk->cancel_waits();
+  ctx.run_until([&] { return done[0] && done[1] && done[2]; });
+  EXPECT_LT(NowNs() - t0, 1000000000);
+  for (const Status& s : st) EXPECT_EQ(s.error(), -ECANCELED);
+  // Later requests wait out their latency again (here: a short one).
+  auto fast = MustOpen(ctx, "driver=null,size=1M,latency-ns=1000000");
+  fast->cancel_waits();  // nothing waiting: no effect on what comes next
+  bool d = false;
+  Status s;
+  Spawn(ctx, ReadOnce(*fast, &s, &d));
+  ctx.run_until([&] { return d; });
+  EXPECT_TRUE(s.ok());
+}
+
 TEST(NullDriverTest, CompletesThroughTheLoopNotInline) {
   AioContext ctx;
   auto blk = MustOpen(ctx, "driver=null");

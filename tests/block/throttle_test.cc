@@ -80,6 +80,31 @@ TEST(ThrottleTest, StackedWithErrorInjectionOverNull) {
   EXPECT_TRUE(found);
 }
 
+// cancel_waits() on the graph ends the throttle's delays (the requests never
+// reach the child) and forwards to the child, whose own latency also ends.
+TEST(ThrottleTest, CancelWaitsEndsThrottleAndChildDelays) {
+  AioContext ctx;
+  auto b = OpenBackend(ctx,
+                       "driver=throttle,iops-total=1,file.driver=null,"
+                       "file.latency-ns=3600000000000");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  int ok = 0;
+  WaitGroup wg(ctx);
+  wg.add(4);
+  for (int i = 0; i < 4; i++) Spawn(ctx, Reader(**b, 1, &ok, &wg));
+  for (int i = 0; i < 5; i++) ctx.run_once(false);
+  // One request reached the null device (its hour-long latency), three wait
+  // for their throttle slot (1 per second).
+  EXPECT_EQ((*b)->root().in_flight(), 4);
+  const int64_t t0 = NowNs();
+  (*b)->cancel_waits();
+  auto wait = [](WaitGroup& w) -> Task<void> { co_await w.wait(); };
+  RunSync(ctx, wait(wg));
+  EXPECT_LT(NowNs() - t0, 500000000);
+  EXPECT_EQ(ok, 0);
+  EXPECT_EQ((*b)->root().in_flight(), 0);
+}
+
 TEST(ThrottleTest, BadOptions) {
   AioContext ctx;
   auto b = OpenBackend(ctx, "driver=throttle,iops-total=-1,file.driver=null");

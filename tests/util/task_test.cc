@@ -147,6 +147,37 @@ Task<void> WaitEvent(Event* e, int* stage) {
   *stage = 2;
 }
 
+Task<void> SleepIn(SleepGroup& g, AioContext& ctx, int64_t ns, int* result) {
+  const bool slept = co_await g.sleep_for(ctx, ns);
+  *result = slept ? 1 : 0;
+}
+
+// cancel_all() ends every sleep of the group at once (through the loop, not
+// inside the call), the sleeps yield false; sleeps of another group and
+// sleeps that start later run to their deadline and yield true.
+TEST(TaskTest, SleepGroupCancelAllEndsItsSleepsEarly) {
+  AioContext ctx;
+  SleepGroup g, other;
+  int a = -1, b = -1, c = -1, d = -1;
+  Spawn(ctx, SleepIn(g, ctx, 3600'000'000'000, &a));
+  Spawn(ctx, SleepIn(g, ctx, 3600'000'000'000, &b));
+  Spawn(ctx, SleepIn(other, ctx, 2'000'000, &c));
+  for (int i = 0; i < 3; i++) ctx.run_once(false);
+  EXPECT_FALSE(g.empty());
+  const int64_t t0 = NowNs();
+  g.cancel_all();
+  EXPECT_EQ(a, -1);  // not resumed inside cancel_all()
+  EXPECT_TRUE(g.empty());
+  ctx.run_until([&] { return a >= 0 && b >= 0 && c >= 0; });
+  EXPECT_LT(NowNs() - t0, 1'000'000'000);
+  EXPECT_EQ(a, 0);
+  EXPECT_EQ(b, 0);
+  EXPECT_EQ(c, 1);
+  Spawn(ctx, SleepIn(g, ctx, 1'000'000, &d));
+  ctx.run_until([&] { return d >= 0; });
+  EXPECT_EQ(d, 1);
+}
+
 TEST(TaskTest, EventResumesWaiterThroughTheLoop) {
   AioContext ctx;
   Event e(ctx);
