@@ -107,14 +107,30 @@ void Timer::fire() {
 // AioContext
 
 AioContext::AioContext() : owner_(pthread_self()) {
+  if (const char* failed = init()) Die(failed);
+}
+
+AioContext::AioContext(NoInit) : owner_(pthread_self()) {}
+
+Expected<std::unique_ptr<AioContext>> AioContext::Create() {
+  std::unique_ptr<AioContext> ctx(new AioContext(NoInit{}));
+  if (const char* failed = ctx->init()) {
+    const int e = -errno;
+    return MakeError(e, std::string(failed) + ": " + ErrnoString(e));
+  }
+  return ctx;
+}
+
+const char* AioContext::init() {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epfd_ < 0) Die("epoll_create1");
+  if (epfd_ < 0) return "epoll_create1";
   notify_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (notify_fd_ < 0) Die("eventfd");
+  if (notify_fd_ < 0) return "eventfd";
   struct epoll_event ev = {};
   ev.events = EPOLLIN;
   ev.data.ptr = nullptr;  // nullptr marks the notifier
-  if (epoll_ctl(epfd_, EPOLL_CTL_ADD, notify_fd_, &ev) < 0) Die("epoll_ctl");
+  if (epoll_ctl(epfd_, EPOLL_CTL_ADD, notify_fd_, &ev) < 0) return "epoll_ctl";
+  return nullptr;
 }
 
 AioContext::~AioContext() {
@@ -130,8 +146,8 @@ AioContext::~AioContext() {
   }
   for (Timer* t : heap_) t->heap_index_ = -1;
   heap_.clear();
-  close(notify_fd_);
-  close(epfd_);
+  if (notify_fd_ >= 0) close(notify_fd_);
+  if (epfd_ >= 0) close(epfd_);
 }
 
 void AioContext::bind_to_current_thread() { owner_ = pthread_self(); }

@@ -38,6 +38,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "util/result.h"
+
 namespace blk {
 
 class AioContext;
@@ -138,8 +140,12 @@ struct LoopStats {
 class AioContext {
  public:
   // Creates a context owned by the calling thread.  Aborts if epoll/eventfd
-  // cannot be created (out of file descriptors at start-up).
+  // cannot be created (out of file descriptors at start-up); Create() reports
+  // that instead.
   AioContext();
+  // As the constructor, but an error (naming the call and errno, e.g.
+  // "eventfd: Too many open files") instead of aborting.
+  static Expected<std::unique_ptr<AioContext>> Create();
   // REQUIRES: loop thread; no coroutine still waiting on this loop.  Pending
   // posted functions are destroyed without running.
   ~AioContext();
@@ -263,6 +269,11 @@ class AioContext {
   friend class BottomHalf;
   friend class Timer;
   struct FdHandler;
+  struct NoInit {};
+  explicit AioContext(NoInit);
+  // Creates the epoll and eventfd descriptors: 0, or the failing call's name
+  // with errno set.
+  const char* init();
 
   void notify_self();
   void notify_remote();

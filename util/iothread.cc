@@ -3,12 +3,42 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <system_error>
+
 namespace blk {
 
 IOThread::IOThread(std::string name) : name_(std::move(name)) {
+  if (auto r = start(); !r.ok()) {
+    std::fprintf(stderr, "blkstack: IOThread '%s': %s\n", name_.c_str(), r.error().message.c_str());
+    std::abort();
+  }
+}
+
+Expected<std::unique_ptr<IOThread>> IOThread::Create(std::string name) {
+  std::unique_ptr<IOThread> t(new IOThread(std::move(name), NoStart{}));
+  if (auto r = t->start(); !r.ok()) return r.error();
+  return t;
+}
+
+Expected<void> IOThread::start() {
   auto ready = ready_.get_future();
-  thread_ = std::thread([this] { main(); });
+  try {
+    thread_ = std::thread([this] { main(); });
+  } catch (const std::system_error& e) {
+    stopped_ = true;  // nothing to stop or join
+    const int code = e.code().value() > 0 ? -e.code().value() : -EAGAIN;
+    return MakeError(code, "cannot start thread '" + name_ + "': " + ErrnoString(code));
+  }
   ready.wait();
+  if (start_error_) {
+    thread_.join();
+    stopped_ = true;
+    return *start_error_;
+  }
+  return {};
 }
 
 IOThread::~IOThread() { stop(); }
@@ -19,7 +49,13 @@ void IOThread::main() {
   // default); a loop thread's timers (device latency, throttling, rate
   // limits) want microsecond precision.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-  ctx_ = std::make_unique<AioContext>();
+  auto ctx = AioContext::Create();
+  if (!ctx.ok()) {
+    start_error_ = MakeError(ctx.error().code, "thread '" + name_ + "': " + ctx.error().message);
+    ready_.set_value();
+    return;
+  }
+  ctx_ = std::move(*ctx);
   ready_.set_value();
   ctx_->run();
   // Whatever was posted before stop() still runs, so no posted work is lost.

@@ -13,18 +13,25 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "util/aio_context.h"
+#include "util/result.h"
 
 namespace blk {
 
 class IOThread {
  public:
   // Starts the thread and waits until its context exists.  `name` is the
-  // thread name shown by top/ps (truncated to 15 characters).
+  // thread name shown by top/ps (truncated to 15 characters).  Aborts if the
+  // thread or its context cannot be created; Create() reports that instead.
   explicit IOThread(std::string name = "blk-iothread");
+  // As the constructor, but an error when the thread cannot be started
+  // (EAGAIN: thread limit) or its context not created (EMFILE: no file
+  // descriptor left).
+  static Expected<std::unique_ptr<IOThread>> Create(std::string name = "blk-iothread");
   // Stops the loop and joins the thread.  REQUIRES: no I/O still in flight on
   // the context (drain first).
   ~IOThread();
@@ -40,8 +47,13 @@ class IOThread {
   void stop();
 
  private:
+  struct NoStart {};
+  IOThread(std::string name, NoStart) : name_(std::move(name)) {}
+  // Starts the thread; an error if it or its context could not be created.
+  Expected<void> start();
   void main();
   std::string name_;
+  std::optional<Error> start_error_;  // set by main() before ready_
   std::unique_ptr<AioContext> ctx_;
   std::thread thread_;
   std::promise<void> ready_;

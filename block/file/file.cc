@@ -50,11 +50,16 @@ auto PoolRw(ThreadPool& pool, AioContext& ctx, int fd, bool write, uint64_t offs
 
 class FileDriver final : public BlockDriver {
  public:
+  // `pool`: the started workers of aio=threads; null in native mode, which
+  // makes one on first use (flush, discard, write-zeroes fallbacks).
   FileDriver(int fd, FileConfig cfg, FileGeometry geo, std::unique_ptr<LinuxAio> aio,
-             bool read_only)
-      : fd_(fd), cfg_(std::move(cfg)), geo_(geo), aio_(std::move(aio)), read_only_(read_only) {
-    if (!aio_) pool_ = std::make_unique<ThreadPool>(cfg_.pool_threads);
-  }
+             std::unique_ptr<ThreadPool> pool, bool read_only)
+      : fd_(fd),
+        cfg_(std::move(cfg)),
+        geo_(geo),
+        aio_(std::move(aio)),
+        pool_(std::move(pool)),
+        read_only_(read_only) {}
   ~FileDriver() override {
     if (aio_) aio_->detach();
     aio_.reset();
@@ -348,8 +353,10 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
                                       "io_submit would block the loop)");
   }
 
-  const int flags =
-      (args.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | (cfg.direct ? O_DIRECT : 0);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+  // writer forever; it is refused below, and cleared for what is accepted.
+  const int flags = (args.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NONBLOCK |
+                    (cfg.direct ? O_DIRECT : 0);
   const int fd = open(cfg.path.c_str(), flags);
   if (fd < 0) {
     const int e = -errno;
@@ -363,10 +370,15 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     }
     return MakeError(e, msg);
   }
-  auto geo = ProbeGeometry(fd, cfg.path, cfg.direct);
+  auto geo = ProbeGeometry(fd, cfg.path, cfg.direct);  // refuses FIFOs and the like
   if (!geo.ok()) {
     close(fd);
     return MakeError(geo.error().code, "driver 'file': " + geo.error().message);
+  }
+  if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+    const int e = -errno;
+    close(fd);
+    return MakeError(e, where + "fcntl: " + ErrnoString(e));
   }
   std::unique_ptr<LinuxAio> aio;
   if (cfg.native) {
@@ -377,8 +389,17 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     }
     aio = std::move(a.value());
   }
+  std::unique_ptr<ThreadPool> pool;
+  if (!cfg.native) {
+    pool = std::make_unique<ThreadPool>(cfg.pool_threads);
+    if (auto r = pool->start(); !r.ok()) {
+      pool.reset();
+      close(fd);
+      return MakeError(r.error().code, where + r.error().message);
+    }
+  }
   return std::unique_ptr<BlockDriver>(std::make_unique<FileDriver>(
-      fd, std::move(cfg), geo.value(), std::move(aio), args.read_only));
+      fd, std::move(cfg), geo.value(), std::move(aio), std::move(pool), args.read_only));
 }
 
 }  // namespace

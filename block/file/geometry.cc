@@ -91,7 +91,12 @@ Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direc
   } else if (S_ISDIR(st.st_mode)) {
     return MakeError(-EISDIR, "'" + path + "' is a directory, not a file or block device");
   } else if (!S_ISREG(st.st_mode)) {
-    return MakeError(-EINVAL, "'" + path + "' is neither a regular file nor a block device");
+    const char* kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                                              : "a special file";
+    return MakeError(-EINVAL, "'" + path + "' is " + kind +
+                                  ": neither a regular file nor a block device");
   }
   int64_t len = FileLength(fd, g.block_device);
   if (len < 0) {

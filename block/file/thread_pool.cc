@@ -2,15 +2,29 @@
 
 #include <pthread.h>
 
+#include <cerrno>
+#include <string>
+#include <system_error>
+
 namespace blk {
 
-ThreadPool::ThreadPool(int threads) {
-  if (threads < 1) threads = 1;
-  threads_.reserve(threads);
-  for (int i = 0; i < threads; i++) {
-    threads_.emplace_back([this] { worker(); });
+ThreadPool::ThreadPool(int threads) : want_threads_(threads < 1 ? 1 : threads) {}
+
+Expected<void> ThreadPool::start() {
+  threads_.reserve(size_t(want_threads_));
+  while (int(threads_.size()) < want_threads_) {
+    try {
+      threads_.emplace_back([this] { worker(); });
+    } catch (const std::system_error& e) {
+      start_errno_ = e.code().value() > 0 ? e.code().value() : EAGAIN;
+      return MakeError(-start_errno_, "cannot start thread pool worker " +
+                                          std::to_string(threads_.size() + 1) + " of " +
+                                          std::to_string(want_threads_) + ": " +
+                                          ErrnoString(-start_errno_));
+    }
     pthread_setname_np(threads_.back().native_handle(), "blk-file-pool");
   }
+  return {};
 }
 
 ThreadPool::~ThreadPool() {
@@ -23,6 +37,11 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::submit(Job* job) {
+  if (threads_.empty() && !start().ok() && threads_.empty()) {
+    job->res = -start_errno_;
+    job->ctx->post_resume(job->waiter);
+    return;
+  }
   job->next = nullptr;
   {
     std::lock_guard<std::mutex> g(mu_);

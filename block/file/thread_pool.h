@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "util/aio_context.h"
+#include "util/result.h"
 
 namespace blk {
 
@@ -35,15 +36,22 @@ class ThreadPool {
     Job* next = nullptr;
   };
 
-  // Starts `threads` workers (at least 1).
+  // A pool of up to `threads` workers (at least 1).  No thread starts here:
+  // start() or the first submit() starts them.
   explicit ThreadPool(int threads);
+  // Starts the workers not running yet.  An error naming errno (EAGAIN: the
+  // thread limit) if not all of them could start; those that did keep
+  // running.
+  Expected<void> start();
   // REQUIRES: no job queued or running.  Joins the workers.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   // Queues `job`; a worker runs it.  `job` must stay valid until its waiter
-  // is resumed.
+  // is resumed.  Starts the workers first if none runs yet; if none can
+  // start, the job fails at once with that negative errno (its waiter is
+  // still resumed through the loop, never inside submit()).
   void submit(Job* job);
 
   // Awaitable running `f()` (returning int64_t) on a worker; the awaiting
@@ -74,6 +82,8 @@ class ThreadPool {
  private:
   void worker();
 
+  int want_threads_;
+  int start_errno_ = 0;  // last thread start failure (loop thread only)
   mutable std::mutex mu_;
   std::condition_variable cv_;
   Job* head_ = nullptr;  // guarded by mu_

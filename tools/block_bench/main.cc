@@ -6,8 +6,14 @@
 // Parsing is tools/block_bench/cmdline.h; running run/runner.h; reports
 // report/report.h.  With a JSON format, standard output carries only the
 // JSON document: every message goes to standard error.
-// Exit status: 0 when every job finished cleanly, 1 on a parse error, an
-// unopenable target or a job that ended with an I/O or verify error.
+// Exit status:
+//   0        every job finished cleanly;
+//   1        a parse error, a run that cannot start (resource limits), an
+//            unopenable target, or any I/O or verify error, also one that
+//            continue_on_error went past (as fio);
+//   128+N    interrupted by signal N (130: SIGINT, 143: SIGTERM); the report
+//            of what ran is printed first.  A second SIGINT/SIGTERM exits at
+//            once with the same status and no report.
 #include <signal.h>
 #include <unistd.h>
 
@@ -21,11 +27,25 @@
 #include "tools/block_bench/render.h"
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
+#include "tools/block_bench/run/stop.h"
 
 namespace blk::bench {
 namespace {
 
-void OnSignal(int) { RequestStop(); }
+// The one object the signal handler can reach (a handler takes no context).
+StopSource* g_stop = nullptr;
+
+void OnSignal(int sig) {
+  // Only async-signal-safe calls here: StopSource::request, write, _exit.
+  const bool again = g_stop->request(sig) > 1;
+  const char* msg = again ? "\nblock-bench: interrupted again: exiting now\n"
+                    : sig == SIGTERM
+                        ? "\nblock-bench: SIGTERM: stopping the jobs (again to exit at once)\n"
+                        : "\nblock-bench: SIGINT: stopping the jobs (again to exit at once)\n";
+  ssize_t r = write(STDERR_FILENO, msg, strlen(msg));
+  (void)r;
+  if (again) _exit(128 + sig);
+}
 
 std::string Header(const JobOptions& j, int groupid) {
   auto bs = [&](int d) {
@@ -102,6 +122,8 @@ int Main(int argc, char** argv) {
     std::fflush(out);
   }
 
+  StopSource stop;
+  g_stop = &stop;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = OnSignal;
@@ -109,6 +131,7 @@ int Main(int argc, char** argv) {
   sigaction(SIGTERM, &sa, nullptr);
 
   RunOptions ro;
+  ro.stop = &stop;
   size_t last_len = 0;
   if (progress) {
     ro.on_progress = [&](const ProgressSnapshot& p) {
@@ -140,12 +163,33 @@ int Main(int argc, char** argv) {
     std::fflush(prog);
   }
 
-  int status = 0;
+  if (rr.setup_error) {
+    std::fprintf(stderr, "block-bench: %s\n", rr.setup_error->message.c_str());
+    return 1;
+  }
+  int status = rr.failed() ? 1 : 0;
   for (const CloneResult& c : rr.clones) {
-    if (!c.error) continue;
-    status = 1;
-    std::fprintf(stderr, "block-bench: job '%s' (clone %u): %s\n", c.job->name.c_str(), c.clone,
-                 c.error_message.c_str());
+    auto say = [&](const std::string& what) {
+      std::fprintf(stderr, "block-bench: job '%s' (clone %u): %s\n", c.job->name.c_str(), c.clone,
+                   what.c_str());
+    };
+    if (c.error) say(c.error_message);
+    if (c.total_errors > (c.error ? 1u : 0u)) {
+      say(std::to_string(c.total_errors) + " failed request" + (c.total_errors == 1 ? "" : "s") +
+          (c.error ? " in all" : " (continue_on_error went past them)") +
+          "; the first: " + c.first_error_message);
+    }
+    if (c.verify_not_verified) {
+      say(std::to_string(c.verify_not_verified) + " written block" +
+          (c.verify_not_verified == 1 ? " was" : "s were") + " never verified (" +
+          (c.interrupted ? "interrupted" : "failed writes or an earlier error") + ")");
+    }
+  }
+  if (rr.interrupted_by) {
+    const int sig = rr.interrupted_by > 0 ? rr.interrupted_by : SIGINT;
+    std::fprintf(stderr, "block-bench: interrupted by %s: the jobs stopped early; the report "
+                 "covers what ran\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    status = 128 + sig;
   }
   if (auto w = WriteLogs(rr); !w.ok()) {
     std::fprintf(stderr, "block-bench: writing logs: %s\n", w.error().message.c_str());

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <map>
 
@@ -264,6 +265,7 @@ std::vector<ReportUnit> ReportUnits(const RunResult& run) {
   std::vector<ReportUnit> units;
   std::map<int, size_t> group_unit;
   for (const CloneResult& c : run.clones) {
+    if (c.not_run) continue;
     if (c.job->group_reporting) {
       auto it = group_unit.find(c.groupid);
       if (it != group_unit.end()) {
@@ -333,9 +335,18 @@ std::string TextReport(const RunResult& run) {
              (unsigned long long)r.dir[2].short_ios, (unsigned long long)r.dir[0].drop_ios,
              (unsigned long long)r.dir[1].drop_ios, (unsigned long long)r.dir[2].drop_ios);
     o += Fmt("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", job.iodepth);
+    // fio prints this line only with continue_on_error; errors are never
+    // hidden here, so it also appears whenever a request failed.
+    if (job.continue_on_error != ContinueOnError::kNone || r.total_errors) {
+      o += Fmt("  errors    : total=%llu, first_error=%d/<%s>\n",
+               (unsigned long long)r.total_errors, r.first_error,
+               r.first_error ? std::strerror(r.first_error) : "Success");
+    }
     if (job.verify != VerifyMethod::kNone)
-      o += Fmt("  verify       : checked=%llu, errors=%llu\n", (unsigned long long)r.verified,
-               (unsigned long long)r.verify_errors);
+      o += Fmt("  verify       : checked=%llu, errors=%llu, not_verified=%llu\n",
+               (unsigned long long)r.verified, (unsigned long long)r.verify_errors,
+               (unsigned long long)r.verify_not_verified);
+    if (r.interrupted) o += "  interrupted  : stopped early by a signal\n";
     o += "  blkstack     : " + r.target + "\n";
     if (!r.counters.empty()) {
       std::string line;
@@ -352,7 +363,8 @@ std::string TextReport(const RunResult& run) {
   }
   // Run status groups (over clones, as fio).
   std::map<int, std::vector<const CloneResult*>> groups;
-  for (const auto& c : run.clones) groups[c.groupid].push_back(&c);
+  for (const auto& c : run.clones)
+    if (!c.not_run) groups[c.groupid].push_back(&c);
   for (auto& [g, cl] : groups) {
     o += Fmt("Run status group %d (all jobs):\n", g);
     for (int d = 0; d < kNumDirs; d++) {
@@ -406,6 +418,8 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     j["jobname"] = job.name;
     j["groupid"] = r.groupid;
     j["error"] = r.error;
+    j["total_err"] = r.total_errors;
+    j["first_error"] = r.first_error;
     j["eta"] = 0;
     j["elapsed"] = (r.elapsed_ns + 999999999) / 1000000000;
     j["job options"] = JobOptionsJson(job);
@@ -446,10 +460,13 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     bs["seed"] = r.seed;
     bs["runtime_ns"] = r.runtime_ns;
     if (!r.error_message.empty()) bs["error_message"] = r.error_message;
+    if (!r.first_error_message.empty()) bs["first_error_message"] = r.first_error_message;
+    bs["interrupted"] = r.interrupted;
     bs["slat"] = "not measured (submission happens in the call that enters the driver)";
     if (job.verify != VerifyMethod::kNone) {
       bs["verified"] = r.verified;
       bs["verify_errors"] = r.verify_errors;
+      bs["verify_not_verified"] = r.verify_not_verified;
     }
     ojson cn = ojson::object();
     for (auto& c : r.counters) cn[c.name] = c.value;
@@ -463,6 +480,7 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
 
 Expected<void> WriteLogs(const RunResult& run) {
   for (const CloneResult& c : run.clones) {
+    if (c.not_run) continue;
     const JobOptions& job = *c.job;
     auto write = [&](const std::optional<std::string>& opt, const char* kind,
                      const std::vector<LogEntry>& entries) -> Expected<void> {

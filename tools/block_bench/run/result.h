@@ -83,13 +83,24 @@ struct CloneResult {
   uint32_t thread_number = 0;  // 1-based over all clones (log file names)
   int groupid = 0;
   std::string target;          // the graph spec opened
-  int error = 0;               // positive errno, 0 when fine
+  bool not_run = false;        // the run was interrupted before this clone's segment
+  bool interrupted = false;    // stopped early by an interrupt (SIGINT/SIGTERM)
+  // The error that ended the job (positive errno), 0 when none did.
+  int error = 0;
   std::string error_message;
+  // Every failed request, also those continue_on_error went past, and bad
+  // verify blocks (fio's total_err / first_error).
+  uint64_t total_errors = 0;
+  int first_error = 0;  // positive errno of the first, 0 when none
+  std::string first_error_message;
   PerDir<DirResult> dir;
   uint64_t syncs = 0;
   LatencyHistogram sync_lat;
   uint64_t verified = 0;
   uint64_t verify_errors = 0;
+  // Blocks written with verify data that were never read back and checked
+  // (their write failed, or the job ended before the verify phase did).
+  uint64_t verify_not_verified = 0;
   int64_t runtime_ns = 0;  // measured phase
   int64_t elapsed_ns = 0;  // whole clone incl. ramp and startdelay
   double usr_s = 0, sys_s = 0;
@@ -110,6 +121,14 @@ inline void CloneResult::merge(const CloneResult& o) {
   sync_lat.merge(o.sync_lat);
   verified += o.verified;
   verify_errors += o.verify_errors;
+  verify_not_verified += o.verify_not_verified;
+  not_run = not_run && o.not_run;
+  interrupted = interrupted || o.interrupted;
+  total_errors += o.total_errors;
+  if (!first_error && o.first_error) {
+    first_error = o.first_error;
+    first_error_message = o.first_error_message;
+  }
   if (o.runtime_ns > runtime_ns) runtime_ns = o.runtime_ns;
   if (o.elapsed_ns > elapsed_ns) elapsed_ns = o.elapsed_ns;
   usr_s += o.usr_s;

@@ -1,35 +1,39 @@
-// Running block-bench jobs.
+// Running block-bench jobs: the coordinator.
 //
 // RunJobs runs `jobs` as fio does:
+//  * it first checks that the clones of each stonewall segment can have
+//    their threads, file descriptors and buffers at once (resources.h);
 //  * each job is cloned numjobs times; every clone runs on its own IOThread
-//    (its own AioContext loop) with its own backend opened from JobTarget();
+//    (its own AioContext loop) with its own backend opened from JobTarget()
+//    (worker.h: the per-clone submitter, pacing, verify, errors);
 //  * jobs are split into stonewall segments (a job with stonewall=1 waits for
 //    all jobs before it); the segments run one after another, the clones in a
 //    segment concurrently;
 //  * group ids follow fio: a job with stonewall or new_group starts a new
 //    group;
-//  * per clone, one submitter coroutine keeps up to iodepth requests in
-//    flight: it refills when the depth drops to iodepth_low, submitting up to
-//    iodepth_batch_submit requests inside one plug/unplug, obeying rate,
-//    rate_iops (linear or poisson), thinktime and fsync/fdatasync; each
-//    request is a coroutine that records its completion latency;
 //  * end conditions: runtime (after ramp_time), time_based, io_size/size,
-//    number_ios, an I/O error not covered by continue_on_error, RequestStop().
-// The calling thread only waits (and calls on_progress about once a second).
+//    number_ios, an I/O error not covered by continue_on_error, or a request
+//    on RunOptions::stop, which interrupts every running clone at once (the
+//    segments not started yet are not run).
+// The calling thread only waits: for the clones, for a stop request (it
+// wakes at once) and about once a second for on_progress.
 //
-// Thread-safety: RunJobs is not reentrant; RequestStop() is async-signal-safe.
+// Thread-safety: RunJobs may run in several threads at once (no global
+// state); each call owns its threads.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tools/block_bench/job.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/result.h"
+#include "util/result.h"
 
 namespace blk::bench {
 
@@ -43,7 +47,12 @@ struct ProgressSnapshot {
   std::string modes;       // fio-like: "r(2)" or "w(1)R(1)"
 };
 
+class StopSource;
+
 struct RunOptions {
+  // Interrupts the run when requested (SIGINT/SIGTERM); may be null.  Must
+  // outlive RunJobs.
+  const StopSource* stop = nullptr;
   // Test hook, called on the worker thread for every I/O just before it is
   // handed to the backend (not for flushes).  Keep it cheap.
   std::function<void(const CloneResult&, const IoUnit&)> on_issue;
@@ -56,10 +65,18 @@ struct RunOptions {
 struct RunResult {
   std::vector<CloneResult> clones;  // job order, then clone order
   int64_t start_unix_ms = 0;
-  // Any clone ended with an error.
+  // Set when the run could not start at all (resource limits): no clone ran.
+  std::optional<Error> setup_error;
+  // The signal of the stop request that interrupted the run, 0 if none
+  // (-1: a request without a signal).
+  int interrupted_by = 0;
+  // The run did not end cleanly: it could not start, a clone ended with an
+  // error, or any request failed (also past continue_on_error, as fio's exit
+  // status).
   bool failed() const {
+    if (setup_error) return true;
     for (auto& c : clones)
-      if (c.error) return true;
+      if (c.error || c.total_errors) return true;
     return false;
   }
 };
@@ -69,8 +86,5 @@ std::vector<int> GroupIds(const std::vector<JobOptions>& jobs);
 
 // Runs the jobs (kept alive by the caller: results point into them).
 RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts = {});
-
-// Asks running jobs to stop as soon as possible (SIGINT).  Any thread.
-void RequestStop();
 
 }  // namespace blk::bench

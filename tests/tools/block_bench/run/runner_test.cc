@@ -13,11 +13,16 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <chrono>
+#include <csignal>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_test_util.h"
 #include "block/registry.h"
+#include "tools/block_bench/run/stop.h"
+#include "tools/block_bench/run/worker.h"
 #include "util/clock.h"
 
 namespace blk::bench {
@@ -184,15 +189,187 @@ TEST(Runner, IoErrorEndsTheJobWithDeviceOffsetLengthErrno) {
   EXPECT_LT(c.dir[0].ios, 4096u);  // stopped early
 }
 
-TEST(Runner, ContinueOnErrorKeepsGoing) {
+// continue_on_error goes past EIO, but the error is counted and the run
+// fails (exit status 1, as fio's).
+TEST(Runner, ContinueOnErrorKeepsGoingButCountsTheError) {
   std::vector<JobOptions> jobs = ParseJobs(
       {"--name=a", "--rw=read", "--bs=4k", "--continue_on_error=read",
        "--blockdev=driver=error-inject,event=read,errno=5,offset=1m,length=4k,"
        "file.driver=null,file.size=16m"});
   RunResult r = RunJobs(jobs);
-  EXPECT_FALSE(r.failed());
-  EXPECT_EQ(r.clones[0].dir[0].ios, 4096u);
-  EXPECT_EQ(r.clones[0].dir[0].errors, 1u);
+  const CloneResult& c = r.clones[0];
+  EXPECT_EQ(c.error, 0) << c.error_message;  // not the job's end
+  EXPECT_EQ(c.dir[0].ios, 4096u);
+  EXPECT_EQ(c.dir[0].errors, 1u);
+  EXPECT_EQ(c.total_errors, 1u);
+  EXPECT_EQ(c.first_error, EIO);
+  EXPECT_NE(c.first_error_message.find("offset 1048576"), std::string::npos)
+      << c.first_error_message;
+  EXPECT_TRUE(r.failed());
+}
+
+// As fio: continue_on_error covers only EIO and EILSEQ; ENOSPC ends the job
+// even with continue_on_error=all, and is counted.
+TEST(Runner, ContinueOnErrorDoesNotGoPastEnospc) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--rw=write", "--bs=64k", "--continue_on_error=all",
+       "--blockdev=driver=error-inject,event=write,errno=28,after=128,"
+       "file.driver=null,file.size=16m"});
+  RunResult r = RunJobs(jobs);
+  const CloneResult& c = r.clones[0];
+  EXPECT_EQ(c.error, ENOSPC);
+  EXPECT_EQ(c.first_error, ENOSPC);
+  EXPECT_GE(c.total_errors, 1u);
+  EXPECT_EQ(c.dir[1].bytes, 128u * 65536);
+  EXPECT_LT(c.dir[1].ios, 256u);  // stopped early
+  EXPECT_TRUE(r.failed());
+}
+
+// Failed writes under continue_on_error hold no verify data: they are counted
+// as not verified (and as errors), never passed off as verified.
+TEST(Runner, FailedWritesAreCountedAsNotVerified) {
+  if (!FindDriver("file")) GTEST_SKIP() << "SKIPPED: file driver not built in";
+  const char* tmp = getenv("TEST_TMPDIR");
+  std::string path = std::string(tmp && *tmp ? tmp : "/var/tmp") + "/bbnotverXXXXXX";
+  int fd = mkstemp(path.data());
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 8 << 20), 0);
+  close(fd);
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--rw=write", "--bs=4k", "--size=8m", "--verify=crc32c",
+       "--continue_on_error=all",
+       "--blockdev=driver=error-inject,event=write,after=100,count=5,file.driver=file,"
+       "file.filename=" + path});
+  RunResult r = RunJobs(jobs);
+  unlink(path.c_str());
+  const CloneResult& c = r.clones[0];
+  EXPECT_EQ(c.error, 0) << c.error_message;
+  EXPECT_EQ(c.total_errors, 5u);
+  EXPECT_EQ(c.first_error, EIO);
+  EXPECT_EQ(c.verified, 2048u - 5);
+  EXPECT_EQ(c.verify_errors, 0u);
+  EXPECT_EQ(c.verify_not_verified, 5u);
+  EXPECT_TRUE(r.failed());
+}
+
+// A write+verify job needs blocks that hold the verify header (fio: EINVAL,
+// "Blocksize too small"); it is an error, not a job that verified nothing.
+TEST(Runner, VerifyWithBlocksSmallerThanItsHeaderIsAnError) {
+  RunResult r = RunJobs(ParseJobs({"--name=a", "--ioengine=null", "--rw=write", "--bs=16",
+                                   "--size=64k", "--verify=crc32c"}));
+  ASSERT_TRUE(r.failed());
+  const CloneResult& c = r.clones[0];
+  EXPECT_EQ(c.error, EINVAL);
+  EXPECT_NE(c.error_message.find("at least 32 bytes"), std::string::npos) << c.error_message;
+  EXPECT_EQ(c.dir[1].ios, 0u);
+  RunResult split = RunJobs(ParseJobs({"--name=a", "--ioengine=null", "--rw=write",
+                                       "--bssplit=4k/90:16/10", "--size=64k",
+                                       "--verify=crc32c"}));
+  EXPECT_EQ(split.clones[0].error, EINVAL) << split.clones[0].error_message;
+}
+
+// Every wait ends with the runtime: a rate that allows one I/O per hour, an
+// hour of think time, a device latency of an hour.
+TEST(Runner, WaitsEndWithTheRuntime) {
+  struct Case {
+    std::vector<std::string> args;
+    double max_s;
+  };
+  const Case cases[] = {
+      {{"--ioengine=null", "--size=1m", "--rate=1", "--runtime=1"}, 1.6},
+      {{"--ioengine=null", "--size=1m", "--rate=1k", "--runtime=1"}, 1.6},
+      {{"--ioengine=null", "--size=1m", "--thinktime=3600s", "--runtime=1"}, 1.6},
+      {{"--blockdev=driver=null,size=1m,latency-ns=3600000000000", "--runtime=1"},
+       1.0 + double(kEndGraceNs) / 1e9 + 0.6},
+      {{"--blockdev=driver=throttle,iops-total=1,file.driver=null,file.size=1m", "--iodepth=4",
+        "--runtime=1"},
+       1.0 + double(kEndGraceNs) / 1e9 + 0.6},
+  };
+  for (const Case& k : cases) {
+    std::vector<std::string> args = {"--name=a", "--rw=randread", "--bs=4k"};
+    args.insert(args.end(), k.args.begin(), k.args.end());
+    const int64_t t0 = NowNs();
+    RunResult r = RunJobs(ParseJobs(args));
+    const double s = double(NowNs() - t0) / 1e9;
+    EXPECT_LT(s, k.max_s) << k.args[0] << " " << k.args[k.args.size() - 1];
+    EXPECT_GE(s, 0.95) << k.args[0];
+    EXPECT_FALSE(r.failed()) << r.clones[0].error_message;
+  }
+  // The cancelled requests are dropped, not counted as I/O or errors.
+  RunResult r = RunJobs(ParseJobs({"--name=a", "--rw=randread", "--iodepth=2", "--runtime=1",
+                                   "--blockdev=driver=null,size=1m,latency-ns=3600000000000"}));
+  EXPECT_EQ(r.clones[0].dir[0].ios, 0u);
+  EXPECT_EQ(r.clones[0].dir[0].drop_ios, 2u);
+  EXPECT_EQ(r.clones[0].total_errors, 0u);
+}
+
+// A stop request (SIGINT) interrupts a running job within a fraction of a
+// second, also one that waits on an hour-long latency, a rate or a start
+// delay; later stonewall segments do not run.
+TEST(Runner, StopRequestInterruptsAtOnce) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--name=a", "--ioengine=null", "--rw=randread", "--size=1g", "--runtime=60",
+       "--time_based", "--iodepth=8"},
+      {"--name=a", "--rw=randread", "--blockdev=driver=null,size=1m,latency-ns=3600000000000"},
+      {"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--rate=1"},
+      {"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--startdelay=3600"},
+      {"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--rate=1", "--name=b",
+       "--ioengine=null", "--rw=read", "--size=1m", "--stonewall"},
+  };
+  for (const auto& args : cases) {
+    std::vector<JobOptions> jobs = ParseJobs(args);
+    StopSource stop;
+    RunOptions o;
+    o.stop = &stop;
+    std::thread t([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      stop.request(SIGINT);
+    });
+    const int64_t t0 = NowNs();
+    RunResult r = RunJobs(jobs, o);
+    const double s = double(NowNs() - t0) / 1e9;
+    t.join();
+    EXPECT_LT(s, 1.0) << args[3];
+    EXPECT_EQ(r.interrupted_by, SIGINT);
+    EXPECT_TRUE(r.clones[0].interrupted) << args[3];
+    EXPECT_FALSE(r.clones[0].not_run);
+    EXPECT_EQ(r.clones[0].error, 0) << r.clones[0].error_message;
+    if (r.clones.size() > 1) EXPECT_TRUE(r.clones[1].not_run);
+  }
+}
+
+// An interrupted write+verify job says how many written blocks it did not
+// verify.
+TEST(Runner, InterruptedVerifyCountsWhatWasNotVerified) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--rw=write", "--bs=4k", "--size=64m", "--verify=crc32c", "--rate=4m",
+       "--blockdev=driver=null,size=64m"});
+  StopSource stop;
+  RunOptions o;
+  o.stop = &stop;
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.request(SIGINT);
+  });
+  RunResult r = RunJobs(jobs, o);
+  t.join();
+  const CloneResult& c = r.clones[0];
+  EXPECT_TRUE(c.interrupted);
+  EXPECT_EQ(c.verified, 0u);
+  EXPECT_GT(c.verify_not_verified, 0u);
+  EXPECT_EQ(c.verify_not_verified, c.dir[1].ios);
+}
+
+// numjobs beyond what the process may start is one clear error before
+// anything runs (it used to abort in eventfd() or in std::bad_alloc).
+TEST(Runner, NumjobsBeyondTheLimitsIsAnErrorBeforeStarting) {
+  RunResult r = RunJobs(ParseJobs({"--name=t", "--ioengine=null", "--size=64k",
+                                   "--numjobs=4294967295"}));
+  ASSERT_TRUE(r.setup_error.has_value());
+  EXPECT_TRUE(r.failed());
+  EXPECT_TRUE(r.clones.empty());
+  EXPECT_NE(r.setup_error->message.find("4294967295 clones"), std::string::npos)
+      << r.setup_error->message;
 }
 
 TEST(Runner, UnopenableTargetIsAnError) {

@@ -1,0 +1,46 @@
+#include "tools/block_bench/run/pacer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace blk::bench {
+
+RatePacer::RatePacer(const JobOptions& job, uint64_t seed)
+    : rate_(job.rate),
+      rate_iops_(job.rate_iops),
+      poisson_(job.rate_process == RateProcess::kPoisson),
+      rng_(seed ^ 0x8888) {
+  for (int d = 0; d < kNumDirs; d++) active_ |= rate_[d] || rate_iops_[d];
+}
+
+void RatePacer::start(int64_t now_ns) {
+  start_ns_ = now_ns;
+  for (int d = 0; d < kNumDirs; d++) {
+    next_[d] = now_ns;
+    bytes_[d] = ios_[d] = 0;
+  }
+}
+
+int64_t RatePacer::due(const IoUnit& u) {
+  const int d = int(u.dir);
+  const uint64_t rb = rate_[d], ri = rate_iops_[d];
+  if (!rb && !ri) return 0;
+  int64_t when;
+  if (poisson_) {
+    double mean_ns = 0;
+    if (ri) mean_ns = 1e9 / double(ri);
+    if (rb) mean_ns = std::max(mean_ns, 1e9 * double(u.len) / double(rb));
+    when = next_[d];
+    next_[d] += int64_t(-std::log(1.0 - rng_.uniform()) * mean_ns);
+  } else {
+    int64_t a = 0, b = 0;
+    if (rb) a = int64_t(double(bytes_[d]) * 1e9 / double(rb));
+    if (ri) b = int64_t(double(ios_[d]) * 1e9 / double(ri));
+    when = start_ns_ + std::max(a, b);
+  }
+  bytes_[d] += u.len;
+  ios_[d]++;
+  return when;
+}
+
+}  // namespace blk::bench

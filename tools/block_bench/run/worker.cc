@@ -1,0 +1,548 @@
+#include "tools/block_bench/run/worker.h"
+
+#include <sys/resource.h>
+#include <sys/time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "block/registry.h"
+#include "tools/block_bench/run/verify.h"
+#include "util/clock.h"
+
+namespace blk::bench {
+namespace {
+
+double Sec(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
+
+const char* const kOpName[] = {"read", "write", "trim"};
+
+// fio's continue_on_error: the directions it covers, and only the errors of
+// fio's default ignore_error list (EIO; EILSEQ, a verify failure).  Any other
+// error (ENOSPC, EBADF, ...) ends the job whatever continue_on_error says.
+bool ContinuesPast(ContinueOnError c, Dir d, int err) {
+  if (err != EIO && err != EILSEQ) return false;
+  switch (c) {
+    case ContinueOnError::kNone: return false;
+    case ContinueOnError::kRead: return d == Dir::kRead;
+    case ContinueOnError::kWrite: return d == Dir::kWrite;
+    case ContinueOnError::kIo: return true;
+    case ContinueOnError::kVerify: return false;
+    case ContinueOnError::kAll: return true;
+  }
+  return false;
+}
+
+bool ContinuesPastVerify(ContinueOnError c) {
+  return c == ContinueOnError::kVerify || c == ContinueOnError::kAll;
+}
+
+// The smallest block the job issues in direction d.
+uint64_t MinBlockSize(const JobOptions& job, Dir d) {
+  const auto& split = job.bssplit[int(d)];
+  if (split.empty()) return job.bs[int(d)].min;
+  uint64_t m = UINT64_MAX;
+  for (const auto& e : split)
+    if (e.percent > 0) m = std::min(m, e.block_size);
+  return m;
+}
+
+}  // namespace
+
+Worker::Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts)
+    : job_(job), res_(res), live_(live), opts_(opts), pacer_(job, res->seed) {}
+
+void Worker::interrupt() {
+  if (finished_ || interrupted_) return;
+  interrupted_ = true;
+  stop_ = true;
+  res_->interrupted = true;
+  sleeps_.cancel_all();
+  cancel_in_flight();
+  if (waiter_ && !wait_all_) ctx_->defer(std::exchange(waiter_, {}));
+}
+
+void Worker::cancel_in_flight() {
+  cancelling_ = true;
+  if (blk_) blk_->cancel_waits();
+}
+
+void Worker::fail(int err, const std::string& msg) {
+  if (!res_->error) {
+    res_->error = err;
+    res_->error_message = msg;
+  }
+  stop_ = true;
+}
+
+void Worker::io_error(Dir dir, int err, const std::string& msg) {
+  res_->total_errors++;
+  if (!res_->first_error) {
+    res_->first_error = err;
+    res_->first_error_message = msg;
+  }
+  if (!ContinuesPast(job_.continue_on_error, dir, err)) fail(err, msg);
+}
+
+bool Worker::next_unit(IoUnit* u) {
+  if (!verify_phase_) return gen_->next(u);
+  // Blocks whose write failed hold no verify data: not read back (they count
+  // as not verified).
+  while (verify_it_ != written_.end() && !verify_it_->second.done) ++verify_it_;
+  if (verify_it_ == written_.end()) return false;
+  u->dir = Dir::kRead;
+  u->offset = verify_it_->first;
+  u->len = verify_it_->second.len;
+  ++verify_it_;
+  return true;
+}
+
+void Worker::note_written(const IoUnit& u, uint64_t gen) {
+  // Drop entries the new write overlaps, then record it.
+  auto it = written_.lower_bound(u.offset);
+  if (it != written_.begin()) {
+    auto p = std::prev(it);
+    if (p->first + p->second.len > u.offset) it = p;
+  }
+  while (it != written_.end() && it->first < u.offset + u.len) it = written_.erase(it);
+  written_.emplace(u.offset, Written{u.len, gen, false, false});
+}
+
+void Worker::issue(const IoUnit& u, int64_t now) {
+  uint32_t slot = free_.back();
+  free_.pop_back();
+  inflight_++;
+  res_->depth[DepthBucket(inflight_)]++;
+  bool measured = now >= ramp_end_ns_;
+  if (measured && !measuring_) {
+    measuring_ = true;
+    measure_start_ = now;
+    last_sample_ns_ = now;
+    for (int d = 0; d < kNumDirs; d++) {
+      last_bytes_[d] = 0;
+      last_ios_[d] = 0;
+    }
+    if (ramp_end_ns_ > start_ns_ && !job_.time_based) gen_->reset_budget();
+  }
+  if (opts_.on_issue) opts_.on_issue(*res_, u);
+  if (u.dir == Dir::kWrite) {
+    if (verify_) {
+      uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
+      FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g);
+      note_written(u, g);
+    }
+    uint32_t every = job_.fsync ? job_.fsync : job_.fdatasync;
+    if (every && ++writes_since_sync_ >= every) {
+      writes_since_sync_ = 0;
+      sync_due_ = true;
+    }
+  }
+  SpawnNow(do_io(slot, u, now, measured));
+}
+
+Task<void> Worker::do_io(uint32_t slot, IoUnit u, int64_t t0, bool measured) {
+  Slot& s = slots_[slot];
+  Status st;
+  if (u.dir == Dir::kTrim) {
+    st = co_await blk_->discard(u.offset, u.len);
+  } else {
+    if (s.iov.size() != u.len) s.iov = IoVec(s.buf.data(), u.len);
+    if (u.dir == Dir::kRead) st = co_await blk_->read(u.offset, s.iov);
+    else st = co_await blk_->write(u.offset, s.iov);
+  }
+  complete(slot, u, t0, measured, st);
+}
+
+Task<void> Worker::do_flush(int64_t t0, bool measured) {
+  Status st = co_await blk_->flush();
+  int64_t t1 = NowNs();
+  inflight_--;
+  if (!(cancelling_ && st.error() == -ECANCELED)) {
+    if (measured) {
+      res_->syncs++;
+      res_->sync_lat.record(uint64_t(t1 - t0));
+    }
+    if (!st.ok()) {
+      io_error(Dir::kWrite, -st.error(),
+               "flush failed on '" + target_.display + "': " + ErrnoString(st.error()));
+    }
+  }
+  wake_if_due();
+}
+
+void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
+  uint64_t want_gen = 0;
+  bool check = !gen_->has_dir(Dir::kWrite);  // read-only job: check everything
+  auto it = written_.find(u.offset);
+  if (it != written_.end() && it->second.len == u.len && it->second.done) {
+    want_gen = it->second.gen;
+    check = true;
+    it->second.checked = true;
+  }
+  if (!check) return;
+  res_->verified++;
+  std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen);
+  if (bad.empty()) return;
+  res_->verify_errors++;
+  std::string msg = "verify failed on '" + target_.display + "' at offset " +
+                    std::to_string(u.offset) + " length " + std::to_string(u.len) + ": " + bad;
+  res_->total_errors++;
+  if (!res_->first_error) {
+    res_->first_error = EILSEQ;
+    res_->first_error_message = msg;
+  }
+  // As fio: a bad block does not stop the job (all blocks are checked)
+  // unless verify_fatal; it is the job's error unless continue_on_error
+  // covers verify.
+  if (ContinuesPastVerify(job_.continue_on_error)) return;
+  if (!res_->error) {
+    res_->error = EILSEQ;
+    res_->error_message = msg;
+  }
+  if (job_.verify_fatal) stop_ = true;
+}
+
+void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, bool measured, Status st) {
+  const int d = int(u.dir);
+  if (cancelling_ && st.error() == -ECANCELED) {
+    // Ended by cancel_in_flight(): the device never finished it.
+    res_->dir[d].drop_ios++;
+  } else {
+    const int64_t t1 = NowNs();
+    const uint64_t lat = uint64_t(t1 - t0);
+    last_done_ns_ = t1;
+    live_->ios[d].store(++raw_ios_[d], std::memory_order_relaxed);
+    if (st.ok()) live_->bytes[d].store(raw_bytes_[d] += u.len, std::memory_order_relaxed);
+    if (measured) {
+      DirResult& r = res_->dir[d];
+      r.ios++;
+      r.clat.record(lat);
+      if (st.ok()) r.bytes += u.len;
+      else r.errors++;
+      if (lat_log_) {
+        if (job_.log_avg_msec == 0) {
+          res_->lat_log.push_back(
+              LogEntry{uint64_t((t1 - start_ns_) / 1000000), lat, d, u.len, u.offset});
+        } else {
+          win_lat_sum_[d] += lat;
+          win_lat_n_[d]++;
+        }
+      }
+    }
+    if (!st.ok()) {
+      io_error(u.dir, -st.error(),
+               std::string(kOpName[d]) + " error on '" + target_.display + "' at offset " +
+                   std::to_string(u.offset) + " length " + std::to_string(u.len) + ": " +
+                   ErrnoString(st.error()));
+    } else if (verify_ && u.dir == Dir::kRead) {
+      check_verify_read(slot, u);
+    } else if (verify_ && u.dir == Dir::kWrite) {
+      auto it = written_.find(u.offset);
+      if (it != written_.end()) it->second.done = true;
+    }
+  }
+  free_.push_back(slot);
+  inflight_--;
+  completions_since_wake_++;
+  wake_if_due();
+}
+
+void Worker::wake_if_due() {
+  if (!waiter_) return;
+  if (wait_all_) {
+    if (inflight_ == 0) ctx_->defer(std::exchange(waiter_, {}));
+    return;
+  }
+  // iodepth_batch_complete_min: refill only after that many completions (or
+  // when nothing is left in flight).  Completions are reaped one at a time as
+  // the driver delivers them, which keeps within any
+  // iodepth_batch_complete_max >= 1.
+  if ((inflight_ <= low_ && (completions_since_wake_ >= complete_min_ || inflight_ == 0)) ||
+      stop_) {
+    auto h = std::exchange(waiter_, {});
+    h.resume();  // the submitter refills, then suspends again; touch nothing after
+  }
+}
+
+void Worker::sample(int64_t now) {
+  if (!measuring_) return;
+  double secs = double(now - last_sample_ns_) / 1e9;
+  if (secs <= 0) return;
+  uint64_t msec = uint64_t((now - start_ns_) / 1000000);
+  for (int d = 0; d < kNumDirs; d++) {
+    DirResult& r = res_->dir[d];
+    if (!gen_->has_dir(Dir(d))) continue;
+    double bw = double(r.bytes - last_bytes_[d]) / secs;
+    double io = double(r.ios - last_ios_[d]) / secs;
+    r.bw_samples.push_back(bw);
+    r.iops_samples.push_back(io);
+    if (bw_log_) res_->bw_log.push_back(LogEntry{msec, uint64_t(bw / 1024), d, 0, 0});
+    if (iops_log_) res_->iops_log.push_back(LogEntry{msec, uint64_t(io), d, 0, 0});
+    if (lat_log_ && job_.log_avg_msec && win_lat_n_[d]) {
+      res_->lat_log.push_back(LogEntry{msec, win_lat_sum_[d] / win_lat_n_[d], d, 0, 0});
+      win_lat_sum_[d] = win_lat_n_[d] = 0;
+    }
+    last_bytes_[d] = r.bytes;
+    last_ios_[d] = r.ios;
+  }
+  last_sample_ns_ = now;
+}
+
+Task<void> Worker::wait_all() {
+  wait_all_ = true;
+  if (inflight_ > 0) co_await WaitAwaiter{this};
+  wait_all_ = false;
+}
+
+Task<void> Worker::submitter() {
+  IoUnit pending;
+  bool have = false;
+  for (;;) {
+    if (stop_) break;
+    if (inflight_ >= depth_ || free_.empty()) {
+      co_await WaitAwaiter{this};
+      res_->complete[BatchBucket(completions_since_wake_)]++;
+      completions_since_wake_ = 0;
+      continue;
+    }
+    uint32_t room = std::min<uint32_t>(depth_ - inflight_, uint32_t(free_.size()));
+    uint32_t n = std::min(room, batch_);
+    int64_t sleep_until = 0;
+    uint32_t issued = 0;
+    bool done = false;
+    // plug/unplug only around real batches: two virtual calls saved per I/O
+    // at iodepth_batch_submit=1 (the default), where there is nothing to batch.
+    const bool plug = n > 1;
+    if (plug) blk_->plug();
+    for (uint32_t i = 0; i < n; i++) {
+      if (sync_due_) {
+        sync_due_ = false;
+        inflight_++;
+        int64_t t = NowNs();
+        SpawnNow(do_flush(t, t >= ramp_end_ns_));
+        if (inflight_ >= depth_) break;
+        continue;
+      }
+      if (!have) {
+        if (!next_unit(&pending)) {
+          done = true;
+          break;
+        }
+        have = true;
+        if (pacer_.active()) {
+          int64_t when = pacer_.due(pending);
+          if (when > NowNs()) {
+            sleep_until = when;
+            break;
+          }
+        }
+      }
+      int64_t now = NowNs();
+      if (now >= end_ns_ && !verify_phase_) {
+        done = true;
+        break;
+      }
+      issue(pending, now);
+      have = false;
+      issued++;
+      if (job_.thinktime.count() > 0 && ++since_think_ >= job_.thinktime_blocks) {
+        since_think_ = 0;
+        sleep_until = now + int64_t(job_.thinktime.count()) * 1000;
+        break;
+      }
+      if (stop_) break;
+    }
+    if (plug) blk_->unplug();
+    if (issued) res_->submit[BatchBucket(issued)]++;
+    if (done) {
+      // Finish the main phase; then, with verify, read back what was written.
+      if (verify_ && !verify_phase_ && job_.do_verify && gen_->has_dir(Dir::kWrite) && !stop_) {
+        co_await wait_all();
+        if (stop_) break;
+        verify_phase_ = true;
+        verify_it_ = written_.begin();
+        have = false;
+        continue;
+      }
+      break;
+    }
+    // Never past the end of the runtime, and cut short by interrupt(): a rate
+    // or think time longer than the job must not keep it running.
+    if (sleep_until) co_await sleeps_.until(*ctx_, verify_phase_ ? sleep_until
+                                                                  : std::min(sleep_until, end_ns_));
+  }
+  co_await wait_all();
+}
+
+bool Worker::open_target(AioContext& ctx) {
+  auto t = JobTarget(job_, res_->clone);
+  if (!t.ok()) {
+    res_->error = -t.error().code;
+    res_->error_message = t.error().message;
+    return false;
+  }
+  target_ = std::move(*t);
+  res_->target = target_.spec;
+  if (auto p = PrepareTarget(target_); !p.ok()) {
+    res_->error = -p.error().code;
+    res_->error_message = p.error().message;
+    return false;
+  }
+  OpenFlags flags;
+  flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
+  auto b = OpenBackend(ctx, target_.spec, flags);
+  if (!b.ok()) {
+    res_->error = -b.error().code;
+    res_->error_message = "cannot open '" + target_.spec + "': " + b.error().message;
+    return false;
+  }
+  blk_ = std::move(*b);
+  blk_->root().set_latency_accounting(false);
+  return true;
+}
+
+bool Worker::prepare_io() {
+  auto g = IoGenerator::Create(job_, blk_->length(), res_->seed);
+  if (!g.ok()) {
+    res_->error = -g.error().code;
+    res_->error_message = target_.display + ": " + g.error().message;
+    return false;
+  }
+  gen_.emplace(std::move(*g));
+  verify_ = job_.verify != VerifyMethod::kNone;
+  if (verify_) {
+    for (Dir d : {Dir::kRead, Dir::kWrite}) {
+      if (!gen_->has_dir(d) || MinBlockSize(job_, d) >= kVerifyHeaderSize) continue;
+      // fio: "Blocksize too small" (EINVAL).  Checking nothing and saying
+      // verified=0 would pass a job that verified nothing.
+      res_->error = EINVAL;
+      res_->error_message = "verify=" + std::string(Name(job_.verify)) + " needs blocks of at least " +
+                            std::to_string(kVerifyHeaderSize) + " bytes (its header), but this job " +
+                            (d == Dir::kRead ? "reads" : "writes") + " blocks of " +
+                            std::to_string(MinBlockSize(job_, d)) + " bytes (bs=)";
+      return false;
+    }
+  }
+  const bool time_limited = job_.runtime.count() > 0;
+  gen_->set_unlimited(job_.time_based && time_limited);
+  depth_ = std::max<uint32_t>(1, job_.iodepth);
+  // iodepth_low=L: refill once the depth fell to L; default: after every completion.
+  if (job_.iodepth_low) low_ = std::min(*job_.iodepth_low, depth_ - 1);
+  else low_ = depth_ - 1;
+  batch_ = job_.iodepth_batch_submit == 0 ? depth_ : job_.iodepth_batch_submit;
+  complete_min_ = std::clamp<uint32_t>(job_.iodepth_batch_complete_min, 1, depth_);
+  lat_log_ = job_.write_lat_log.has_value();
+  bw_log_ = job_.write_bw_log.has_value();
+  iops_log_ = job_.write_iops_log.has_value();
+  if (job_.log_avg_msec) sample_ns_ = int64_t(job_.log_avg_msec) * 1000000;
+
+  slots_.resize(depth_);
+  for (uint32_t i = 0; i < depth_; i++) {
+    slots_[i].buf = AlignedBuffer(gen_->max_bs());
+    if (!slots_[i].buf.ok()) {
+      res_->error = ENOMEM;
+      res_->error_message = "out of memory for I/O buffers (iodepth=" + std::to_string(depth_) +
+                            " x " + std::to_string(gen_->max_bs()) + " bytes)";
+      return false;
+    }
+    // Written data: random bytes (fio's default buffer contents), or zeros.
+    Rng r(res_->seed + i);
+    for (uint64_t o = 0; o + 8 <= gen_->max_bs(); o += 8) {
+      uint64_t v = job_.zero_buffers ? 0 : r.next();
+      std::memcpy(slots_[i].buf.data() + o, &v, 8);
+    }
+    free_.push_back(depth_ - 1 - i);
+  }
+
+  start_ns_ = NowNs();
+  pacer_.start(start_ns_);
+  ramp_end_ns_ = start_ns_ + int64_t(job_.ramp_time.count()) * 1000;
+  if (time_limited) end_ns_ = ramp_end_ns_ + int64_t(job_.runtime.count()) * 1000;
+  live_->start_ns.store(start_ns_);
+  live_->planned_ns.store(time_limited ? end_ns_ - start_ns_ : 0);
+  live_->planned_bytes.store(gen_->io_limit());
+  if (!gen_->has_dir(Dir::kRead) && !gen_->has_dir(Dir::kWrite) && !gen_->has_dir(Dir::kTrim))
+    live_->planned_bytes.store(0);
+  return true;
+}
+
+Task<void> Worker::run(AioContext& ctx) {
+  ctx_ = &ctx;
+  rusage ru0;
+  getrusage(RUSAGE_THREAD, &ru0);
+  const int64_t t_begin = NowNs();
+  if (job_.startdelay.max.count() > 0 && !interrupted_) {
+    int64_t lo = job_.startdelay.min.count(), hi = job_.startdelay.max.count();
+    Rng r(res_->seed ^ 0x7777);
+    int64_t us = lo + int64_t(r.below(uint64_t(hi - lo + 1)));
+    (void)co_await sleeps_.sleep_for(ctx, us * 1000);  // interrupt() cuts it short
+  }
+  std::optional<PollParams> saved_poll;  // while the target spins
+  if (!interrupted_ && open_target(ctx) && prepare_io()) {
+    if (target_.spin) {
+      saved_poll = ctx.poll_params();
+      PollParams p = *saved_poll;
+      p.max_ns = kSpinPollMaxNs;
+      ctx.set_poll_params(p);
+    }
+    sampler_ = std::make_unique<Timer>(ctx, [this] {
+      sample(NowNs());
+      sampler_->arm_in(sample_ns_);
+    });
+    sampler_->arm_in(sample_ns_);
+    if (end_ns_ != INT64_MAX) {
+      // Requests still in flight a grace period after the runtime ended are
+      // waiting on the graph itself (an emulated latency, a throttle): end
+      // them.  Not during the verify phase, which is not time-limited.
+      overdue_ = std::make_unique<Timer>(ctx, [this] {
+        if (!verify_phase_) cancel_in_flight();
+      });
+      overdue_->arm_at(end_ns_ + kEndGraceNs);
+    }
+
+    co_await submitter();
+
+    if (overdue_) overdue_->cancel();
+    int64_t stop_ns = last_done_ns_ ? last_done_ns_ : NowNs();
+    sampler_->cancel();
+    if (measuring_) {
+      // A last partial sample, when at least half an interval is left.
+      if (stop_ns - last_sample_ns_ >= sample_ns_ / 2) sample(stop_ns);
+      res_->runtime_ns = stop_ns - measure_start_;
+    }
+    if (job_.end_fsync && !res_->error && !interrupted_) {
+      Status st = co_await blk_->flush();
+      if (!st.ok() && !(cancelling_ && st.error() == -ECANCELED)) {
+        io_error(Dir::kWrite, -st.error(),
+                 "end_fsync failed on '" + target_.display + "': " + ErrnoString(st.error()));
+      }
+    }
+    if (verify_ && job_.do_verify && gen_->has_dir(Dir::kWrite)) {
+      for (const auto& [offset, w] : written_)
+        if (!w.checked) res_->verify_not_verified++;
+    }
+    if (res_->error == EILSEQ && res_->verify_errors > 1)
+      res_->error_message += " (and " + std::to_string(res_->verify_errors - 1) + " more)";
+    if (saved_poll) ctx.set_poll_params(*saved_poll);
+  }
+  if (blk_) {
+    blk_->root().driver().counters(&res_->counters);
+    co_await blk_->drain();  // returns at the loop's top level: safe to close
+    blk_.reset();
+  }
+  sampler_.reset();
+  overdue_.reset();
+  finished_ = true;
+  rusage ru1;
+  getrusage(RUSAGE_THREAD, &ru1);
+  res_->usr_s = Sec(ru1.ru_utime) - Sec(ru0.ru_utime);
+  res_->sys_s = Sec(ru1.ru_stime) - Sec(ru0.ru_stime);
+  res_->ctx = uint64_t((ru1.ru_nvcsw - ru0.ru_nvcsw) + (ru1.ru_nivcsw - ru0.ru_nivcsw));
+  res_->majf = uint64_t(ru1.ru_majflt - ru0.ru_majflt);
+  res_->minf = uint64_t(ru1.ru_minflt - ru0.ru_minflt);
+  res_->elapsed_ns = NowNs() - t_begin;
+  live_->done.store(true);
+}
+
+}  // namespace blk::bench

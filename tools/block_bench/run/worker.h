@@ -1,0 +1,173 @@
+// Worker: runs one job clone on its own loop (internal to the runner).
+//
+// One submitter coroutine keeps up to iodepth requests in flight: it refills
+// when the depth drops to iodepth_low, submits up to iodepth_batch_submit
+// requests inside one plug/unplug and obeys rate/rate_iops (RatePacer),
+// thinktime and fsync/fdatasync; each request is a coroutine that records
+// its completion latency.  With verify, the written blocks are read back
+// and checked once the main phase ends.
+//
+// Ending.  Every wait of the clone ends by the job's end:
+//  * sleeps (startdelay, rate, thinktime) last at most until the runtime
+//    ends, and interrupt() cuts them short;
+//  * requests still in flight kEndGraceNs after the runtime ended, or when
+//    interrupt() runs, have the graph's own waits cancelled
+//    (BlockBackend::cancel_waits: null latency-ns, throttle); they complete
+//    with -ECANCELED and are counted as dropped, not as I/O or errors.
+//    Requests at the kernel or a cluster cannot be recalled and are waited
+//    for.
+//
+// Errors.  Every failed request is counted (CloneResult::total_errors,
+// first_error).  As in fio, continue_on_error=<dir> lets a job go on only
+// past EIO and EILSEQ (fio's default ignore_error list) in the named
+// directions; any other error ends the job (CloneResult::error).
+//
+// Lifetime: the graph is closed after `co_await drain()`, which returns at
+// the loop's top level (see BlockNode::co_drain).
+//
+// Thread-safety: everything on the clone's loop thread; the coordinator
+// reaches a worker only by posting interrupt() to that loop, and reads
+// LiveCounters.
+#pragma once
+
+#include <atomic>
+#include <coroutine>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "block/backend.h"
+#include "tools/block_bench/job.h"
+#include "tools/block_bench/run/generator.h"
+#include "tools/block_bench/run/pacer.h"
+#include "tools/block_bench/run/result.h"
+#include "tools/block_bench/run/runner.h"
+#include "tools/block_bench/run/target.h"
+#include "util/aio_context.h"
+#include "util/aligned_buffer.h"
+#include "util/task.h"
+
+namespace blk::bench {
+
+// Counters a clone publishes for the progress line (single writer: the
+// clone's thread; the coordinator reads).
+struct LiveCounters {
+  std::atomic<uint64_t> ios[kNumDirs] = {};
+  std::atomic<uint64_t> bytes[kNumDirs] = {};
+  std::atomic<int64_t> start_ns{0};
+  std::atomic<int64_t> planned_ns{0};  // ramp+runtime, 0: size based
+  std::atomic<uint64_t> planned_bytes{0};
+  std::atomic<bool> done{false};
+};
+
+// How long requests still in flight after the runtime ended are waited for
+// before the graph's own waits are cancelled.
+inline constexpr int64_t kEndGraceNs = 1'000'000'000;
+
+class Worker {
+ public:
+  Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // The whole clone: start delay, open, I/O, verify, drain, close, CPU
+  // usage.  Runs on `ctx`'s loop.
+  Task<void> run(AioContext& ctx);
+  // Ends the clone as soon as possible (SIGINT): no new I/O, sleeps cut
+  // short, the graph's own waits cancelled; marks the result interrupted.
+  // Loop thread; at any time, also before run() starts or after it ended.
+  void interrupt();
+
+ private:
+  struct Slot {
+    AlignedBuffer buf;
+    IoVec iov;
+  };
+  // A block written with verify data: read back and checked at the end.
+  struct Written {
+    uint64_t len;
+    uint64_t gen;
+    bool done;     // the write succeeded
+    bool checked;  // read back and checked
+  };
+  struct WaitAwaiter {
+    Worker* w;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { w->waiter_ = h; }
+    void await_resume() const noexcept {}
+  };
+
+  // Set-up after the start delay; false (with res_->error set) on failure.
+  bool open_target(AioContext& ctx);
+  bool prepare_io();
+  Task<void> submitter();
+  Task<void> wait_all();
+  Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, bool measured);
+  Task<void> do_flush(int64_t t0, bool measured);
+  void issue(const IoUnit& u, int64_t now);
+  void complete(uint32_t slot, const IoUnit& u, int64_t t0, bool measured, Status st);
+  void check_verify_read(uint32_t slot, const IoUnit& u);
+  // A failed request (not a cancelled one): counts it, and ends the job
+  // unless continue_on_error covers it.
+  void io_error(Dir dir, int err, const std::string& what);
+  void wake_if_due();
+  bool next_unit(IoUnit* u);
+  void fail(int err, const std::string& msg);
+  void sample(int64_t now);
+  void note_written(const IoUnit& u, uint64_t gen);
+  // The graph's own waits end now; requests that then fail with -ECANCELED
+  // are dropped, not errors.
+  void cancel_in_flight();
+
+  const JobOptions& job_;
+  CloneResult* res_;
+  LiveCounters* live_;
+  const RunOptions& opts_;
+  AioContext* ctx_ = nullptr;
+  std::unique_ptr<BlockBackend> blk_;
+  Target target_;
+  std::optional<IoGenerator> gen_;
+  RatePacer pacer_;
+  SleepGroup sleeps_;  // startdelay, rate, thinktime
+  std::unique_ptr<Timer> overdue_;  // runtime end + grace: cancel_in_flight()
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_;
+  uint32_t depth_ = 1, low_ = 1, batch_ = 1, complete_min_ = 1;
+  uint32_t inflight_ = 0;
+  std::coroutine_handle<> waiter_;
+  bool wait_all_ = false;
+  bool stop_ = false;         // no new I/O (error, interrupt)
+  bool interrupted_ = false;
+  bool cancelling_ = false;   // cancel_in_flight() ran
+  bool finished_ = false;     // run() is past its last use of the graph
+  uint32_t completions_since_wake_ = 0;
+
+  int64_t start_ns_ = 0, ramp_end_ns_ = 0, end_ns_ = INT64_MAX;
+  bool measuring_ = false;
+  int64_t measure_start_ = 0, last_done_ns_ = 0;
+  uint64_t raw_ios_[kNumDirs] = {}, raw_bytes_[kNumDirs] = {};
+
+  // think time, syncs
+  uint32_t since_think_ = 0;
+  uint32_t writes_since_sync_ = 0;
+  bool sync_due_ = false;
+
+  // verify
+  bool verify_ = false, verify_phase_ = false;
+  std::map<uint64_t, Written> written_;
+  std::map<uint64_t, Written>::iterator verify_it_;
+  uint64_t gen_counter_ = 0;
+
+  // samples and logs
+  std::unique_ptr<Timer> sampler_;
+  int64_t sample_ns_ = 500'000'000;
+  int64_t last_sample_ns_ = 0;
+  uint64_t last_bytes_[kNumDirs] = {}, last_ios_[kNumDirs] = {};
+  uint64_t win_lat_sum_[kNumDirs] = {}, win_lat_n_[kNumDirs] = {};
+  bool lat_log_ = false, bw_log_ = false, iops_log_ = false;
+};
+
+}  // namespace blk::bench
