@@ -182,7 +182,9 @@ int Main(int argc, char** argv) {
     if (c.verify_not_verified) {
       say(std::to_string(c.verify_not_verified) + " written block" +
           (c.verify_not_verified == 1 ? " was" : "s were") + " never verified (" +
-          (c.interrupted ? "interrupted" : "failed writes or an earlier error") + ")");
+          (c.interrupted ? "interrupted"
+                         : "failed writes, writes that overlapped in flight, or an earlier error") +
+          ")");
     }
   }
   if (rr.interrupted_by) {

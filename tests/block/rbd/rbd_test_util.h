@@ -29,10 +29,7 @@
 #include "util/result.h"
 #include "util/task.h"
 
-// librados/librbd keep some allocations until process exit.
-extern "C" inline const char* __lsan_default_suppressions() {
-  return "leak:librados\nleak:librbd\nleak:libceph-common\nleak:libstdc++\n";
-}
+// Sanitizer suppressions for Ceph's libraries: rbd_test_util.cc.
 
 namespace blk::rbdtest {
 

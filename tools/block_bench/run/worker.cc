@@ -87,9 +87,11 @@ void Worker::io_error(Dir dir, int err, const std::string& msg) {
 
 bool Worker::next_unit(IoUnit* u) {
   if (!verify_phase_) return gen_->next(u);
-  // Blocks whose write failed hold no verify data: not read back (they count
-  // as not verified).
-  while (verify_it_ != written_.end() && !verify_it_->second.done) ++verify_it_;
+  // Blocks whose write failed hold no verify data, and an ambiguous one
+  // has two candidates: not read back (they count as not verified).
+  while (verify_it_ != written_.end() &&
+         (!verify_it_->second.done || verify_it_->second.ambiguous))
+    ++verify_it_;
   if (verify_it_ == written_.end()) return false;
   u->dir = Dir::kRead;
   u->offset = verify_it_->first;
@@ -98,7 +100,7 @@ bool Worker::next_unit(IoUnit* u) {
   return true;
 }
 
-void Worker::note_written(const IoUnit& u, uint64_t gen) {
+void Worker::note_written(uint32_t slot, const IoUnit& u, uint64_t gen) {
   // Drop entries the new write overlaps, then record it.
   auto it = written_.lower_bound(u.offset);
   if (it != written_.begin()) {
@@ -106,7 +108,18 @@ void Worker::note_written(const IoUnit& u, uint64_t gen) {
     if (p->first + p->second.len > u.offset) it = p;
   }
   while (it != written_.end() && it->first < u.offset + u.len) it = written_.erase(it);
-  written_.emplace(u.offset, Written{u.len, gen, false, false});
+  // Another write to an overlapping range still in flight (norandommap,
+  // randrw at depth > 1) may land before or after this one.
+  bool overlap = false;
+  for (const Slot& o : slots_) {
+    overlap |= o.writing && o.write_offset < u.offset + u.len && u.offset < o.write_offset + o.write_len;
+  }
+  written_.emplace(u.offset, Written{u.len, gen, false, overlap, false});
+  Slot& s = slots_[slot];
+  s.writing = true;
+  s.write_offset = u.offset;
+  s.write_len = u.len;
+  s.write_gen = gen;
 }
 
 void Worker::issue(const IoUnit& u, int64_t now) {
@@ -126,11 +139,12 @@ void Worker::issue(const IoUnit& u, int64_t now) {
     if (ramp_end_ns_ > start_ns_ && !job_.time_based) gen_->reset_budget();
   }
   if (opts_.on_issue) opts_.on_issue(*res_, u);
+  if (verify_ && u.dir == Dir::kRead) plan_verify_read(slot, u);
   if (u.dir == Dir::kWrite) {
     if (verify_) {
       uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
       FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g);
-      note_written(u, g);
+      note_written(slot, u, g);
     }
     uint32_t every = job_.fsync ? job_.fsync : job_.fdatasync;
     if (every && ++writes_since_sync_ >= every) {
@@ -171,16 +185,33 @@ Task<void> Worker::do_flush(int64_t t0, bool measured) {
   wake_if_due();
 }
 
-void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
-  uint64_t want_gen = 0;
-  bool check = !gen_->has_dir(Dir::kWrite);  // read-only job: check everything
+void Worker::plan_verify_read(uint32_t slot, const IoUnit& u) {
+  Slot& s = slots_[slot];
+  s.check = false;
+  s.want_gen = 0;
+  if (!gen_->has_dir(Dir::kWrite)) {
+    s.check = true;  // read-only job: check everything, writer unknown
+    return;
+  }
   auto it = written_.find(u.offset);
-  if (it != written_.end() && it->second.len == u.len && it->second.done) {
-    want_gen = it->second.gen;
-    check = true;
+  if (it != written_.end() && it->second.len == u.len && it->second.done &&
+      !it->second.ambiguous) {
+    s.check = true;
+    s.want_gen = it->second.gen;
+  }
+}
+
+void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
+  const Slot& s = slots_[slot];
+  if (!s.check) return;
+  const uint64_t want_gen = s.want_gen;
+  if (want_gen) {
+    // A write to the block issued after this read replaced its entry: the
+    // read may have seen the old or the new data, so it proves nothing.
+    auto it = written_.find(u.offset);
+    if (it == written_.end() || it->second.gen != want_gen) return;
     it->second.checked = true;
   }
-  if (!check) return;
   res_->verified++;
   std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen);
   if (bad.empty()) return;
@@ -238,10 +269,12 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, bool measured,
     } else if (verify_ && u.dir == Dir::kRead) {
       check_verify_read(slot, u);
     } else if (verify_ && u.dir == Dir::kWrite) {
+      // Only if the entry is still this write's (a later write replaces it).
       auto it = written_.find(u.offset);
-      if (it != written_.end()) it->second.done = true;
+      if (it != written_.end() && it->second.gen == slots_[slot].write_gen) it->second.done = true;
     }
   }
+  slots_[slot].writing = false;
   free_.push_back(slot);
   inflight_--;
   completions_since_wake_++;

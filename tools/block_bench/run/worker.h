@@ -85,13 +85,22 @@ class Worker {
   struct Slot {
     AlignedBuffer buf;
     IoVec iov;
+    // A verify read: check the block when it completes; with the generation
+    // the block had when the read was issued (0: unknown, a read-only job).
+    bool check = false;
+    uint64_t want_gen = 0;
+    // A verify write in flight: its range and generation.
+    bool writing = false;
+    uint64_t write_offset = 0, write_len = 0, write_gen = 0;
   };
   // A block written with verify data: read back and checked at the end.
   struct Written {
     uint64_t len;
     uint64_t gen;
-    bool done;     // the write succeeded
-    bool checked;  // read back and checked
+    bool done;       // the write succeeded
+    bool ambiguous;  // issued while an overlapping write was in flight: the
+                     // device may apply either last, so it is not checked
+    bool checked;    // read back and checked
   };
   struct WaitAwaiter {
     Worker* w;
@@ -109,6 +118,10 @@ class Worker {
   Task<void> do_flush(int64_t t0, bool measured);
   void issue(const IoUnit& u, int64_t now);
   void complete(uint32_t slot, const IoUnit& u, int64_t t0, bool measured, Status st);
+  // Decides at issue whether a read is checked: only a block whose write
+  // completed, and then only if no write to it is issued before the read
+  // completes (the read could see either): see check_verify_read.
+  void plan_verify_read(uint32_t slot, const IoUnit& u);
   void check_verify_read(uint32_t slot, const IoUnit& u);
   // A failed request (not a cancelled one): counts it, and ends the job
   // unless continue_on_error covers it.
@@ -117,7 +130,8 @@ class Worker {
   bool next_unit(IoUnit* u);
   void fail(int err, const std::string& msg);
   void sample(int64_t now);
-  void note_written(const IoUnit& u, uint64_t gen);
+  // Records a verify write about to be issued from `slot`.
+  void note_written(uint32_t slot, const IoUnit& u, uint64_t gen);
   // The graph's own waits end now; requests that then fail with -ECANCELED
   // are dropped, not errors.
   void cancel_in_flight();
