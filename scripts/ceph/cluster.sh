@@ -14,6 +14,9 @@
 #   cluster.sh osd-restart [DIR]  start the OSD again and wait until it is up
 #                             (through a supervisor process that `start`
 #                             leaves running, so that a test can ask for it)
+#   cluster.sh mon-kill [DIR]     SIGKILL the monitor (fault tests)
+#   cluster.sh mon-restart [DIR]  start the monitor again (through the
+#                             supervisor) and wait until it answers
 #
 # DIR defaults to $BLK_CEPH_DIR, else to the directory of the last `start`
 # (recorded in ${TMPDIR:-/tmp}/blkstack-ceph.current).  Clients only need
@@ -255,18 +258,42 @@ cmd_env() {
   echo "export CEPH_CONF=$DIR/ceph.conf"
 }
 
-cmd_osd_kill() {
-  resolve_dir "${1:-}"
-  local pf="$DIR/run/osd.0.pid"
-  pid_alive "$pf" || die "osd.0 is not running"
+# kill_daemon NAME: SIGKILL the daemon NAME (osd.0, mon.a) and wait until
+# it is gone.
+kill_daemon() {
+  local name="$1" pf="$DIR/run/$1.pid"
+  pid_alive "$pf" || die "$name is not running"
   local pid; pid="$(cat "$pf")"
   kill -9 "$pid"
   local deadline=$((SECONDS + 15))
   while kill -0 "$pid" 2>/dev/null; do
-    ((SECONDS < deadline)) || die "osd.0 (pid $pid) survived SIGKILL for 15s"
+    ((SECONDS < deadline)) || die "$name (pid $pid) survived SIGKILL for 15s"
     sleep 0.1
   done
-  log "osd.0 killed (pid $pid)"
+  log "$name killed (pid $pid)"
+}
+
+cmd_osd_kill() {
+  resolve_dir "${1:-}"
+  kill_daemon osd.0
+}
+
+cmd_mon_kill() {
+  resolve_dir "${1:-}"
+  kill_daemon mon.a
+}
+
+cmd_mon_restart() {
+  resolve_dir "${1:-}"
+  pid_alive "$DIR/run/mon.a.pid" && die "mon.a is still running"
+  local t0=$SECONDS
+  if pid_alive "$DIR/run/supervisor.pid"; then
+    touch "$DIR/run/mon-restart.request"
+  else
+    ceph-mon -c "$DIR/ceph.conf" -i a 2>>"$DIR/log/daemon-stderr.log" || die "ceph-mon failed to start"
+  fi
+  wait_for "$TIMEOUT" "the monitor to answer again" ceph_cmd mon stat
+  log "mon.a up again after $((SECONDS - t0))s"
 }
 
 cmd_osd_restart() {
@@ -289,7 +316,8 @@ cmd_osd_restart() {
 osd_up_and_in_fresh() { pid_alive "$DIR/run/osd.0.pid" && osd_up_and_in; }
 
 # Background helper started by `start`, outside any test's process tree:
-# restarts the OSD when asked through $DIR/run/osd-restart.request.
+# restarts the OSD or the monitor when asked through
+# $DIR/run/osd-restart.request or $DIR/run/mon-restart.request.
 cmd_supervise() {
   DIR="$1"
   while [[ -f "$DIR/ceph.conf" ]]; do
@@ -297,6 +325,11 @@ cmd_supervise() {
       rm -f "$DIR/run/osd-restart.request"
       pid_alive "$DIR/run/osd.0.pid" || ceph-osd -c "$DIR/ceph.conf" -i 0 \
         2>>"$DIR/log/daemon-stderr.log" || log "supervisor: ceph-osd failed to start"
+    fi
+    if [[ -f "$DIR/run/mon-restart.request" ]]; then
+      rm -f "$DIR/run/mon-restart.request"
+      pid_alive "$DIR/run/mon.a.pid" || ceph-mon -c "$DIR/ceph.conf" -i a \
+        2>>"$DIR/log/daemon-stderr.log" || log "supervisor: ceph-mon failed to start"
     fi
     sleep 0.2
   done
@@ -312,8 +345,10 @@ main() {
     env) cmd_env "$@" ;;
     osd-kill) cmd_osd_kill "$@" ;;
     osd-restart) cmd_osd_restart "$@" ;;
+    mon-kill) cmd_mon_kill "$@" ;;
+    mon-restart) cmd_mon_restart "$@" ;;
     supervise) cmd_supervise "$@" ;;
-    *) echo "usage: cluster.sh start|stop|status|env|osd-kill|osd-restart [DIR]" >&2; exit 2 ;;
+    *) echo "usage: cluster.sh start|stop|status|env|osd-kill|osd-restart|mon-kill|mon-restart [DIR]" >&2; exit 2 ;;
   esac
 }
 
