@@ -225,23 +225,36 @@ TEST(Runner, ContinueOnErrorDoesNotGoPastEnospc) {
   EXPECT_TRUE(r.failed());
 }
 
+// A file of `size` zero bytes in TEST_TMPDIR (a disk filesystem), removed on
+// destruction.
+class ScratchFile {
+ public:
+  explicit ScratchFile(off_t size) {
+    const char* tmp = getenv("TEST_TMPDIR");
+    path_ = std::string(tmp && *tmp ? tmp : "/var/tmp") + "/bbscratchXXXXXX";
+    int fd = mkstemp(path_.data());
+    EXPECT_GE(fd, 0) << path_;
+    EXPECT_EQ(ftruncate(fd, size), 0);
+    close(fd);
+  }
+  ~ScratchFile() { unlink(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // Failed writes under continue_on_error hold no verify data: they are counted
 // as not verified (and as errors), never passed off as verified.
 TEST(Runner, FailedWritesAreCountedAsNotVerified) {
   if (!FindDriver("file")) GTEST_SKIP() << "SKIPPED: file driver not built in";
-  const char* tmp = getenv("TEST_TMPDIR");
-  std::string path = std::string(tmp && *tmp ? tmp : "/var/tmp") + "/bbnotverXXXXXX";
-  int fd = mkstemp(path.data());
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(ftruncate(fd, 8 << 20), 0);
-  close(fd);
+  ScratchFile f(8 << 20);
   std::vector<JobOptions> jobs = ParseJobs(
       {"--name=a", "--rw=write", "--bs=4k", "--size=8m", "--verify=crc32c",
        "--continue_on_error=all",
        "--blockdev=driver=error-inject,event=write,after=100,count=5,file.driver=file,"
-       "file.filename=" + path});
+       "file.filename=" + f.path()});
   RunResult r = RunJobs(jobs);
-  unlink(path.c_str());
   const CloneResult& c = r.clones[0];
   EXPECT_EQ(c.error, 0) << c.error_message;
   EXPECT_EQ(c.total_errors, 5u);
@@ -259,17 +272,11 @@ TEST(Runner, FailedWritesAreCountedAsNotVerified) {
 // verified.  No false verify errors (there were thousands).
 TEST(Runner, VerifyUnderOverlappingReadsAndWritesHasNoFalseErrors) {
   if (!FindDriver("file")) GTEST_SKIP() << "SKIPPED: file driver not built in";
-  const char* tmp = getenv("TEST_TMPDIR");
-  std::string path = std::string(tmp && *tmp ? tmp : "/var/tmp") + "/bboverlapXXXXXX";
-  int fd = mkstemp(path.data());
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(ftruncate(fd, 64 << 10), 0);
-  close(fd);
-  RunResult r = RunJobs(ParseJobs({"--name=o", "--ioengine=psync", "--filename=" + path,
+  ScratchFile f(64 << 10);
+  RunResult r = RunJobs(ParseJobs({"--name=o", "--ioengine=psync", "--filename=" + f.path(),
                                    "--rw=randrw", "--bs=4k", "--size=64k", "--iodepth=16",
                                    "--runtime=1", "--time_based", "--norandommap",
                                    "--verify=crc32c"}));
-  unlink(path.c_str());
   const CloneResult& c = r.clones[0];
   EXPECT_EQ(c.verify_errors, 0u) << c.error_message;
   EXPECT_EQ(c.error, 0) << c.error_message;
