@@ -192,6 +192,13 @@ TEST(Errors, OptionErrorsNameTheOption) {
             "<command line>: job 'x': iodepth_batch_complete_max (2) is less than iodepth_batch_complete_min (4)");
 }
 
+TEST(Errors, DeepExpressionIsAnErrorNotACrash) {
+  const std::string deep = std::string(30000, '(') + "4k" + std::string(30000, ')');
+  const std::string err = CmdError({"--name=x", "--bs=" + deep});
+  EXPECT_EQ(err.rfind("<command line>: option '--bs': expected a size", 0), 0u) << err.substr(0, 300);
+  EXPECT_NE(err.find("nested more than 64 levels deep"), std::string::npos) << err.substr(0, 300);
+}
+
 TEST(Errors, NoJobs) {
   EXPECT_EQ(CmdError({}), "<command line>: no jobs defined (give a job file or --name=NAME with job options)");
   EXPECT_EQ(CmdError({"--rw=read"}),

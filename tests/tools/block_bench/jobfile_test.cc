@@ -291,5 +291,21 @@ TEST(Arithmetic, ParenthesisedValues) {
   EXPECT_EQ(jobs[0].thinktime, microseconds(1000));
 }
 
+TEST(Arithmetic, DeepNestingIsAnErrorNotACrash) {
+  // 30,000 levels overflowed the stack of the recursive evaluator.
+  const std::string deep = std::string(30000, '(') + "4k" + std::string(30000, ')');
+  for (const std::string option : {"bs", "size", "runtime", "time_based"}) {
+    const std::string err = FileError("[a]\n" + option + "=" + deep + "\n");
+    EXPECT_EQ(err.rfind("job.fio:2: option '" + option + "': expected ", 0), 0u) << err.substr(0, 300);
+    EXPECT_NE(err.find("nested more than 64 levels deep"), std::string::npos) << err.substr(0, 300);
+    EXPECT_LT(err.size(), 400u) << "the message quotes the whole value";
+  }
+}
+
+TEST(Arithmetic, ExpressionErrorsSayWhy) {
+  EXPECT_NE(FileError("[a]\nbs=(4k/0)\n").find("got '(4k/0)': division by zero"), std::string::npos)
+      << FileError("[a]\nbs=(4k/0)\n");
+}
+
 }  // namespace
 }  // namespace blk::bench
