@@ -4,22 +4,23 @@
 #include <string>
 
 #include "tools/block_bench/option_table.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
 
 Error OptionError(const RawOption& opt, const std::string& detail) {
-  return MakeError(-EINVAL, opt.where.ToString() + ": option '" + DisplayName(opt.name, opt.where) +
-                                "': " + detail);
+  return MakeError(-EINVAL, opt.where.ToString() + ": option " +
+                                QuoteInput(DisplayName(opt.name, opt.where)) + ": " + detail);
 }
 
 Error UnknownOption(const RawOption& opt) {
-  const std::string shown = DisplayName(opt.name, opt.where);
+  const std::string shown = QuoteInput(DisplayName(opt.name, opt.where));
   if (IsUnsupportedFioOption(opt.name)) {
     return MakeError(-ENOTSUP,
-                     opt.where.ToString() + ": option '" + shown + "' is not supported by block-bench");
+                     opt.where.ToString() + ": option " + shown + " is not supported by block-bench");
   }
-  std::string msg = opt.where.ToString() + ": unknown option '" + shown + "'";
+  std::string msg = opt.where.ToString() + ": unknown option " + shown;
   if (std::optional<std::string> close = SuggestOption(opt.name)) {
     msg += " (did you mean '" + DisplayName(*close, opt.where) + "'?)";
   }
@@ -58,8 +59,9 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   for (const RawOption& o : options) {
     const OptionSpec* spec = FindOption(o.name);
     if (spec != nullptr && spec->engine_only && *spec->engine_only != job.ioengine) {
-      return MakeError(-EINVAL, o.where.ToString() + ": option '" + DisplayName(o.name, o.where) +
-                                    "' is only valid with ioengine=" +
+      return MakeError(-EINVAL, o.where.ToString() + ": option " +
+                                    QuoteInput(DisplayName(o.name, o.where)) +
+                                    " is only valid with ioengine=" +
                                     std::string(Name(*spec->engine_only)) + " (ioengine is " +
                                     std::string(Name(job.ioengine)) + ")");
     }
@@ -72,8 +74,8 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
 Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
   if (job.iodepth_batch_complete_max &&
       *job.iodepth_batch_complete_max < job.iodepth_batch_complete_min) {
-    return MakeError(-EINVAL, where.ToString() + ": job '" + job.name +
-                                  "': iodepth_batch_complete_max (" +
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": iodepth_batch_complete_max (" +
                                   std::to_string(*job.iodepth_batch_complete_max) +
                                   ") is less than iodepth_batch_complete_min (" +
                                   std::to_string(job.iodepth_batch_complete_min) + ")");

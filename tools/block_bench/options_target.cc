@@ -4,6 +4,7 @@
 #include <array>
 
 #include "tools/block_bench/option_helpers.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -24,7 +25,7 @@ OptionSpec KbBase() {
     } else if (*v == "1000") {
       job.kb_base = 1000;
     } else {
-      return ValueError("expected 1000 or 1024, got '" + std::string(*v) + "'");
+      return ValueError("expected 1000 or 1024, got " + QuoteInput(*v));
     }
     return {};
   };
@@ -47,7 +48,7 @@ OptionSpec Engine() {
     }
     std::string supported;
     for (IoEngine e : kEngines) supported += (supported.empty() ? "" : ", ") + std::string(Name(e));
-    return ValueError("unsupported ioengine '" + std::string(*v) + "' (block-bench supports " +
+    return ValueError("unsupported ioengine " + QuoteInput(*v) + " (block-bench supports " +
                       supported + ")");
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {

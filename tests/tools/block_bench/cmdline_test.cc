@@ -199,6 +199,19 @@ TEST(Errors, DeepExpressionIsAnErrorNotACrash) {
   EXPECT_NE(err.find("nested more than 64 levels deep"), std::string::npos) << err.substr(0, 300);
 }
 
+TEST(Errors, LongInputIsQuotedBriefly) {
+  const std::string big(1 << 20, 'y');
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--eta=" + big}, {"--output-format=" + big},
+        {"--name=x", "--" + big + "=1"}, {"--name=x", "--bs=" + big}, {"--name=" + big,
+        "--iodepth_batch_complete_min=4", "--iodepth_batch_complete_max=2"}}) {
+    const std::string err = CmdError(args);
+    EXPECT_EQ(err.rfind("<command line>: ", 0), 0u) << err.substr(0, 300);
+    EXPECT_NE(err.find("...(" ), std::string::npos) << err.substr(0, 300);
+    EXPECT_LT(err.size(), 400u) << err.substr(0, 300);
+  }
+}
+
 TEST(Errors, NoJobs) {
   EXPECT_EQ(CmdError({}), "<command line>: no jobs defined (give a job file or --name=NAME with job options)");
   EXPECT_EQ(CmdError({"--rw=read"}),
