@@ -474,7 +474,8 @@ bool IsChildKey(std::string_view key, const std::vector<std::string>& children) 
 std::string RangeText(const OptionSpec& spec) {
   bool is_size = spec.type == OptionSpec::Type::kSize;
   bool has_min = is_size ? spec.min > 0 : spec.min != INT64_MIN;
-  bool has_max = spec.max != INT64_MAX;
+  // A size above INT64_MAX is a real limit: the type reaches UINT64_MAX.
+  bool has_max = spec.max != INT64_MAX || is_size;
   if (has_min && has_max) {
     return "between " + std::to_string(spec.min) + " and " + std::to_string(spec.max);
   }

@@ -1,6 +1,7 @@
 #include "tools/block_bench/apply.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "tools/block_bench/option_table.h"
@@ -41,6 +42,22 @@ Expected<void> ApplyOne(JobOptions& job, const RawOption& opt) {
   return {};
 }
 
+// offset= and size= in bytes must end within the largest target there can
+// be (an off_t); a null target's size is their sum, which must not wrap.
+Expected<void> ValidateRange(const JobOptions& job, const SourceLocation& where) {
+  constexpr uint64_t kMaxTargetBytes = INT64_MAX;
+  if (job.offset.percent) return {};
+  const std::string head = where.ToString() + ": job " + QuoteInput(job.name) + ": offset (" +
+                           std::to_string(job.offset.value) + ")";
+  const std::string tail =
+      " is beyond the largest possible target (" + std::to_string(kMaxTargetBytes) + " bytes)";
+  if (job.offset.value > kMaxTargetBytes) return MakeError(-EINVAL, head + tail);
+  if (job.size && !job.size->percent && job.size->value > kMaxTargetBytes - job.offset.value) {
+    return MakeError(-EINVAL, head + " + size (" + std::to_string(job.size->value) + ")" + tail);
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& options) {
@@ -72,6 +89,8 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
 }
 
 Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
+  Expected<void> range = ValidateRange(job, where);
+  if (!range.ok()) return range;
   if (job.iodepth_batch_complete_max &&
       *job.iodepth_batch_complete_max < job.iodepth_batch_complete_min) {
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
