@@ -8,30 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "util/quote.h"
+
 namespace blk {
 namespace {
 
-constexpr size_t kMaxQuoted = 80;
-
-// `text` in single quotes for a message; long or unprintable text is shortened
-// or escaped so that one bad value cannot flood or garble a log line.
-std::string Quote(std::string_view text) {
-  std::string out = "'";
-  size_t n = std::min(text.size(), kMaxQuoted);
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (n < text.size()) out += "...";
-  out += "'";
-  return out;
-}
+// `text` in single quotes for a message, shortened and escaped so that one
+// bad value cannot flood or garble a log line.
+std::string Quote(std::string_view text) { return QuoteInput(text); }
 
 Error Invalid(std::string msg) { return MakeError(-EINVAL, std::move(msg)); }
 
@@ -66,6 +50,12 @@ class FlatBuilder {
  public:
   // Adds key=value.  `where` is appended to error messages (e.g. a position).
   Expected<void> Add(std::string key, std::string value, const std::string& where) {
+    const size_t parts = static_cast<size_t>(std::count(key.begin(), key.end(), '.')) + 1;
+    if (parts > kMaxKeyComponents) {
+      return Invalid("spec: option " + Quote(key) + " has " + std::to_string(parts) +
+                     " dot-separated parts, more than " + std::to_string(kMaxKeyComponents) +
+                     where);
+    }
     if (keys_.count(key)) return Invalid("spec: duplicate option " + Quote(key) + where);
     if (groups_.count(key)) {
       return Invalid("spec: option " + Quote(key) + " conflicts with " +
@@ -81,7 +71,7 @@ class FlatBuilder {
       groups_.insert(std::move(group));
     }
     keys_.insert(key);
-    opts_.Set(key, std::move(value));
+    opts_.Append(std::move(key), std::move(value));
     return {};
   }
   Options Take() { return std::move(opts_); }
@@ -232,6 +222,10 @@ class FlattenSax {
   bool string(std::string& v) { return Value(std::move(v)); }
   bool binary(json::binary_t&) { return Fail("spec: invalid JSON: binary values are not supported"); }
   bool start_object(std::size_t) {
+    if (depth_ >= kMaxJsonDepth) {
+      return Fail("spec: JSON objects nested more than " + std::to_string(kMaxJsonDepth) +
+                  " deep at " + Quote(Current()));
+    }
     if (depth_ > 0) {
       prefixes_.push_back(Current());
       members_.push_back(0);
@@ -267,7 +261,7 @@ class FlattenSax {
   }
   bool end_array() { return true; }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
-    return Fail(std::string("spec: invalid JSON: ") + ex.what());
+    return Fail("spec: invalid JSON: " + ShortenLastRead(ex.what()));
   }
 
   bool failed() const { return failed_; }
@@ -292,11 +286,22 @@ class FlattenSax {
     return false;
   }
 
+  // nlohmann's parse errors end "; last read: '<token>'", with the whole
+  // token (a string may be megabytes): shorten it like any quoted input.
+  static std::string ShortenLastRead(std::string_view msg) {
+    constexpr std::string_view kLastRead = "; last read: '";
+    const size_t at = msg.find(kLastRead);
+    if (at == std::string_view::npos || msg.back() != '\'') return std::string(msg);
+    const size_t token = at + kLastRead.size();
+    return std::string(msg.substr(0, at)) + "; last read: " +
+           Quote(msg.substr(token, msg.size() - 1 - token));
+  }
+
   FlatBuilder out_;
   std::vector<std::string> prefixes_;  // dotted path of each open nested object
   std::vector<size_t> members_;        // member count of each open nested object
   std::string key_;
-  int depth_ = 0;
+  size_t depth_ = 0;
   bool failed_ = false;
   std::string message_;
 };
@@ -469,7 +474,8 @@ bool IsChildKey(std::string_view key, const std::vector<std::string>& children) 
 std::string RangeText(const OptionSpec& spec) {
   bool is_size = spec.type == OptionSpec::Type::kSize;
   bool has_min = is_size ? spec.min > 0 : spec.min != INT64_MIN;
-  bool has_max = spec.max != INT64_MAX;
+  // A size above INT64_MAX is a real limit: the type reaches UINT64_MAX.
+  bool has_max = spec.max != INT64_MAX || is_size;
   if (has_min && has_max) {
     return "between " + std::to_string(spec.min) + " and " + std::to_string(spec.max);
   }
@@ -578,6 +584,10 @@ void Options::Set(std::string_view key, std::string value) {
     }
   }
   entries_.emplace_back(std::string(key), std::move(value));
+}
+
+void Options::Append(std::string key, std::string value) {
+  entries_.emplace_back(std::move(key), std::move(value));
 }
 
 bool Options::Erase(std::string_view key) {
@@ -740,8 +750,7 @@ Expected<ParsedOptions> ValidateOptions(std::string_view driver,
   ParsedOptions out;
   out.driver_ = std::string(driver);
   std::string why;
-  for (const auto& key : own.Keys()) {
-    const std::string& value = *own.Get(key);
+  for (const auto& [key, value] : own.entries()) {
     if (key == "driver") {
       if (value != driver) {
         return Invalid(head + "option 'driver' is " + Quote(value) + ", expected " +

@@ -28,6 +28,14 @@
 
 namespace blk {
 
+// Limits on the shape of a spec, so that hostile input fails at once
+// instead of costing time and memory that grow faster than its size.  A key
+// has at most kMaxKeyComponents dot-separated parts (a graph is at most that
+// deep), and JSON objects nest at most kMaxJsonDepth deep (the root object is
+// level 1).
+inline constexpr size_t kMaxKeyComponents = 32;
+inline constexpr size_t kMaxJsonDepth = 32;
+
 // The options of one graph (or, after TakeSubtree, of one subtree of it).
 class Options {
  public:
@@ -43,12 +51,17 @@ class Options {
   //    1.50 -> "1.5"); true/false become "on"/"off"; strings stay.  Arrays,
   //    null and empty nested objects are errors.
   // Keys keep the order in which they appear.  A key given twice, or given
-  // both as a value and as a group (`file=x,file.driver=y`), is an error.
-  // Errors (code -EINVAL) start with "spec: " and name the text and its
-  // 0-based byte position, e.g.
+  // both as a value and as a group (`file=x,file.driver=y`), is an error, and
+  // so is a key of more than kMaxKeyComponents parts or JSON nested more than
+  // kMaxJsonDepth deep.  Errors (code -EINVAL) start with "spec: " and name
+  // the text (quoted with QuoteInput, util/quote.h) and its 0-based byte
+  // position, e.g.
   //   spec: expected 'key=value' at position 12 near 'foo'
   //   spec: duplicate option 'size' at position 20
+  //   spec: option 'file.file...' has 33 dot-separated parts, more than 32 at position 12
+  //   spec: JSON objects nested more than 32 deep at 'file.file...'
   //   spec: invalid JSON: <nlohmann message>
+  // Time and memory are linear in the length of `spec`.
   static Expected<Options> Parse(std::string_view spec);
 
   // True if `key` is one or more non-empty words of [A-Za-z0-9_-] joined by
@@ -63,10 +76,15 @@ class Options {
   // Sets `key` to `value`: replaces the value in place if the key exists,
   // appends it otherwise.  ToString() round-trips only if IsValidKey(key).
   void Set(std::string_view key, std::string value);
+  // Appends `key`.  REQUIRES: !Has(key).  Constant time, for builders that
+  // already know the key is new (Set looks it up first).
+  void Append(std::string key, std::string value);
   // Removes `key`; returns whether it was present.
   bool Erase(std::string_view key);
   // All keys in insertion order.
   std::vector<std::string> Keys() const;
+  // All (key, value) pairs in insertion order.
+  const std::vector<std::pair<std::string, std::string>>& entries() const { return entries_; }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
 

@@ -45,6 +45,20 @@ Expected<std::unique_ptr<BlockNode>> OpenNode(AioContext& ctx, Options opts,
                                               const OpenFlags& flags,
                                               const std::string& path = "");
 
+// Checks the node tree described by `opts` as OpenNode would, without
+// opening anything (no file, device or cluster is touched): every node names
+// a known driver, its generic options are valid, its own options pass
+// ValidateOptions against the driver's schema, its dotted keys belong to a
+// declared child or pass-through prefix, and so on down the children.
+// Errors are the ones OpenNode reports for the same problem.  What only
+// opening can tell (a missing file, a filter without its child, a bad
+// pass-through value) is not checked.
+Expected<void> ValidateNode(Options opts, const std::string& path = "");
+
+// Parses `spec` and checks it with ValidateNode.  For parsers of
+// configuration, so that a bad graph is reported where it was written.
+Expected<void> ValidateSpec(std::string_view spec);
+
 // Parses `spec` and opens the graph, returning a front end bound to `ctx`.
 Expected<std::unique_ptr<BlockBackend>> OpenBackend(AioContext& ctx, std::string_view spec,
                                                     const OpenFlags& flags = {});

@@ -1,25 +1,27 @@
 #include "tools/block_bench/apply.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "tools/block_bench/option_table.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
 
 Error OptionError(const RawOption& opt, const std::string& detail) {
-  return MakeError(-EINVAL, opt.where.ToString() + ": option '" + DisplayName(opt.name, opt.where) +
-                                "': " + detail);
+  return MakeError(-EINVAL, opt.where.ToString() + ": option " +
+                                QuoteInput(DisplayName(opt.name, opt.where)) + ": " + detail);
 }
 
 Error UnknownOption(const RawOption& opt) {
-  const std::string shown = DisplayName(opt.name, opt.where);
+  const std::string shown = QuoteInput(DisplayName(opt.name, opt.where));
   if (IsUnsupportedFioOption(opt.name)) {
     return MakeError(-ENOTSUP,
-                     opt.where.ToString() + ": option '" + shown + "' is not supported by block-bench");
+                     opt.where.ToString() + ": option " + shown + " is not supported by block-bench");
   }
-  std::string msg = opt.where.ToString() + ": unknown option '" + shown + "'";
+  std::string msg = opt.where.ToString() + ": unknown option " + shown;
   if (std::optional<std::string> close = SuggestOption(opt.name)) {
     msg += " (did you mean '" + DisplayName(*close, opt.where) + "'?)";
   }
@@ -37,6 +39,22 @@ Expected<void> ApplyOne(JobOptions& job, const RawOption& opt) {
   }
   Expected<void> r = spec->apply(job, value ? std::optional<std::string_view>(*value) : std::nullopt);
   if (!r.ok()) return OptionError(opt, r.error().message);
+  return {};
+}
+
+// offset= and size= in bytes must end within the largest target there can
+// be (an off_t); a null target's size is their sum, which must not wrap.
+Expected<void> ValidateRange(const JobOptions& job, const SourceLocation& where) {
+  constexpr uint64_t kMaxTargetBytes = INT64_MAX;
+  if (job.offset.percent) return {};
+  const std::string head = where.ToString() + ": job " + QuoteInput(job.name) + ": offset (" +
+                           std::to_string(job.offset.value) + ")";
+  const std::string tail =
+      " is beyond the largest possible target (" + std::to_string(kMaxTargetBytes) + " bytes)";
+  if (job.offset.value > kMaxTargetBytes) return MakeError(-EINVAL, head + tail);
+  if (job.size && !job.size->percent && job.size->value > kMaxTargetBytes - job.offset.value) {
+    return MakeError(-EINVAL, head + " + size (" + std::to_string(job.size->value) + ")" + tail);
+  }
   return {};
 }
 
@@ -58,8 +76,9 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   for (const RawOption& o : options) {
     const OptionSpec* spec = FindOption(o.name);
     if (spec != nullptr && spec->engine_only && *spec->engine_only != job.ioengine) {
-      return MakeError(-EINVAL, o.where.ToString() + ": option '" + DisplayName(o.name, o.where) +
-                                    "' is only valid with ioengine=" +
+      return MakeError(-EINVAL, o.where.ToString() + ": option " +
+                                    QuoteInput(DisplayName(o.name, o.where)) +
+                                    " is only valid with ioengine=" +
                                     std::string(Name(*spec->engine_only)) + " (ioengine is " +
                                     std::string(Name(job.ioengine)) + ")");
     }
@@ -70,10 +89,12 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
 }
 
 Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
+  Expected<void> range = ValidateRange(job, where);
+  if (!range.ok()) return range;
   if (job.iodepth_batch_complete_max &&
       *job.iodepth_batch_complete_max < job.iodepth_batch_complete_min) {
-    return MakeError(-EINVAL, where.ToString() + ": job '" + job.name +
-                                  "': iodepth_batch_complete_max (" +
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": iodepth_batch_complete_max (" +
                                   std::to_string(*job.iodepth_batch_complete_max) +
                                   ") is less than iodepth_batch_complete_min (" +
                                   std::to_string(job.iodepth_batch_complete_min) + ")");

@@ -31,8 +31,12 @@ namespace blk::bench {
 Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& options);
 
 // Checks constraints between options of a complete job (not of [global]),
-// e.g. iodepth_batch_complete_max >= iodepth_batch_complete_min.  `where` is
-// the job's section header or --name.
+// e.g. iodepth_batch_complete_max >= iodepth_batch_complete_min, and that
+// offset= (+ size=, when both are in bytes) ends within the largest possible
+// target, 2^63-1 bytes:
+//   "job.fio:3: job 'a': offset (9223372036854775807) + size (1048576) is
+//    beyond the largest possible target (9223372036854775807 bytes)"
+// `where` is the job's section header or --name.
 Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where);
 
 }  // namespace blk::bench

@@ -6,6 +6,7 @@
 #include "tools/block_bench/option_table.h"
 #include "tools/block_bench/raw_option.h"
 #include "tools/block_bench/values.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -15,7 +16,7 @@ Error CmdError(const std::string& msg) {
 }
 
 Error FlagError(std::string_view flag, const std::string& detail) {
-  return CmdError("option '--" + std::string(flag) + "': " + detail);
+  return CmdError("option " + QuoteInput("--" + std::string(flag)) + ": " + detail);
 }
 
 Expected<std::vector<OutputFormat>> ParseOutputFormats(std::string_view text) {
@@ -33,7 +34,7 @@ Expected<std::vector<OutputFormat>> ParseOutputFormats(std::string_view text) {
       return FlagError("output-format", "format 'terse' is not supported by block-bench");
     } else {
       return FlagError("output-format",
-                       "expected normal, json or json+ (comma-separated), got '" + std::string(item) + "'");
+                       "expected normal, json or json+ (comma-separated), got " + QuoteInput(item));
     }
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
   }
@@ -44,7 +45,7 @@ Expected<EtaMode> ParseEta(std::string_view text) {
   if (text == "auto") return EtaMode::kAuto;
   if (text == "always") return EtaMode::kAlways;
   if (text == "never") return EtaMode::kNever;
-  return FlagError("eta", "expected always, never or auto, got '" + std::string(text) + "'");
+  return FlagError("eta", "expected always, never or auto, got " + QuoteInput(text));
 }
 
 // Parser state over argv.
@@ -105,7 +106,7 @@ class Parser {
     const std::string name = body.substr(0, eq);
     std::optional<std::string> value;
     if (eq != std::string::npos) value = body.substr(eq + 1);
-    if (name.empty()) return CmdError("malformed argument '" + arg + "'");
+    if (name.empty()) return CmdError("malformed argument " + QuoteInput(arg));
 
     if (name == "parse-only" || name == "showcmd" || name == "version" || name == "help" ||
         name == "h") {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "util/quote.h"
+
 namespace blk::bench {
 namespace {
 
@@ -12,18 +14,33 @@ class Evaluator {
  public:
   Evaluator(std::string_view text, const SuffixResolver& suffix) : text_(text), suffix_(suffix) {}
 
+  // The value, or the reason it has none.
   Expected<double> Run() {
     double v = Sum();
     SkipSpace();
-    if (error_.empty() && pos_ != text_.size()) Fail("unexpected '" + std::string(1, text_[pos_]) + "'");
+    if (error_.empty() && pos_ != text_.size()) Fail("unexpected " + QuoteInput(text_.substr(pos_, 1)));
     if (error_.empty() && !std::isfinite(v)) Fail("result is not a finite number");
-    if (!error_.empty()) {
-      return MakeError(-EINVAL, "invalid expression '" + std::string(text_) + "': " + error_);
-    }
+    if (!error_.empty()) return MakeError(-EINVAL, error_);
     return v;
   }
 
  private:
+  // Counts one level of nesting for its lifetime; past the limit it fails
+  // the evaluation, and the callers unwind without descending further.
+  class Level {
+   public:
+    explicit Level(Evaluator& e) : e_(e) {
+      if (++e_.depth_ > kMaxExpressionDepth) {
+        e_.Fail("nested more than " + std::to_string(kMaxExpressionDepth) + " levels deep");
+      }
+    }
+    ~Level() { --e_.depth_; }
+    bool ok() const { return e_.error_.empty(); }
+
+   private:
+    Evaluator& e_;
+  };
+
   void Fail(std::string msg) {
     if (error_.empty()) error_ = std::move(msg);
   }
@@ -75,18 +92,29 @@ class Evaluator {
 
   double Power() {
     const double base = Unary();
-    if (error_.empty() && Eat('^')) return std::pow(base, Power());
+    if (error_.empty() && Eat('^')) {
+      Level level(*this);
+      return level.ok() ? std::pow(base, Power()) : 0;
+    }
     return base;
   }
 
   double Unary() {
-    if (Eat('-')) return -Unary();
-    if (Eat('+')) return Unary();
+    if (Eat('-')) {
+      Level level(*this);
+      return level.ok() ? -Unary() : 0;
+    }
+    if (Eat('+')) {
+      Level level(*this);
+      return level.ok() ? Unary() : 0;
+    }
     return Primary();
   }
 
   double Primary() {
     if (Eat('(')) {
+      Level level(*this);
+      if (!level.ok()) return 0;
       const double v = Sum();
       if (!Eat(')')) Fail("missing ')'");
       return v;
@@ -109,7 +137,7 @@ class Evaluator {
       ++pos_;
     }
     if (pos_ == start) {
-      Fail(pos_ < text_.size() ? "unexpected '" + std::string(1, text_[pos_]) + "'"
+      Fail(pos_ < text_.size() ? "unexpected " + QuoteInput(text_.substr(pos_, 1))
                                : "unexpected end");
       return 0;
     }
@@ -121,7 +149,7 @@ class Evaluator {
       used = 0;
     }
     if (used != number.size()) {
-      Fail("bad number '" + number + "'");
+      Fail("bad number " + QuoteInput(number));
       return 0;
     }
     const size_t unit_start = pos_;
@@ -130,7 +158,7 @@ class Evaluator {
       const std::string_view unit = text_.substr(unit_start, pos_ - unit_start);
       const std::optional<double> mult = suffix_(unit);
       if (!mult) {
-        Fail("unknown unit '" + std::string(unit) + "'");
+        Fail("unknown unit " + QuoteInput(unit));
         return 0;
       }
       v *= *mult;
@@ -141,13 +169,22 @@ class Evaluator {
   std::string_view text_;
   const SuffixResolver& suffix_;
   size_t pos_ = 0;
+  int depth_ = 0;  // open nesting levels
   std::string error_;
 };
 
 }  // namespace
 
-Expected<double> EvaluateArithmetic(std::string_view text, const SuffixResolver& suffix) {
+Expected<double> EvaluateArithmeticReason(std::string_view text, const SuffixResolver& suffix) {
   return Evaluator(text, suffix).Run();
+}
+
+Expected<double> EvaluateArithmetic(std::string_view text, const SuffixResolver& suffix) {
+  Expected<double> v = EvaluateArithmeticReason(text, suffix);
+  if (!v.ok()) {
+    return MakeError(-EINVAL, "invalid expression " + QuoteInput(text) + ": " + v.error().message);
+  }
+  return v;
 }
 
 }  // namespace blk::bench

@@ -8,6 +8,11 @@
 // resolves (a size or time unit, see units.h), and parenthesised
 // sub-expressions.
 //
+// Nesting is bounded: parentheses, unary signs and the operands of a '^'
+// chain each open a level, and an expression nested more than
+// kMaxExpressionDepth levels is an error (fio users never need more; the
+// bound keeps the recursive evaluator's stack small whatever the input).
+//
 // Thread-safety: pure functions.
 #pragma once
 
@@ -19,6 +24,8 @@
 
 namespace blk::bench {
 
+inline constexpr int kMaxExpressionDepth = 64;
+
 // Returns the multiplier for a unit suffix written right after a number
 // (the suffix is a run of letters; never empty), or nullopt if it is not a
 // unit.
@@ -26,7 +33,13 @@ using SuffixResolver = std::function<std::optional<double>(std::string_view suff
 
 // Evaluates `text`, which must be one complete expression (normally starting
 // with '(').  Errors (bad syntax, unknown unit, division by zero, non-finite
-// result) carry a message naming the problem, without location.
+// result, nesting deeper than kMaxExpressionDepth) carry a message naming
+// the problem, without location: "invalid expression '(1/0)': division by
+// zero" (the text quoted with QuoteInput, util/quote.h).
 Expected<double> EvaluateArithmetic(std::string_view text, const SuffixResolver& suffix);
+
+// As EvaluateArithmetic, but an Error's message is only the reason
+// ("division by zero"), for callers that show the text themselves.
+Expected<double> EvaluateArithmeticReason(std::string_view text, const SuffixResolver& suffix);
 
 }  // namespace blk::bench

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "tools/block_bench/values.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -54,7 +55,7 @@ class Reader {
   Expected<void> Line(std::string_view line, const SourceLocation& where, int depth) {
     if (line.front() == '[') {
       if (depth > 0) return At(where, "included files may not contain sections ('[...]')");
-      if (line.back() != ']') return At(where, "malformed section header '" + std::string(line) + "'");
+      if (line.back() != ']') return At(where, "malformed section header " + QuoteInput(line));
       const std::string_view name = Trim(line.substr(1, line.size() - 2));
       if (name.empty()) return At(where, "empty section name '[]'");
       sections_.push_back(RawSection{std::string(name), where, {}});
@@ -65,8 +66,8 @@ class Reader {
 
     const size_t eq = line.find('=');
     const std::string name(Trim(line.substr(0, eq)));
-    if (name.empty()) return At(where, "missing option name in '" + std::string(line) + "'");
-    if (sections_.empty()) return At(where, "option '" + name + "' outside of a [section]");
+    if (name.empty()) return At(where, "missing option name in " + QuoteInput(line));
+    if (sections_.empty()) return At(where, "option " + QuoteInput(name) + " outside of a [section]");
     RawOption opt{name, std::nullopt, false, where};
     if (eq != std::string_view::npos) {
       ExpandedValue v = ExpandValue(Trim(line.substr(eq + 1)), env_);
@@ -88,11 +89,11 @@ class Reader {
       return At(where, "includes nested more than " + std::to_string(kMaxIncludeDepth) + " deep");
     }
     if (std::find(stack_.begin(), stack_.end(), NormalPath(file)) != stack_.end()) {
-      return At(where, "include cycle: '" + file + "' is already being read");
+      return At(where, "include cycle: " + QuoteInput(file) + " is already being read");
     }
     Expected<std::string> contents = env_.read_file(file);
     if (!contents.ok()) {
-      return At(where, "cannot read include file '" + file + "': " + contents.error().message);
+      return At(where, "cannot read include file " + QuoteInput(file) + ": " + contents.error().message);
     }
     return Read(contents.value(), file, depth + 1);
   }
@@ -118,7 +119,7 @@ Expected<std::vector<RawSection>> ReadJobFile(const std::string& path,
   Expected<std::string> contents = env.read_file(path);
   if (!contents.ok()) {
     return MakeError(contents.error().code,
-                     "cannot read job file '" + path + "': " + contents.error().message);
+                     "cannot read job file " + QuoteInput(path) + ": " + contents.error().message);
   }
   return ReadJobText(contents.value(), path, env);
 }

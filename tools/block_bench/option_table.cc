@@ -93,9 +93,15 @@ const OptionSpec* FindOption(std::string_view name) {
 }
 
 std::optional<std::string> SuggestOption(std::string_view name) {
+  if (name.size() > kMaxSuggestedNameLength) return std::nullopt;
+  // Only near misses: up to 2 edits, and fewer than a third of the name.
+  const size_t limit = std::min<size_t>(2, std::max<size_t>(1, name.size() / 3));
   std::optional<std::string> best;
   size_t best_distance = 0;
   auto consider = [&](std::string_view candidate) {
+    // The distance is at least the difference in length.
+    const size_t longer = std::max(name.size(), candidate.size());
+    if (longer - std::min(name.size(), candidate.size()) > limit) return;
     const size_t d = EditDistance(name, candidate);
     if (!best || d < best_distance) {
       best = std::string(candidate);
@@ -106,8 +112,6 @@ std::optional<std::string> SuggestOption(std::string_view name) {
     consider(s.name);
     for (std::string_view alias : s.aliases) consider(alias);
   }
-  // Only near misses: up to 2 edits, and fewer than a third of the name.
-  const size_t limit = std::min<size_t>(2, std::max<size_t>(1, name.size() / 3));
   if (best && best_distance <= limit) return best;
   return std::nullopt;
 }

@@ -58,8 +58,13 @@ const std::vector<OptionSpec>& OptionTable();
 // The option called `name` (or with that alias), or nullptr.
 const OptionSpec* FindOption(std::string_view name);
 
+// Names longer than this get no suggestion: no option name is near them,
+// and comparing a huge name with every option would take seconds per MB.
+inline constexpr size_t kMaxSuggestedNameLength = 64;
+
 // The supported option name (or alias) closest to `name`, if close enough to
-// be a likely typo.
+// be a likely typo (at most 2 edits, fewer than a third of the name).
+// Nullopt for names longer than kMaxSuggestedNameLength.
 std::optional<std::string> SuggestOption(std::string_view name);
 
 // True if `name` is a fio option that block-bench deliberately rejects.

@@ -1,6 +1,7 @@
 // Options controlling how I/O flows: queue depth and batching, job count,
 // rate limits and think time, syncing, run time, start delay and grouping.
 #include "tools/block_bench/option_helpers.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -49,7 +50,7 @@ OptionSpec RateProcessOption() {
     } else if (*v == "poisson") {
       job.rate_process = RateProcess::kPoisson;
     } else {
-      return ValueError("expected linear or poisson, got '" + std::string(*v) + "'");
+      return ValueError("expected linear or poisson, got " + QuoteInput(*v));
     }
     return {};
   };

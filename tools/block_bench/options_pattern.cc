@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tools/block_bench/option_helpers.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -39,8 +40,8 @@ Expected<void> ApplyRw(JobOptions& job, std::optional<std::string_view> v) {
     if (r.name == mode) found = &r;
   }
   if (found == nullptr) {
-    return ValueError("unsupported rw mode '" + std::string(mode) +
-                      "' (block-bench supports read, write, trim, randread, randwrite, "
+    return ValueError("unsupported rw mode " + QuoteInput(mode) +
+                      " (block-bench supports read, write, trim, randread, randwrite, "
                       "randtrim, rw, readwrite, randrw)");
   }
   // Like fio, every rw= resets the offset modifier.
@@ -108,7 +109,7 @@ Expected<void> ApplyBsRange(JobOptions& job, std::optional<std::string_view> v) 
   const uint32_t kb = job.kb_base;
   return ApplyPerDir(*v, job.bs, [kb](std::string_view part) -> Expected<BlockSizeRange> {
     const auto range = SplitRange(part);
-    if (!range) return ValueError("expected a range such as 4k-64k, got '" + std::string(part) + "'");
+    if (!range) return ValueError("expected a range such as 4k-64k, got " + QuoteInput(part));
     Expected<uint64_t> lo = ParseSize(range->first, kb, 1);
     if (!lo.ok()) return lo.error();
     Expected<uint64_t> hi = ParseSize(range->second, kb, 1);
@@ -140,14 +141,14 @@ Expected<std::vector<BsSplitEntry>> ParseBsSplit(std::string_view text, uint32_t
   uint64_t total = 0;
   for (std::string_view item : items) {
     item = Trim(item);
-    if (item.empty()) return ValueError("empty entry in '" + std::string(text) + "'");
+    if (item.empty()) return ValueError("empty entry in " + QuoteInput(text));
     const size_t slash = item.find('/');
     Expected<uint64_t> bs = ParseSize(Trim(item.substr(0, slash)), kb, 1);
     if (!bs.ok()) return bs.error();
     uint64_t percent = 0;
     if (slash != std::string_view::npos && !Trim(item.substr(slash + 1)).empty()) {
       Expected<uint64_t> p = ParseInteger(Trim(item.substr(slash + 1)), 1024, 0, 100);
-      if (!p.ok()) return ValueError("percentage of '" + std::string(item) + "': " + p.error().message);
+      if (!p.ok()) return ValueError("percentage of " + QuoteInput(item) + ": " + p.error().message);
       percent = p.value();
     }
     total += percent;
@@ -155,8 +156,8 @@ Expected<std::vector<BsSplitEntry>> ParseBsSplit(std::string_view text, uint32_t
     out.push_back(BsSplitEntry{bs.value(), static_cast<uint32_t>(percent)});
   }
   if (total > 100) {
-    return ValueError("percentages add up to " + std::to_string(total) + ", more than 100, in '" +
-                      std::string(text) + "'");
+    return ValueError("percentages add up to " + std::to_string(total) + ", more than 100, in " +
+                      QuoteInput(text));
   }
   const auto nmissing = static_cast<uint64_t>(std::count(missing.begin(), missing.end(), true));
   for (size_t i = 0; i < out.size(); ++i) {
@@ -283,25 +284,25 @@ Expected<std::vector<ZoneSplit>> ParseZones(std::string_view text, bool absolute
     const size_t slash = item.find('/');
     if (item.empty() || slash == std::string_view::npos) {
       return ValueError(std::string("expected zones as access%/") +
-                        (absolute ? "size" : "size%") + " separated by ':', got '" +
-                        std::string(text) + "'");
+                        (absolute ? "size" : "size%") + " separated by ':', got " +
+                        QuoteInput(text));
     }
     Expected<uint64_t> a = ParseInteger(Trim(item.substr(0, slash)), 1024, 0, 100);
-    if (!a.ok()) return ValueError("access percentage of zone '" + std::string(item) + "': " + a.error().message);
+    if (!a.ok()) return ValueError("access percentage of zone " + QuoteInput(item) + ": " + a.error().message);
     Expected<uint64_t> size = absolute ? ParseSize(Trim(item.substr(slash + 1)), kb, 1)
                                        : ParseInteger(Trim(item.substr(slash + 1)), 1024, 0, 100);
-    if (!size.ok()) return ValueError("size of zone '" + std::string(item) + "': " + size.error().message);
+    if (!size.ok()) return ValueError("size of zone " + QuoteInput(item) + ": " + size.error().message);
     access += a.value();
     sizes += size.value();
     zones.push_back(ZoneSplit{static_cast<uint32_t>(a.value()), size.value()});
   }
   if (access != 100) {
     return ValueError("zone access percentages must add up to 100, got " + std::to_string(access) +
-                      " in '" + std::string(text) + "'");
+                      " in " + QuoteInput(text));
   }
   if (!absolute && sizes > 100) {
-    return ValueError("zone sizes add up to " + std::to_string(sizes) + "%, more than 100%, in '" +
-                      std::string(text) + "'");
+    return ValueError("zone sizes add up to " + std::to_string(sizes) + "%, more than 100%, in " +
+                      QuoteInput(text));
   }
   return zones;
 }
@@ -336,8 +337,8 @@ Expected<void> ApplyDistribution(JobOptions& job, std::optional<std::string_view
     if (d.name == kind) found = &d;
   }
   if (found == nullptr) {
-    return ValueError("unknown distribution '" + std::string(kind) +
-                      "' (expected random, zipf, pareto, normal, zoned or zoned_abs)");
+    return ValueError("unknown distribution " + QuoteInput(kind) +
+                      " (expected random, zipf, pareto, normal, zoned or zoned_abs)");
   }
   RandomDistribution dist;
   dist.kind = found->kind;
@@ -347,7 +348,7 @@ Expected<void> ApplyDistribution(JobOptions& job, std::optional<std::string_view
                                       : std::optional<std::string_view>(Trim(v->substr(colon + 1)));
   switch (dist.kind) {
     case Distribution::kRandom:
-      if (params) return ValueError("'random' takes no parameters, got '" + std::string(*v) + "'");
+      if (params) return ValueError("'random' takes no parameters, got " + QuoteInput(*v));
       break;
     case Distribution::kZoned:
     case Distribution::kZonedAbs: {
@@ -366,16 +367,16 @@ Expected<void> ApplyDistribution(JobOptions& job, std::optional<std::string_view
     default: {
       if (!params) break;
       const std::vector<std::string_view> nums = SplitTopLevel(*params, ':');
-      if (nums.size() > 2) return ValueError("expected " + std::string(kind) + ":value[:center], got '" + std::string(*v) + "'");
+      if (nums.size() > 2) return ValueError("expected " + std::string(kind) + ":value[:center], got " + QuoteInput(*v));
       Expected<double> value = dist.kind == Distribution::kPareto ? ParseDouble(Trim(nums[0]), 0, 1, true)
                                : dist.kind == Distribution::kNormal ? ParseDouble(Trim(nums[0]), 0, 100)
                                                                     : ParseDouble(Trim(nums[0]), 0, 1e9);
       if (!value.ok()) return value.error();
       if (dist.kind == Distribution::kPareto && value.value() >= 1) {
-        return ValueError("expected a pareto power in (0, 1), got '" + std::string(nums[0]) + "'");
+        return ValueError("expected a pareto power in (0, 1), got " + QuoteInput(nums[0]));
       }
       if (dist.kind == Distribution::kNormal && value.value() >= 100) {
-        return ValueError("expected a normal deviation in [0, 100), got '" + std::string(nums[0]) + "'");
+        return ValueError("expected a normal deviation in [0, 100), got " + QuoteInput(nums[0]));
       }
       if (dist.kind == Distribution::kZipf && value.value() == 1.0) {
         return ValueError("zipf theta must not be 1.0");

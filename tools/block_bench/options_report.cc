@@ -1,6 +1,7 @@
 // Options about checking and reporting: verify, continue_on_error,
 // percentiles and the bandwidth/latency/IOPS logs.
 #include "tools/block_bench/option_helpers.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -18,8 +19,8 @@ OptionSpec Verify() {
     } else if (*v == "crc32c" || *v == "crc32c-intel") {
       job.verify = VerifyMethod::kCrc32c;
     } else {
-      return ValueError("unsupported verify method '" + std::string(*v) +
-                        "' (block-bench supports 0, none, crc32c, crc32c-intel)");
+      return ValueError("unsupported verify method " + QuoteInput(*v) +
+                        " (block-bench supports 0, none, crc32c, crc32c-intel)");
     }
     return {};
   };
@@ -47,7 +48,7 @@ OptionSpec ContinueOnErrorOption() {
         return {};
       }
     }
-    return ValueError("expected none, read, write, io, verify, all, 0 or 1, got '" + std::string(*v) + "'");
+    return ValueError("expected none, read, write, io, verify, all, 0 or 1, got " + QuoteInput(*v));
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.continue_on_error != DefaultJob().continue_on_error) {

@@ -3,7 +3,9 @@
 // direct/buffered, invalidate.
 #include <array>
 
+#include "block/registry.h"
 #include "tools/block_bench/option_helpers.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -24,7 +26,7 @@ OptionSpec KbBase() {
     } else if (*v == "1000") {
       job.kb_base = 1000;
     } else {
-      return ValueError("expected 1000 or 1024, got '" + std::string(*v) + "'");
+      return ValueError("expected 1000 or 1024, got " + QuoteInput(*v));
     }
     return {};
   };
@@ -47,7 +49,7 @@ OptionSpec Engine() {
     }
     std::string supported;
     for (IoEngine e : kEngines) supported += (supported.empty() ? "" : ", ") + std::string(Name(e));
-    return ValueError("unsupported ioengine '" + std::string(*v) + "' (block-bench supports " +
+    return ValueError("unsupported ioengine " + QuoteInput(*v) + " (block-bench supports " +
                       supported + ")");
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
@@ -150,6 +152,26 @@ OptionSpec JobName() {
   return s;
 }
 
+// blockdev=: the graph is checked against the driver table here (nothing is
+// opened), so that a bad spec is an error at the line that wrote it, in
+// every mode including --parse-only.
+OptionSpec Blockdev() {
+  OptionSpec s;
+  s.name = "blockdev";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->empty()) return ValueError("expected a non-empty value");
+    Expected<void> valid = ValidateSpec(*v);
+    if (!valid.ok()) return valid.error();
+    job.blockdev = std::string(*v);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.blockdev != DefaultJob().blockdev) out.push_back({std::string(n), job.blockdev});
+  };
+  s.help = "block driver graph spec (block-bench)";
+  return s;
+}
+
 OptionSpec Buffered() {
   OptionSpec s;
   s.name = "buffered";
@@ -181,7 +203,7 @@ std::vector<OptionSpec> TargetOptions() {
   v.push_back(UserspaceReap());
   v.push_back(NameList<&JobOptions::filenames>("filename", "target file(s), ':'-separated (\\: escapes)"));
   v.push_back(NameList<&JobOptions::directories>("directory", "directory(ies) for generated file names"));
-  v.push_back(StringOption<&JobOptions::blockdev>("blockdev", "block driver graph spec (block-bench)"));
+  v.push_back(Blockdev());
   v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
   v.push_back(Buffered());
   v.push_back(BoolOption<&JobOptions::invalidate>("invalidate", "drop the page cache of the files first"));

@@ -6,12 +6,16 @@
 
 #include "tools/block_bench/expr.h"
 #include "tools/block_bench/units.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
 
-Error Want(std::string_view what, std::string_view got) {
-  return MakeError(-EINVAL, "expected " + std::string(what) + ", got '" + std::string(got) + "'");
+// "expected WHAT, got 'GOT'", then ": WHY" when an expression said why it
+// has no value.
+Error Want(std::string_view what, std::string_view got, const std::string& why = "") {
+  return MakeError(-EINVAL, "expected " + std::string(what) + ", got " + QuoteInput(got) +
+                                (why.empty() ? "" : ": " + why));
 }
 
 // A number: "(expr)", "0x1f" or digits followed by an optional suffix.
@@ -27,15 +31,21 @@ std::optional<uint64_t> ToUnsigned(double v) {
   return static_cast<uint64_t>(std::floor(v));
 }
 
-std::optional<Number> ParseNumber(std::string_view text, uint32_t kb_base, bool allow_percent) {
+// Nullopt if `text` is not a number; `why` is then set when an expression
+// failed for a reason worth showing ("division by zero").
+std::optional<Number> ParseNumber(std::string_view text, uint32_t kb_base, bool allow_percent,
+                                  std::string* why) {
   if (text.empty()) return std::nullopt;
   if (text.front() == '(') {
-    auto v = EvaluateArithmetic(text, [kb_base](std::string_view s) -> std::optional<double> {
+    auto v = EvaluateArithmeticReason(text, [kb_base](std::string_view s) -> std::optional<double> {
       auto m = SizeSuffixMultiplier(s, kb_base);
       if (!m) return std::nullopt;
       return static_cast<double>(*m);
     });
-    if (!v.ok()) return std::nullopt;
+    if (!v.ok()) {
+      *why = std::move(v.error().message);
+      return std::nullopt;
+    }
     auto u = ToUnsigned(v.value());
     if (!u) return std::nullopt;
     return Number{*u, false};
@@ -79,9 +89,10 @@ std::string_view Trim(std::string_view s) {
 
 Expected<uint64_t> ParseInteger(std::string_view text, uint32_t kb_base, uint64_t min,
                                 uint64_t max) {
-  const std::optional<Number> n = ParseNumber(text, kb_base, /*allow_percent=*/false);
+  std::string why;
+  const std::optional<Number> n = ParseNumber(text, kb_base, /*allow_percent=*/false, &why);
   if (!n || n->value < min || n->value > max) {
-    Error e = Want(IntegerDomain(min, max), text);
+    Error e = Want(IntegerDomain(min, max), text, why);
     if (n && n->value > max && max >= UINT32_MAX) e.message += " (at most " + std::to_string(max) + ")";
     return e;
   }
@@ -89,23 +100,25 @@ Expected<uint64_t> ParseInteger(std::string_view text, uint32_t kb_base, uint64_
 }
 
 Expected<uint64_t> ParseSize(std::string_view text, uint32_t kb_base, uint64_t min) {
-  const std::optional<Number> n = ParseNumber(text, kb_base, /*allow_percent=*/false);
+  std::string why;
+  const std::optional<Number> n = ParseNumber(text, kb_base, /*allow_percent=*/false, &why);
   if (!n || n->value < min) {
     std::string what = "a size";
     if (min > 0) what += " >= " + std::to_string(min);
     what += " (a number with an optional k/m/g/t/p suffix)";
-    return Want(what, text);
+    return Want(what, text, why);
   }
   return n->value;
 }
 
 Expected<SizeSpec> ParseSizeOrPercent(std::string_view text, uint32_t kb_base,
                                       uint64_t percent_min, uint64_t percent_max) {
-  const std::optional<Number> n = ParseNumber(text, kb_base, /*allow_percent=*/true);
+  std::string why;
+  const std::optional<Number> n = ParseNumber(text, kb_base, /*allow_percent=*/true, &why);
   if (!n || (n->percent && (n->value < percent_min || n->value > percent_max))) {
     std::string what = "a size or a percentage (" + std::to_string(percent_min) + "%";
     what += percent_max == kNoMax ? " or more)" : " to " + std::to_string(percent_max) + "%)";
-    return Want(what, text);
+    return Want(what, text, why);
   }
   return SizeSpec{n->value, n->percent};
 }
@@ -114,12 +127,13 @@ Expected<std::chrono::microseconds> ParseTime(std::string_view text, uint64_t de
   const std::string what = std::string("a time (a number with an optional unit us/ms/s/m/h/d; ") +
                            (default_unit_us == 1 ? "default unit us)" : "default unit s)");
   if (!text.empty() && text.front() == '(') {
-    auto v = EvaluateArithmetic(text, [](std::string_view s) -> std::optional<double> {
+    auto v = EvaluateArithmeticReason(text, [](std::string_view s) -> std::optional<double> {
       auto m = TimeSuffixMicros(s);
       if (!m) return std::nullopt;
       return static_cast<double>(*m);
     });
-    std::optional<uint64_t> us = v.ok() ? ToUnsigned(v.value()) : std::nullopt;
+    if (!v.ok()) return Want(what, text, v.error().message);
+    std::optional<uint64_t> us = ToUnsigned(v.value());
     if (!us || *us > static_cast<uint64_t>(std::chrono::microseconds::max().count())) {
       return Want(what, text);
     }
@@ -147,8 +161,9 @@ Expected<bool> ParseBool(std::string_view text) {
 
 Expected<bool> ParseFlag(std::optional<std::string_view> text) {
   if (!text) return true;
-  const std::optional<Number> n = ParseNumber(*text, 1024, /*allow_percent=*/false);
-  if (!n) return Want("no value, 0 or 1", *text);
+  std::string why;
+  const std::optional<Number> n = ParseNumber(*text, 1024, /*allow_percent=*/false, &why);
+  if (!n) return Want("no value, 0 or 1", *text, why);
   return n->value != 0;
 }
 
@@ -195,8 +210,8 @@ std::optional<std::pair<std::string_view, std::string_view>> SplitRange(std::str
 Expected<PerDir<std::optional<std::string>>> SplitPerDirection(std::string_view text) {
   const std::vector<std::string_view> parts = SplitTopLevel(text, ',');
   if (parts.size() > static_cast<size_t>(kNumDirs)) {
-    return MakeError(-EINVAL, "expected at most 3 comma-separated values (read,write,trim), got '" +
-                                  std::string(text) + "'");
+    return MakeError(-EINVAL, "expected at most 3 comma-separated values (read,write,trim), got " +
+                                  QuoteInput(text));
   }
   PerDir<std::optional<std::string>> out;
   bool any = false;
@@ -209,7 +224,7 @@ Expected<PerDir<std::optional<std::string>>> SplitPerDirection(std::string_view 
       for (size_t j = i + 1; j < static_cast<size_t>(kNumDirs); ++j) out[j] = std::string(part);
     }
   }
-  if (!any) return MakeError(-EINVAL, "expected a value, got '" + std::string(text) + "'");
+  if (!any) return MakeError(-EINVAL, "expected a value, got " + QuoteInput(text));
   return out;
 }
 
@@ -227,8 +242,8 @@ Expected<std::vector<std::string>> SplitEscapedList(std::string_view text) {
   }
   for (const std::string& item : out) {
     if (item.empty()) {
-      return MakeError(-EINVAL, "expected a ':'-separated list of names without empty entries, got '" +
-                                    std::string(text) + "'");
+      return MakeError(-EINVAL, "expected a ':'-separated list of names without empty entries, got " +
+                                    QuoteInput(text));
     }
   }
   return out;

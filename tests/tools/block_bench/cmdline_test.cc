@@ -192,6 +192,47 @@ TEST(Errors, OptionErrorsNameTheOption) {
             "<command line>: job 'x': iodepth_batch_complete_max (2) is less than iodepth_batch_complete_min (4)");
 }
 
+TEST(Errors, DeepExpressionIsAnErrorNotACrash) {
+  const std::string deep = std::string(30000, '(') + "4k" + std::string(30000, ')');
+  const std::string err = CmdError({"--name=x", "--bs=" + deep});
+  EXPECT_EQ(err.rfind("<command line>: option '--bs': expected a size", 0), 0u) << err.substr(0, 300);
+  EXPECT_NE(err.find("nested more than 64 levels deep"), std::string::npos) << err.substr(0, 300);
+}
+
+TEST(Errors, LongInputIsQuotedBriefly) {
+  const std::string big(1 << 20, 'y');
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--eta=" + big}, {"--output-format=" + big},
+        {"--name=x", "--" + big + "=1"}, {"--name=x", "--bs=" + big}, {"--name=" + big,
+        "--iodepth_batch_complete_min=4", "--iodepth_batch_complete_max=2"}}) {
+    const std::string err = CmdError(args);
+    EXPECT_EQ(err.rfind("<command line>: ", 0), 0u) << err.substr(0, 300);
+    EXPECT_NE(err.find("...(" ), std::string::npos) << err.substr(0, 300);
+    EXPECT_LT(err.size(), 400u) << err.substr(0, 300);
+  }
+}
+
+TEST(Errors, OffsetAndSizeMustFitATarget) {
+  // 2^64-4096 + 8k wrapped around to a 4 KiB null device.
+  EXPECT_EQ(CmdError({"--name=x", "--ioengine=null", "--offset=18446744073709547520", "--size=8k"}),
+            "<command line>: job 'x': offset (18446744073709547520) is beyond the largest possible "
+            "target (9223372036854775807 bytes)");
+  EXPECT_EQ(CmdError({"--name=x", "--ioengine=null", "--offset=9223372036854775807", "--size=4k"}),
+            "<command line>: job 'x': offset (9223372036854775807) + size (4096) is beyond the "
+            "largest possible target (9223372036854775807 bytes)");
+  EXPECT_EQ(CmdError({"--name=x", "--offset=9223372036854775808"}),
+            "<command line>: job 'x': offset (9223372036854775808) is beyond the largest possible "
+            "target (9223372036854775807 bytes)");
+  // Up to the limit, and percentages, are fine.
+  EXPECT_EQ(CmdError({"--name=x", "--offset=9223372036854771711", "--size=4k"}), "<no error>");
+  EXPECT_EQ(CmdError({"--name=x", "--offset=100%", "--size=100%"}), "<no error>");
+  FakeEnv fake;
+  fake.files["j.fio"] = "[global]\noffset=9223372036854775807\n[a]\nsize=1m\n";
+  EXPECT_EQ(CmdError({"j.fio"}, fake),
+            "j.fio:3: job 'a': offset (9223372036854775807) + size (1048576) is beyond the largest "
+            "possible target (9223372036854775807 bytes)");
+}
+
 TEST(Errors, NoJobs) {
   EXPECT_EQ(CmdError({}), "<command line>: no jobs defined (give a job file or --name=NAME with job options)");
   EXPECT_EQ(CmdError({"--rw=read"}),

@@ -52,5 +52,35 @@ TEST(Arithmetic, ErrorsNameTheProblem) {
   EXPECT_NE(EvalError("(10^400)").find("finite"), std::string::npos);
 }
 
+std::string Nested(int levels, std::string_view open, std::string_view inner,
+                   std::string_view close) {
+  std::string s;
+  for (int i = 0; i < levels; ++i) s += open;
+  s += inner;
+  for (int i = 0; i < levels; ++i) s += close;
+  return s;
+}
+
+TEST(Arithmetic, NestingUpToTheLimitEvaluates) {
+  EXPECT_EQ(Eval(Nested(kMaxExpressionDepth, "(", "7", ")")), 7);
+  EXPECT_EQ(Eval("(" + Nested(kMaxExpressionDepth - 1, "-", "7", "") + ")"), -7);
+  EXPECT_EQ(Eval("(" + Nested(kMaxExpressionDepth - 1, "1^", "1", "") + ")"), 1);
+}
+
+TEST(Arithmetic, NestingBeyondTheLimitIsAnErrorNamingIt) {
+  const std::string limit = "nested more than " + std::to_string(kMaxExpressionDepth) + " levels";
+  EXPECT_NE(EvalError(Nested(kMaxExpressionDepth + 1, "(", "7", ")")).find(limit),
+            std::string::npos);
+  // Deep enough to overflow the stack of a recursive parser without a limit.
+  for (const std::string& deep :
+       {Nested(30000, "(", "1", ")"), "(" + Nested(30000, "-", "1", "") + ")",
+        "(" + Nested(30000, "2^", "1", "") + ")", "(" + Nested(30000, "-(", "1", ")") + ")",
+        Nested(1 << 20, "(", "", "")}) {
+    const std::string err = EvalError(deep);
+    EXPECT_NE(err.find(limit), std::string::npos) << err.substr(0, 200);
+    EXPECT_LT(err.size(), 300u) << "the message quotes the whole input";
+  }
+}
+
 }  // namespace
 }  // namespace blk::bench

@@ -83,6 +83,29 @@ TEST(Errors, ValueErrorsNameFileLineAndOption) {
             "job.fio:12: option 'iodepth': expected an integer >= 1, got 'abc'");
 }
 
+TEST(Errors, LongInputIsQuotedBriefly) {
+  // Messages used to echo the whole input back (up to megabytes).
+  const std::string big(1 << 20, 'x');
+  const std::string rest = "...(" + std::to_string((1 << 20) - 80) + " more bytes)'";
+  const std::string x80(80, 'x');
+  EXPECT_EQ(FileError("[a]\nbs=" + big + "\n"),
+            "job.fio:2: option 'bs': expected a size >= 1 (a number with an optional k/m/g/t/p "
+            "suffix), got '" + x80 + rest);
+  EXPECT_EQ(FileError("[a]\n" + big + "=1\n"), "job.fio:2: unknown option '" + x80 + rest);
+  EXPECT_EQ(FileError("[" + big + "\n"), "job.fio:1: malformed section header '[" +
+                                             std::string(79, 'x') + "...(" +
+                                             std::to_string((1 << 20) - 79) + " more bytes)'");
+  EXPECT_EQ(FileError("[a]\ninclude " + big + "\n"),
+            "job.fio:2: cannot read include file '" + x80 + rest + ": No such file or directory");
+  for (const std::string option : {"rw", "ioengine", "verify", "random_distribution",
+                                   "bssplit", "rate_process", "continue_on_error", "filename"}) {
+    const std::string value = option == "filename" ? "a::" + big : big;
+    const std::string err = FileError("[a]\n" + option + "=" + value + "\n");
+    EXPECT_NE(err.find(" more bytes)'"), std::string::npos) << err.substr(0, 300);
+    EXPECT_LT(err.size(), 400u) << option << ": " << err.substr(0, 300);
+  }
+}
+
 TEST(Global, AppliesToLaterJobsOnly) {
   const auto jobs = Parse(
       "[early]\n"
@@ -289,6 +312,22 @@ TEST(Arithmetic, ParenthesisedValues) {
   EXPECT_EQ(jobs[0].bs[0].min, 8192u);
   EXPECT_EQ(jobs[0].runtime, microseconds(90'000'000));
   EXPECT_EQ(jobs[0].thinktime, microseconds(1000));
+}
+
+TEST(Arithmetic, DeepNestingIsAnErrorNotACrash) {
+  // 30,000 levels overflowed the stack of the recursive evaluator.
+  const std::string deep = std::string(30000, '(') + "4k" + std::string(30000, ')');
+  for (const std::string option : {"bs", "size", "runtime", "time_based"}) {
+    const std::string err = FileError("[a]\n" + option + "=" + deep + "\n");
+    EXPECT_EQ(err.rfind("job.fio:2: option '" + option + "': expected ", 0), 0u) << err.substr(0, 300);
+    EXPECT_NE(err.find("nested more than 64 levels deep"), std::string::npos) << err.substr(0, 300);
+    EXPECT_LT(err.size(), 400u) << "the message quotes the whole value";
+  }
+}
+
+TEST(Arithmetic, ExpressionErrorsSayWhy) {
+  EXPECT_NE(FileError("[a]\nbs=(4k/0)\n").find("got '(4k/0)': division by zero"), std::string::npos)
+      << FileError("[a]\nbs=(4k/0)\n");
 }
 
 }  // namespace

@@ -119,6 +119,28 @@ TEST(BlockdevOption, TakenVerbatim) {
   EXPECT_OPTION_ERROR("blockdev=", 2, "blockdev", "non-empty");
 }
 
+TEST(BlockdevOption, CheckedAgainstTheDriversWithoutOpening) {
+  // Nothing is opened: a file that does not exist is fine at parse time.
+  EXPECT_EQ(ParseOne("blockdev=driver=file,filename=/nonexistent/x").blockdev,
+            "driver=file,filename=/nonexistent/x");
+  EXPECT_EQ(ParseOne("blockdev={\"driver\":\"throttle\",\"file\":{\"driver\":\"null\"}}").blockdev,
+            "{\"driver\":\"throttle\",\"file\":{\"driver\":\"null\"}}");
+  EXPECT_OPTION_ERROR("blockdev=driver=bogus", 2, "blockdev",
+                      "unknown driver 'bogus' (option 'driver'); known drivers: ");
+  EXPECT_OPTION_ERROR("blockdev=driver=null,sise=1G", 2, "blockdev",
+                      "driver 'null': unknown option 'sise'");
+  EXPECT_OPTION_ERROR("rw=read\nblockdev=driver=throttle,file.driver=nul", 3, "blockdev",
+                      "node 'file': unknown driver 'nul'");
+  EXPECT_OPTION_ERROR("blockdev=size=1G", 2, "blockdev", "missing required option 'driver'");
+  EXPECT_OPTION_ERROR("blockdev=driver=null,size", 2, "blockdev", "spec: expected 'key=value'");
+  EXPECT_EQ(testing::CmdError({"--name=t", "--blockdev=driver=bogus", "--parse-only"}).rfind(
+                "<command line>: option '--blockdev': unknown driver 'bogus'", 0),
+            0u);
+  // In [global] too, before any job uses it.
+  EXPECT_EQ(testing::FileError("[global]\nblockdev=driver=file\n"),
+            "job.fio:2: option 'blockdev': driver 'file': missing required option 'filename'");
+}
+
 TEST(DirectAndBuffered, AreOneField) {
   EXPECT_FALSE(ParseOne("").direct);
   EXPECT_TRUE(ParseOne("direct=1").direct);

@@ -33,6 +33,21 @@ TEST(Integer, RangeAndMessage) {
   EXPECT_EQ(e.error().message, "expected a non-negative integer, got '-1'");
 }
 
+TEST(Integer, ExpressionErrorsSayWhyAndQuoteBriefly) {
+  auto e = ParseInteger("(1/0)", 1024, 1);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().message, "expected an integer >= 1, got '(1/0)': division by zero");
+  const std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
+  auto s = ParseSize(deep, 1024, 1);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "expected a size >= 1 (a number with an optional k/m/g/t/p suffix), got '" +
+                std::string(80, '(') + "...(199921 more bytes)': nested more than 64 levels deep");
+  auto t = ParseTime(deep, kMicrosPerSecond);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("nested more than 64 levels deep"), std::string::npos);
+}
+
 TEST(SizeOrPercent, Percentages) {
   auto v = ParseSizeOrPercent("50%", 1024, 1, 100);
   ASSERT_TRUE(v.ok());

@@ -405,11 +405,14 @@ TEST(Runner, NumjobsBeyondTheLimitsIsAnErrorBeforeStarting) {
 }
 
 TEST(Runner, UnopenableTargetIsAnError) {
-  std::vector<JobOptions> jobs =
-      ParseJobs({"--name=a", "--rw=read", "--blockdev=driver=no-such-driver"});
+  // A valid spec (an unknown driver is now a parse error) naming a file
+  // that cannot be opened.
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--rw=read", "--blockdev=driver=file,filename=/nonexistent/blkstack/no-such-file"});
   RunResult r = RunJobs(jobs);
   ASSERT_TRUE(r.failed());
-  EXPECT_NE(r.clones[0].error_message.find("no-such-driver"), std::string::npos);
+  EXPECT_NE(r.clones[0].error_message.find("no-such-file"), std::string::npos)
+      << r.clones[0].error_message;
 }
 
 TEST(Runner, MissingDeviceIsAnErrorNotAFileCreatedInDev) {

@@ -1,0 +1,13 @@
+// Fuzzes graph specs in JSON form ("json:" + input, Options::Parse) and
+// their check against the driver table (ValidateNode).
+#include <cstdint>
+#include <string>
+
+#include "tests/fuzz/block/spec_check.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string spec = "json:" + std::string(reinterpret_cast<const char*>(data), size);
+  blk::Expected<blk::Options> opts = blk::Options::Parse(spec);
+  if (opts.ok()) blk::fuzz::CheckParsedSpec(opts.value());
+  return 0;
+}

@@ -1,0 +1,31 @@
+// Quoting outside input (option values, names, spec text, file names) in
+// error messages.
+//
+// One bad value must not flood or garble a log line: a message shows at
+// most kMaxQuotedBytes bytes of any one piece of input, cut at a UTF-8
+// character boundary, followed by "...(N more bytes)"; control characters
+// (below 0x20, and 0x7f) are shown as \xNN.  Every parser of outside input
+// (block/options.cc, block-bench's job file, command line and value parsers)
+// quotes through these functions.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace blk {
+
+inline constexpr size_t kMaxQuotedBytes = 80;
+
+// `text` shortened and escaped as described above, without quotes:
+//   ShortenInput("a\nb") == "a\\x0ab"
+//   ShortenInput(string(100, 'x')) == string(80, 'x') + "...(20 more bytes)"
+std::string ShortenInput(std::string_view text);
+
+// ShortenInput(text) in single quotes: "'abc'",
+// "'xxx...(20 more bytes)'".
+std::string QuoteInput(std::string_view text);
+
+}  // namespace blk
