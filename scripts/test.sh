@@ -10,6 +10,10 @@
 #                                            runner and binary; not the rbd
 #                                            tests: Ceph's libraries are not
 #                                            instrumented)
+#   4. bazel test --config=fuzz //tests/fuzz/... (each libFuzzer target for
+#                                            FUZZ_SECONDS, default 45, with
+#                                            clang-16; any crash, leak, hang
+#                                            or sanitizer report fails)
 # Counts test target results of every run and ends with the line
 #   N passed, N failed
 # Exits non-zero if any test failed, any bazel run failed, or no test ran.
@@ -105,6 +109,7 @@ run asan --config=asan //...
 run tsan --config=tsan -- //tests/util/... //tests/block/... -//tests/block/rbd/... \
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \
   //tests/tools/emulator/...
+run fuzz --config=fuzz //tests/fuzz/...
 
 echo
 echo "=== test.sh summary (logs in $LOGDIR)"

@@ -82,6 +82,10 @@ class Parser {
       // fio separates job files by a stonewall.
       if (k > 0 && !file_jobs.value().empty()) file_jobs.value().front().stonewall = true;
       for (JobOptions& job : file_jobs.value()) out_.jobs.push_back(std::move(job));
+      if (out_.jobs.size() > kMaxJobs) {
+        return CmdError("more than " + std::to_string(kMaxJobs) +
+                        " jobs over the command line and job files (fio's limit too)");
+      }
     }
     if (out_.jobs.empty()) {
       return CmdError("no jobs defined (give a job file or --name=NAME with job options)");

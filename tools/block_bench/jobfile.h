@@ -40,8 +40,19 @@ Expected<std::vector<JobOptions>> ParseJobText(std::string_view text,
                                                const ParseEnvironment& env,
                                                const JobOptions& defaults = JobOptions{});
 
+// At most this many jobs in one run, as fio (FIO_MAX_JOBS); numjobs clones
+// are counted by the runner's resource check instead.
+inline constexpr size_t kMaxJobs = 4096;
+// At most this many bytes of text (names, descriptions, file names, specs)
+// over the jobs of one BuildJobs call: every job copies the [global] values
+// in force, so a large value times many sections would otherwise take
+// memory without bound (a 140 KB file took 1 GB).
+inline constexpr uint64_t kMaxJobTextBytes = uint64_t(64) << 20;
+
 // Builds jobs from sections already read (shared with the command line).
-// `defaults` is updated by [global] sections.
+// `defaults` is updated by [global] sections.  More than kMaxJobs jobs, or
+// jobs holding more than kMaxJobTextBytes of text, are an error naming the
+// section where the limit was passed.
 Expected<std::vector<JobOptions>> BuildJobs(const std::vector<RawSection>& sections,
                                             JobOptions& defaults);
 
