@@ -11,6 +11,7 @@ class NullDriver final : public BlockDriver {
   // Awaitable: a request's completion delay.  Yields true when it elapsed,
   // false when cancel_waits() ended it.
   struct Delay {
+    explicit Delay(NullDriver* drv) : d(drv) {}
     NullDriver* d;
     std::optional<SleepGroup::Sleep> sleep;
     bool await_ready() const noexcept { return false; }
@@ -47,28 +48,28 @@ class NullDriver final : public BlockDriver {
   void cancel_waits() override { sleeps_.cancel_all(); }
 
   Task<Status> co_preadv(uint64_t, uint64_t bytes, const IoVec& qiov, uint32_t) override {
-    const bool waited = co_await Delay{this};
+    const bool waited = co_await Delay(this);
     if (!waited) co_return Status(-ECANCELED);
     if (read_zeroes_) qiov.memset(0, 0, bytes);
     co_return Status();
   }
   Task<Status> co_pwritev(uint64_t, uint64_t, const IoVec&, uint32_t) override {
-    const bool waited = co_await Delay{this};
+    const bool waited = co_await Delay(this);
     if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }
   Task<Status> co_flush() override {
-    const bool waited = co_await Delay{this};
+    const bool waited = co_await Delay(this);
     if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }
   Task<Status> co_pdiscard(uint64_t, uint64_t) override {
-    const bool waited = co_await Delay{this};
+    const bool waited = co_await Delay(this);
     if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }
   Task<Status> co_pwrite_zeroes(uint64_t, uint64_t, uint32_t) override {
-    const bool waited = co_await Delay{this};
+    const bool waited = co_await Delay(this);
     if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }

@@ -95,7 +95,7 @@ TEST(NullDriverTest, CancelWaitsEndsTheLatencyWithEcanceled) {
   const int64_t t0 = NowNs();
   blk->cancel_waits();
   ctx.run_until([&] { return done[0] && done[1] && done[2]; });
-  EXPECT_LT(NowNs() - t0, 1000000000);
+  EXPECT_LT(NowNs() - t0, 10'000'000'000);  // not the hour (generous for sanitizers)
   for (const Status& s : st) EXPECT_EQ(s.error(), -ECANCELED);
   // Later requests wait out their latency again (here: a short one).
   auto fast = MustOpen(ctx, "driver=null,size=1M,latency-ns=1000000");

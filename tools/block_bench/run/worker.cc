@@ -57,7 +57,8 @@ void Worker::interrupt() {
   if (finished_ || interrupted_) return;
   interrupted_ = true;
   stop_ = true;
-  res_->interrupted = true;
+  // Only a job that had I/O left to do was cut short.
+  if (!io_finished_) res_->interrupted = true;
   sleeps_.cancel_all();
   cancel_in_flight();
   if (waiter_ && !wait_all_) ctx_->defer(std::exchange(waiter_, {}));
@@ -535,6 +536,7 @@ Task<void> Worker::run(AioContext& ctx) {
     }
 
     co_await submitter();
+    io_finished_ = true;
 
     if (overdue_) overdue_->cancel();
     int64_t stop_ns = last_done_ns_ ? last_done_ns_ : NowNs();

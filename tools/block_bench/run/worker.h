@@ -156,6 +156,7 @@ class Worker {
   bool stop_ = false;         // no new I/O (error, interrupt)
   bool interrupted_ = false;
   bool cancelling_ = false;   // cancel_in_flight() ran
+  bool io_finished_ = false;  // the submitter returned: all I/O done
   bool finished_ = false;     // run() is past its last use of the graph
   uint32_t completions_since_wake_ = 0;
 

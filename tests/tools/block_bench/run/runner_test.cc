@@ -366,7 +366,9 @@ TEST(Runner, StopRequestInterruptsAtOnce) {
     EXPECT_TRUE(r.clones[0].interrupted) << args[3];
     EXPECT_FALSE(r.clones[0].not_run);
     EXPECT_EQ(r.clones[0].error, 0) << r.clones[0].error_message;
-    if (r.clones.size() > 1) EXPECT_TRUE(r.clones[1].not_run);
+    if (r.clones.size() > 1) {
+      EXPECT_TRUE(r.clones[1].not_run);
+    }
   }
 }
 
