@@ -323,7 +323,7 @@ TEST(AioContextTest, DeclinedPollingSleepsInsteadOfSpinning) {
   ctx.add_poll_handler(&ring);
   Timer t(ctx, [] {});
   for (int i = 0; i < 5; i++) {
-    t.arm_in(50'000);
+    t.arm_in(2'000'000);  // long enough that a sanitizer build still waits
     ctx.run_once(false);  // consume the arm's own notification
     while (t.pending()) ctx.run_once(true);
   }
@@ -338,7 +338,7 @@ TEST(AioContextTest, DeclinedPollingSleepsInsteadOfSpinning) {
   ctx.add_poll_handler(&eager);
   const uint64_t declined = ctx.stats().poll_declined;
   for (int i = 0; i < 5; i++) {
-    t.arm_in(50'000);
+    t.arm_in(2'000'000);  // long enough that a sanitizer build still waits
     ctx.run_once(false);
     while (t.pending()) ctx.run_once(true);
   }
