@@ -5,8 +5,10 @@
 #                                            only in 2.)
 #   2. bazel test --config=asan //...        (the whole suite under ASan+UBSan,
 #                                            the end-to-end tests of the binary
-#                                            included)
-#   3. bazel test --config=tsan <threaded>   (TSan: the loop, IOThreads, the
+#                                            included; not the "timing" tests,
+#                                            and the fuzz targets in 4.)
+#   3. bazel test --config=tsan <threaded>   (TSan: the tests that start
+#                                            threads: the loop, IOThreads, the
 #                                            file driver's pool, the C API and
 #                                            embedding adapters, block-bench's
 #                                            runner and binary; not the rbd
@@ -106,12 +108,21 @@ run() {
   summary+=("[$name] $p passed, $f failed$note")
 }
 
-# The two tests that kill the test cluster's daemons, mount and detach
-# devices take two minutes, alone (exclusive); what they check does not
-# depend on the optimisation level, so they run once, under ASan.
+# The two fault-injection tests (they start Ceph clusters of their own, kill
+# their daemons, mount file systems and detach loop devices; two minutes,
+# mostly waiting) check nothing that depends on the optimisation level: they
+# run once, under ASan.  Tests tagged "timing" assert on how fast a device
+# completes relative to the code, which instrumentation changes: they run in
+# the optimised build only.  The fuzz targets run under ASan+UBSan in the
+# fuzz run, not again in the asan one.
 run default -- //... -//tests/block/rbd:rbd_fault_test -//tests/tools/block_bench/run:fault_test
-run asan --config=asan //...
-run tsan --config=tsan -- //tests/util/... //tests/block/... -//tests/block/rbd/... \
+run asan --config=asan --test_tag_filters=-timing -- //... -//tests/fuzz/...
+# TSan: the tests that start threads (the loop's cross-thread paths,
+# IOThreads, the embedding adapters, the file driver's pool, the C API,
+# block-bench's clones, the emulator's queues).
+run tsan --config=tsan --test_tag_filters=-timing -- //tests/util:aio_context_test \
+  //tests/util:task_test //tests/util/embed/... //tests/block:threading_test \
+  //tests/block/file/... //tests/block/capi/... \
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \
   //tests/tools/emulator/...
 # Each fuzz target for 30 s here (FUZZ_SECONDS overrides; docs/reliability.md

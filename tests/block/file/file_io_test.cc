@@ -453,44 +453,5 @@ TEST(FileAioTest, ChooseBatchRule) {
   EXPECT_EQ(LinuxAio::ChooseBatch(255, 512, 4, 32, 4), 4);
 }
 
-// QD 32 against a file on the test's disk filesystem, which completes after
-// io_submit returns: aio-batch-adapt lowers the batch to 4 (and io_submit
-// calls then carry at most 4 requests), while aio-batch-adapt=off keeps 32.
-TEST(FileAioTest, AdaptiveBatchFollowsTheDevice) {
-  AioContext ctx;
-  TempFile f(1 << 20);
-  const std::string spec = "driver=file,filename=" + f.path() + ",aio=native,cache.direct=on";
-  auto run = [&](BlockBackend& b) {
-    const int qd = 32, per = 64;
-    EXPECT_EQ(ConcurrentReads(ctx, b, qd, per, TempFile::Pattern), 0);
-    EXPECT_EQ(Counter(b, "aio_requests_submitted"), uint64_t(qd * per));
-  };
-  auto fixed = Open(ctx, spec + ",aio-batch-adapt=off");
-  ASSERT_TRUE(fixed);
-  run(*fixed);
-  EXPECT_EQ(Counter(*fixed, "aio_batch_limit"), 32u);
-  EXPECT_EQ(Counter(*fixed, "aio_batch_changes"), 0u);
-  fixed.reset();
-
-  auto b = Open(ctx, spec);
-  ASSERT_TRUE(b);
-  run(*b);
-  const uint64_t n = Counter(*b, "aio_requests_submitted");
-  const uint64_t found = Counter(*b, "aio_reaped_after_submit");
-  if (found * 4 >= n) {
-    GTEST_SKIP() << "SKIPPED: this filesystem completed " << found << " of " << n
-                 << " O_DIRECT reads inside io_submit; the rule under test needs an "
-                    "asynchronous device";
-  }
-  EXPECT_EQ(Counter(*b, "aio_batch_limit"), 4u);
-  EXPECT_GE(Counter(*b, "aio_batch_changes"), 1u);
-  // After the first window (512 requests) no io_submit carries more than 4.
-  EXPECT_LE(Counter(*b, "aio_requests_per_submit_8-15") * 8 +
-                Counter(*b, "aio_requests_per_submit_16-31") * 16 +
-                Counter(*b, "aio_requests_per_submit_32-63") * 32,
-            512u + 64u);
-  EXPECT_GT(Counter(*b, "aio_requests_per_submit_4-7"), 0u);
-}
-
 }  // namespace
 }  // namespace blk::test

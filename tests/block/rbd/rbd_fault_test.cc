@@ -4,11 +4,18 @@
 //    does not hang.
 //  * Without a timeout the requests wait and complete once the OSD is back.
 //  * Every write acknowledged and then flushed reads back intact afterwards.
-// Runs alone (tag "exclusive") and outside the sandbox (tag "local").
+// The test starts a cluster of its own (cluster.sh start in a fresh
+// directory, stopped at the end) whenever Ceph's daemons are installed, so
+// it never kills the daemons of a cluster other tests use and runs beside
+// them; without ceph-mon it falls back to CEPH_CONF's cluster (and skips
+// loudly without one).  Outside the sandbox (tag "local"): it starts and
+// signals daemons.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +45,42 @@ int Cluster(const std::string& cmd) {
   int st = std::system(line.c_str());
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+// A cluster for this test alone: started before the first test, stopped
+// after the last; CEPH_CONF points at it in between.
+class PrivateCluster : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (std::system("command -v ceph-mon >/dev/null 2>&1") != 0) {
+      std::printf("no ceph-mon installed: using the cluster of CEPH_CONF, if any\n");
+      return;
+    }
+    char dir[] = "/tmp/blkstack-fault-ceph.XXXXXX";  // short: socket paths
+    if (!mkdtemp(dir)) {
+      std::perror("mkdtemp");
+      return;
+    }
+    dir_ = dir;
+    const std::string line = "bash '" + ClusterScript() + "' start '" + dir_ + "' >/dev/null";
+    if (std::system(line.c_str()) != 0) {
+      std::printf("cluster.sh start %s failed\n", dir_.c_str());
+      return;  // the tests then fail (or skip) through RBD_REQUIRE_CLUSTER
+    }
+    setenv("CEPH_CONF", (dir_ + "/ceph.conf").c_str(), 1);
+  }
+  void TearDown() override {
+    if (dir_.empty()) return;
+    const std::string line = "bash '" + ClusterScript() + "' stop '" + dir_ + "' >/dev/null";
+    if (std::system(line.c_str()) != 0) std::printf("cluster.sh stop %s failed\n", dir_.c_str());
+    std::filesystem::remove_all(dir_);
+  }
+
+ private:
+  std::string dir_;
+};
+
+::testing::Environment* const kPrivateCluster =
+    ::testing::AddGlobalTestEnvironment(new PrivateCluster);
 
 // Restarts the OSD at scope exit if a test left it dead.
 struct OsdGuard {
