@@ -4,7 +4,8 @@
 // fast the device is relative to the code between io_submit and the ring
 // peek, which sanitizer instrumentation changes (under TSan a quarter of the
 // reads already show as done right after io_submit and the per-window rule
-// flips); it runs in the optimised build only.  The rule itself is tested
+// flips; with the compiler busy on both cores, a fifth do even at -O2); it
+// runs alone (tag "exclusive") and in the optimised build only.  The rule itself is tested
 // without timing in file_io_test (FileAioTest.ChooseBatchRule).
 #include <cstdio>
 
