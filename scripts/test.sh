@@ -89,7 +89,8 @@ run() {
   local log="$LOGDIR/$name.log"
   echo
   echo "=== test.sh [$name]: bazel test $*"
-  bazel test "${COMMON[@]}" "$@" 2>&1 | tee "$log"
+  # The profile says where the time went: bazel analyze-profile FILE.
+  bazel test "${COMMON[@]}" --profile="$LOGDIR/$name.profile.gz" "$@" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local p f
   read -r p f < <(count_results "$log")

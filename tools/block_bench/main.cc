@@ -2,11 +2,15 @@
 //
 //   block-bench [--output=FILE] [--output-format=normal|json|json+] [--eta=...]
 //               [--opt=value ...] [--name=job ...] [jobfile ...]
+//   block-bench compare [options] BASE NEW          (verdict/cli.h)
+//   block-bench ab [options] A B [--] job args...   (verdict/cli.h)
 //
+// "compare" and "ab" are subcommands only as the first argument (a job file
+// of that name is given as ./compare).
 // Parsing is tools/block_bench/cmdline.h; running run/runner.h; reports
 // report/report.h.  With a JSON format, standard output carries only the
 // JSON document: every message goes to standard error.
-// Exit status:
+// Exit status (compare and ab: see verdict/cli.h):
 //   0        every job finished cleanly;
 //   1        a parse error, a run that cannot start (resource limits), an
 //            unopenable target, or any I/O or verify error, also one that
@@ -28,6 +32,7 @@
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/stop.h"
+#include "tools/block_bench/verdict/cli.h"
 
 namespace blk::bench {
 namespace {
@@ -69,6 +74,18 @@ std::string Eta(double s) {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "compare" || args[0] == "ab")) {
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "compare") return verdict::CompareMain(rest);
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+      std::fprintf(stderr, "block-bench ab: /proc/self/exe: %s\n", std::strerror(errno));
+      return 125;
+    }
+    self[n] = '\0';
+    return verdict::AbMain(rest, self);
+  }
   ParseEnvironment env = ParseEnvironment::FromSystem();
   auto cl = ParseCommandLine(args, env);
   if (!cl.ok()) {

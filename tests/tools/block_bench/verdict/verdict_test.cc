@@ -1,0 +1,173 @@
+// The comparison and its verdicts, on result documents built here (the
+// binary's end-to-end tests use real runs: ab_test.sh).
+#include "tools/block_bench/verdict/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace blk::bench::verdict {
+namespace {
+
+// `n` runs of one read job whose p99 is `p99` and IOPS `iops`, each with
+// multiplicative noise of `noise` (normal, sd) drawn from `rng`.
+std::vector<ResultDoc> Runs(int n, double p99, double iops, double noise, std::mt19937_64& rng,
+                            const std::string& job = "j") {
+  std::normal_distribution<double> f(1.0, noise);
+  std::vector<ResultDoc> docs;
+  for (int i = 0; i < n; i++) {
+    ResultDoc d;
+    d.path = "run" + std::to_string(i);
+    d.tool = "block-bench";
+    Sample s;
+    s.job = job;
+    s.dir = 0;
+    s.value[int(Metric::kIops)] = iops * f(rng);
+    s.has[int(Metric::kIops)] = true;
+    s.value[int(Metric::kP99)] = p99 * f(rng);
+    s.has[int(Metric::kP99)] = true;
+    d.samples.push_back(s);
+    docs.push_back(d);
+  }
+  return docs;
+}
+
+const Row* Find(const Comparison& c, Metric m) {
+  for (const Row& r : c.rows)
+    if (r.metric == m) return &r;
+  return nullptr;
+}
+
+TEST(VerdictTest, SameRunsAreSame) {
+  std::mt19937_64 rng(1);
+  const auto a = Runs(10, 1000, 5000, 0.01, rng);
+  const Comparison c = Compare(a, a, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kSame);
+  EXPECT_EQ(ExitCode(c.overall), 0);
+  ASSERT_NE(Find(c, Metric::kP99), nullptr);
+  EXPECT_TRUE(Find(c, Metric::kP99)->deciding);
+  EXPECT_FALSE(Find(c, Metric::kIops)->deciding);
+  EXPECT_TRUE(c.problems.empty());
+}
+
+TEST(VerdictTest, LatencyUpIsWorseAndDownIsBetter) {
+  std::mt19937_64 rng(2);
+  const auto base = Runs(10, 1000, 5000, 0.02, rng);
+  const auto slow = Runs(10, 1200, 5000, 0.02, rng);
+  Comparison c = Compare(base, slow, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kWorse);
+  EXPECT_EQ(ExitCode(c.overall), 1);
+  const Row* r = Find(c, Metric::kP99);
+  EXPECT_NEAR(r->change, 0.2, 0.04);
+  EXPECT_GT(r->ci.lo, 0.1);
+  EXPECT_LT(r->p_value, 0.01);
+  c = Compare(slow, base, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kBetter);
+  EXPECT_EQ(ExitCode(c.overall), 0);
+}
+
+TEST(VerdictTest, IopsDownIsWorse) {
+  std::mt19937_64 rng(3);
+  const auto base = Runs(10, 1000, 5000, 0.02, rng);
+  const auto slow = Runs(10, 1000, 4000, 0.02, rng);
+  CompareOptions o;
+  o.metrics = {Metric::kIops};
+  EXPECT_EQ(Compare(base, slow, o).overall, Verdict::kWorse);
+  EXPECT_EQ(Compare(slow, base, o).overall, Verdict::kBetter);
+  // Deciding on both: the p99 is the same, IOPS worse: worse.
+  o.metrics = {Metric::kIops, Metric::kP99};
+  EXPECT_EQ(Compare(base, slow, o).overall, Verdict::kWorse);
+}
+
+// A change inside the noise band with an interval inside it too: same,
+// even though it is real; the same change with a band of 1 %: worse.
+TEST(VerdictTest, SmallRealChangeIsSameWithinTheBand) {
+  std::mt19937_64 rng(4);
+  const auto base = Runs(30, 1000, 5000, 0.003, rng);
+  const auto neu = Runs(30, 1020, 5000, 0.003, rng);
+  CompareOptions o;
+  const Comparison c = Compare(base, neu, o);
+  EXPECT_EQ(c.overall, Verdict::kSame);
+  EXPECT_GT(Find(c, Metric::kP99)->ci.lo, 0);  // real: the interval excludes 0
+  o.threshold = 0.01;
+  EXPECT_EQ(Compare(base, neu, o).overall, Verdict::kWorse);
+}
+
+// Straddling 0 with the worse end inside the band: a regression beyond the
+// band is ruled out: same, "may be better".
+TEST(VerdictTest, RuledOutRegressionIsSame) {
+  std::mt19937_64 rng(9);
+  auto base = Runs(20, 1000, 5000, 0.001, rng);
+  auto neu = Runs(20, 1000, 5000, 0.001, rng);
+  // NEW: half the runs 20 % faster: the interval reaches far into "better"
+  // and a little into "worse".
+  for (size_t i = 0; i < neu.size(); i += 2) neu[i].samples[0].value[int(Metric::kP99)] *= 0.8;
+  const Comparison c = Compare(base, neu, CompareOptions{});
+  const Row* r = Find(c, Metric::kP99);
+  ASSERT_LT(r->ci.lo, -0.05);
+  ASSERT_LE(r->ci.hi, 0.05);
+  EXPECT_EQ(r->verdict, Verdict::kSame);
+  EXPECT_EQ(r->note, "may be better");
+  EXPECT_EQ(c.overall, Verdict::kSame);
+}
+
+// Noise far larger than the change: neither same nor worse.
+TEST(VerdictTest, NoisyRunsAreUnknown) {
+  std::mt19937_64 rng(5);
+  const auto base = Runs(5, 1000, 5000, 0.3, rng);
+  const auto neu = Runs(5, 1050, 5000, 0.3, rng);
+  const Comparison c = Compare(base, neu, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kUnknown);
+  EXPECT_EQ(ExitCode(c.overall), 125);
+}
+
+TEST(VerdictTest, TooFewRunsAreUnknown) {
+  std::mt19937_64 rng(6);
+  const auto base = Runs(2, 1000, 5000, 0.01, rng);
+  const auto neu = Runs(2, 2000, 5000, 0.01, rng);
+  const Comparison c = Compare(base, neu, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kUnknown);
+  EXPECT_EQ(Find(c, Metric::kP99)->note, "fewer than 3 runs on a side");
+  CompareOptions o;
+  o.min_runs = 2;
+  EXPECT_EQ(Compare(base, neu, o).overall, Verdict::kWorse);
+}
+
+TEST(VerdictTest, AFailedRunOrAMissingJobIsUnknown) {
+  std::mt19937_64 rng(7);
+  const auto base = Runs(5, 1000, 5000, 0.01, rng);
+  auto neu = Runs(5, 2000, 5000, 0.01, rng);
+  neu[2].failed = true;
+  neu[2].failure = "job 'j': error=5, total_err=1";
+  Comparison c = Compare(base, neu, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kUnknown);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_EQ(c.problems[0], "NEW run run2 reported an error (job 'j': error=5, total_err=1)");
+
+  const auto other = Runs(5, 1000, 5000, 0.01, rng, "k");
+  c = Compare(base, other, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kUnknown);
+  EXPECT_EQ(c.problems.size(), 3u);  // j in BASE only, k in NEW only, nothing to decide on
+  EXPECT_EQ(c.problems[0], "job 'j' read is in BASE only");
+}
+
+TEST(VerdictTest, ReportsShowEveryRowAndTheVerdict) {
+  std::mt19937_64 rng(8);
+  const auto base = Runs(5, 1000, 5000, 0.01, rng);
+  const auto neu = Runs(5, 1300, 5000, 0.01, rng);
+  CompareOptions o;
+  const Comparison c = Compare(base, neu, o);
+  const std::string text = TextReport(c, o);
+  EXPECT_NE(text.find("clat p99"), std::string::npos) << text;
+  EXPECT_NE(text.find("worse *"), std::string::npos) << text;
+  EXPECT_NE(text.find("verdict: worse (exit 1)"), std::string::npos) << text;
+  const auto j = JsonReport(c, o);
+  EXPECT_EQ(j["verdict"], "worse");
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["rows"].size(), 2u);  // iops and p99
+  EXPECT_EQ(j["rows"][1]["metric"], "p99");
+  EXPECT_EQ(j["rows"][1]["base"].size(), 5u);
+}
+
+}  // namespace
+}  // namespace blk::bench::verdict

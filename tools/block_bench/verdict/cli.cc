@@ -1,0 +1,583 @@
+#include "tools/block_bench/verdict/cli.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <sstream>
+
+#include "tools/block_bench/verdict/verdict.h"
+#include "util/quote.h"
+
+namespace blk::bench::verdict {
+namespace {
+
+constexpr int kExitError = 125;  // usage and run errors: git bisect "skip"
+
+int Fail(const char* cmd, const std::string& msg) {
+  std::fprintf(stderr, "block-bench %s: %s\n", cmd, msg.c_str());
+  return kExitError;
+}
+
+// "--name=value" -> value, if arg has that name.
+std::optional<std::string> Value(const std::string& arg, const char* name) {
+  const std::string prefix = std::string("--") + name + "=";
+  if (arg.compare(0, prefix.size(), prefix) == 0) return arg.substr(prefix.size());
+  return std::nullopt;
+}
+
+// "5%", "5" (both percent) or "0.5%"; in (lo, hi) percent.
+Expected<double> ParsePercent(const char* name, const std::string& v, double lo, double hi) {
+  std::string s = v;
+  if (!s.empty() && s.back() == '%') s.pop_back();
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || errno != 0 || !std::isfinite(x) || x <= lo || x >= hi) {
+    char range[64];
+    std::snprintf(range, sizeof range, "a percentage above %g and below %g", lo, hi);
+    return Error{-EINVAL, std::string("--") + name + ": expected " + range + " (e.g. 5%), got " +
+                              QuoteInput(v)};
+  }
+  return x / 100;
+}
+
+Expected<long> ParseCount(const char* name, const std::string& v, long lo, long hi) {
+  char* end = nullptr;
+  errno = 0;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno != 0 || x < lo || x > hi)
+    return Error{-EINVAL, std::string("--") + name + ": expected a whole number from " +
+                              std::to_string(lo) + " to " + std::to_string(hi) + ", got " +
+                              QuoteInput(v)};
+  return x;
+}
+
+// The options compare and ab share.  Returns true when `arg` was one.
+struct Common {
+  CompareOptions cmp;
+  bool json = false;
+  bool help = false;
+
+  Expected<bool> Take(const std::string& arg) {
+    if (arg == "--help" || arg == "-h") return help = true;
+    if (auto v = Value(arg, "metric")) {
+      auto m = ParseMetrics(*v);
+      if (!m) return Error{-EINVAL, "--metric: " + m.error().message};
+      cmp.metrics = *m;
+      return true;
+    }
+    if (auto v = Value(arg, "threshold")) {
+      auto x = ParsePercent("threshold", *v, 0, 100);
+      if (!x) return x.error();
+      cmp.threshold = *x;
+      return true;
+    }
+    if (auto v = Value(arg, "confidence")) {
+      auto x = ParsePercent("confidence", *v, 50, 100);
+      if (!x) return x.error();
+      cmp.confidence = *x;
+      return true;
+    }
+    if (auto v = Value(arg, "min-runs")) {
+      auto x = ParseCount("min-runs", *v, 2, 1000);
+      if (!x) return x.error();
+      cmp.min_runs = int(*x);
+      return true;
+    }
+    if (auto v = Value(arg, "output-format")) {
+      if (*v == "normal") json = false;
+      else if (*v == "json") json = true;
+      else return Error{-EINVAL, "--output-format: expected normal or json, got " + QuoteInput(*v)};
+      return true;
+    }
+    return false;
+  }
+};
+
+const char* kCommonHelp =
+    "  --metric=LIST        deciding metrics, comma-separated: iops, bw, mean, p50,\n"
+    "                       p99, p99.9 (clat; default p99); all are shown\n"
+    "  --threshold=PCT      noise band: a change whose whole confidence interval\n"
+    "                       lies within +-PCT is \"same\" (default 5%)\n"
+    "  --confidence=PCT     of the bootstrap interval (default 95%)\n"
+    "  --min-runs=N         runs per side below which the verdict is unknown\n"
+    "                       (default 3)\n"
+    "  --output-format=normal|json\n"
+    "Verdicts: worse when the interval of the change lies wholly on the worse side\n"
+    "of 0 (latency up, IOPS/bandwidth down) and not wholly within the band; better\n"
+    "likewise; same when it lies within the band; else unknown.\n"
+    "Exit status (for git bisect run): 0 same or better, 1 worse, 125 unknown or\n"
+    "any error (a failed, crashed or timed-out run, bad input).\n";
+
+void Print(const Comparison& c, const Common& o, const nlohmann::ordered_json* extra) {
+  if (o.json) {
+    nlohmann::ordered_json j;
+    if (extra) j["ab"] = *extra;
+    j["comparison"] = JsonReport(c, o.cmp);
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::fputs(TextReport(c, o.cmp).c_str(), stdout);
+  }
+  std::fflush(stdout);
+}
+
+// ---- ab ---------------------------------------------------------------------
+
+volatile sig_atomic_t g_interrupted = 0;  // the signal handler's only state
+void OnSignal(int sig) { g_interrupted = sig; }
+
+struct SideSpec {
+  enum Kind { kNone, kBlockdev, kBinary, kCommand } kind = kNone;
+  std::string what;
+};
+
+struct RunOutcome {
+  bool ok = false;
+  std::string problem;  // why not ok
+  double seconds = 0;
+  int exit_status = 0;
+};
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Tail(const std::string& path, size_t max_lines) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) {
+    if (l.empty()) continue;
+    lines.push_back(l);
+    if (lines.size() > max_lines) lines.erase(lines.begin());
+  }
+  std::string out;
+  // Whole lines (up to 400 bytes each): the error names the device, offset
+  // and errno, which must survive.
+  for (auto& l : lines) {
+    std::string line = l.size() > 400 ? l.substr(0, 400) + "..." : l;
+    for (char& c : line)
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    out += (out.empty() ? "" : " | ") + line;
+  }
+  return out.empty() ? "(no message)" : out;
+}
+
+// Runs argv with stdout to `out_path` (or /dev/null) and stderr to
+// `err_path`; kills it after `timeout_s` (> 0).
+RunOutcome Spawn(const std::vector<std::string>& argv, const std::string& out_path,
+                 const std::string& err_path, double timeout_s,
+                 const std::vector<std::pair<std::string, std::string>>& env) {
+  RunOutcome r;
+  const double start = Now();
+  std::vector<char*> cargv;
+  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  // /dev/null without O_CREAT|O_TRUNC: /dev may be mounted read-only (a
+  // sandbox), and O_CREAT there fails with EROFS.
+  const int out_fd = out_path.empty()
+                         ? open("/dev/null", O_WRONLY | O_CLOEXEC)
+                         : open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out_fd < 0 || err_fd < 0) {
+    r.problem = "cannot create " + (out_fd < 0 ? (out_path.empty() ? "/dev/null" : out_path)
+                                               : err_path) +
+                ": " + std::strerror(errno);
+    if (out_fd >= 0) close(out_fd);
+    if (err_fd >= 0) close(err_fd);
+    return r;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    r.problem = std::string("fork: ") + std::strerror(errno);
+    close(out_fd);
+    close(err_fd);
+    return r;
+  }
+  if (pid == 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    const int in = open("/dev/null", O_RDONLY);
+    if (in >= 0) dup2(in, STDIN_FILENO);
+    for (auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    execvp(cargv[0], cargv.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", cargv[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(out_fd);
+  close(err_fd);
+  int status = 0;
+  bool timed_out = false;
+  double term_sent = 0;
+  while (true) {
+    const pid_t w = waitpid(pid, &status, timeout_s > 0 || g_interrupted ? WNOHANG : 0);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) {
+      r.problem = std::string("waitpid: ") + std::strerror(errno);
+      return r;
+    }
+    const double now = Now();
+    if (g_interrupted && term_sent == 0) {
+      kill(pid, SIGTERM);
+      term_sent = now;
+    }
+    if (timeout_s > 0 && !timed_out && now - start > timeout_s) {
+      timed_out = true;
+      kill(pid, SIGTERM);
+      term_sent = now;
+    }
+    if (term_sent > 0 && now - term_sent > 5) kill(pid, SIGKILL);
+    if (w == 0) {
+      struct timespec ts = {0, 5 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+    }
+  }
+  r.seconds = Now() - start;
+  if (timed_out) {
+    r.problem = "timed out after " + std::to_string(int(timeout_s)) + " s (--timeout) and was killed";
+  } else if (WIFSIGNALED(status)) {
+    r.problem = std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                strsignal(WTERMSIG(status)) + ")" + (WCOREDUMP(status) ? ", core dumped" : "") +
+                ": " + Tail(err_path, 3);
+  } else if (WEXITSTATUS(status) != 0) {
+    r.exit_status = WEXITSTATUS(status);
+    r.problem = "exit status " + std::to_string(r.exit_status) + ": " + Tail(err_path, 3);
+  } else {
+    r.ok = true;
+  }
+  return r;
+}
+
+std::string SideLabel(const SideSpec& s) {
+  switch (s.kind) {
+    case SideSpec::kBlockdev: return "--blockdev=" + s.what;
+    case SideSpec::kBinary: return s.what;
+    case SideSpec::kCommand: return "sh -c " + s.what;
+    case SideSpec::kNone: break;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CompareUsage() {
+  return std::string(
+             "usage: block-bench compare [options] BASE NEW\n"
+             "       block-bench compare [options] --base=PATH... --new=PATH...\n"
+             "BASE and NEW: block-bench or fio JSON results (--output-format=json), each a\n"
+             "file or a directory of *.json repetitions (the run is the sample: use several).\n"
+             "Per job, direction and metric: the medians, their relative change, a bootstrap\n"
+             "confidence interval of the change and a verdict.\n"
+             "options:\n") +
+         kCommonHelp;
+}
+
+std::string AbUsage() {
+  return std::string(
+             "usage: block-bench ab [options] A B [--] job arguments...\n"
+             "A and B, one each:\n"
+             "  --a=SPEC / --b=SPEC          this block-bench with --blockdev=SPEC (a global\n"
+             "                               option: the job's own target overrides it)\n"
+             "  --a-bin=PATH / --b-bin=PATH  that program (block-bench or fio) with the job\n"
+             "                               arguments and --output-format=json --output=F\n"
+             "  --a-cmd=CMD / --b-cmd=CMD    sh -c CMD, which prints a block-bench or fio JSON\n"
+             "                               result on stdout (the job arguments are its \"$@\";\n"
+             "                               AB_SIDE=a|b and AB_ROUND=N are set)\n"
+             "Runs both sides once per round, in a random order each round, after\n"
+             "--warmup rounds that are not counted; decides after --rounds rounds and\n"
+             "adds --step rounds while the verdict is unknown, up to --max-rounds.\n"
+             "options:\n"
+             "  --rounds=N (10)  --max-rounds=N (30)  --step=N (5)  --warmup=N (1)\n"
+             "  --seed=N         of the order (default: random; printed)\n"
+             "  --timeout=SEC    per run: a run still going is killed (verdict unknown)\n"
+             "  --keep=DIR       keep every run's JSON as DIR/a/NNN.json, DIR/b/NNN.json\n"
+             "                   (block-bench compare DIR/a DIR/b repeats the comparison;\n"
+             "                   warm-ups in DIR/warmup/) and its stderr beside it\n") +
+         kCommonHelp;
+}
+
+int CompareMain(const std::vector<std::string>& args) {
+  Common o;
+  std::vector<std::string> positional, base, neu;
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string& a = args[i];
+    auto took = o.Take(a);
+    if (!took) return Fail("compare", took.error().message);
+    if (*took) continue;
+    if (auto v = Value(a, "base")) base.push_back(*v);
+    else if (auto w = Value(a, "new")) neu.push_back(*w);
+    else if (!a.empty() && a[0] == '-' && a != "-")
+      return Fail("compare", "unknown option " + QuoteInput(a) + " (see block-bench compare --help)");
+    else positional.push_back(a);
+  }
+  if (o.help) {
+    std::fputs(CompareUsage().c_str(), stdout);
+    return 0;
+  }
+  if (!positional.empty()) {
+    if (!base.empty() || !neu.empty())
+      return Fail("compare", "give BASE and NEW either as two arguments or with --base/--new");
+    if (positional.size() != 2)
+      return Fail("compare", "expected two arguments, BASE and NEW, got " +
+                                 std::to_string(positional.size()) + " (see --help)");
+    base.push_back(positional[0]);
+    neu.push_back(positional[1]);
+  }
+  if (base.empty() || neu.empty())
+    return Fail("compare", "expected BASE and NEW results (see block-bench compare --help)");
+  auto b = LoadResults(base);
+  if (!b) return Fail("compare", "BASE: " + b.error().message);
+  auto n = LoadResults(neu);
+  if (!n) return Fail("compare", "NEW: " + n.error().message);
+  const Comparison c = Compare(*b, *n, o.cmp);
+  Print(c, o, nullptr);
+  return ExitCode(c.overall);
+}
+
+int AbMain(const std::vector<std::string>& args, const std::string& self) {
+  Common o;
+  SideSpec side[2];
+  long rounds = 10, max_rounds = 30, step = 5, warmup = 1;
+  double timeout_s = 0;
+  std::optional<uint64_t> seed;
+  std::string keep;
+  std::vector<std::string> job_args;
+  size_t i = 0;
+  for (; i < args.size(); i++) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      i++;
+      break;
+    }
+    auto took = o.Take(a);
+    if (!took) return Fail("ab", took.error().message);
+    if (*took) continue;
+    bool matched = false;
+    for (int s = 0; s < 2 && !matched; s++) {
+      const std::string n = s == 0 ? "a" : "b";
+      const std::pair<std::string, SideSpec::Kind> kinds[] = {
+          {n, SideSpec::kBlockdev}, {n + "-bin", SideSpec::kBinary}, {n + "-cmd", SideSpec::kCommand}};
+      for (auto& [name, kind] : kinds) {
+        auto v = Value(a, name.c_str());
+        if (!v) continue;
+        if (side[s].kind != SideSpec::kNone)
+          return Fail("ab", "side " + n + " given twice (" + QuoteInput(a) + ")");
+        if (v->empty()) return Fail("ab", "--" + name + ": empty");
+        side[s] = {kind, *v};
+        matched = true;
+        break;
+      }
+    }
+    if (matched) continue;
+    auto count = [&](const char* name, long lo, long hi, long* out) -> std::optional<int> {
+      auto v = Value(a, name);
+      if (!v) return std::nullopt;
+      auto x = ParseCount(name, *v, lo, hi);
+      if (!x) return Fail("ab", x.error().message);
+      *out = *x;
+      return 0;
+    };
+    std::optional<int> r;
+    if ((r = count("rounds", 2, 10000, &rounds)) || (r = count("max-rounds", 2, 10000, &max_rounds)) ||
+        (r = count("step", 1, 10000, &step)) || (r = count("warmup", 0, 10000, &warmup))) {
+      if (*r != 0) return *r;
+      continue;
+    }
+    if (auto v = Value(a, "seed")) {
+      long long x = 0;
+      char* end = nullptr;
+      errno = 0;
+      x = std::strtoll(v->c_str(), &end, 10);
+      if (v->empty() || *end || errno || x < 0)
+        return Fail("ab", "--seed: expected a whole number, got " + QuoteInput(*v));
+      seed = uint64_t(x);
+      continue;
+    }
+    if (auto v = Value(a, "timeout")) {
+      char* end = nullptr;
+      timeout_s = std::strtod(v->c_str(), &end);
+      if (v->empty() || *end || !(timeout_s > 0) || timeout_s > 1e7)
+        return Fail("ab", "--timeout: expected seconds above 0, got " + QuoteInput(*v));
+      continue;
+    }
+    if (auto v = Value(a, "keep")) {
+      keep = *v;
+      continue;
+    }
+    break;  // the job arguments start here
+  }
+  job_args.assign(args.begin() + long(i), args.end());
+  if (o.help) {
+    std::fputs(AbUsage().c_str(), stdout);
+    return 0;
+  }
+  for (int s = 0; s < 2; s++)
+    if (side[s].kind == SideSpec::kNone)
+      return Fail("ab", std::string("side ") + (s ? "B" : "A") + " is missing: give --" +
+                            (s ? "b" : "a") + "=SPEC, --" + (s ? "b" : "a") + "-bin=PATH or --" +
+                            (s ? "b" : "a") + "-cmd=CMD (see block-bench ab --help)");
+  for (int s = 0; s < 2; s++)
+    if (side[s].kind != SideSpec::kCommand && job_args.empty())
+      return Fail("ab", "no job arguments (e.g. --name=j --rw=randread --size=64m)");
+  if (max_rounds < rounds) max_rounds = rounds;
+
+  // Where the runs' results go.
+  std::string dir = keep;
+  bool remove_dir = false;
+  if (dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/block-bench-ab.XXXXXX";
+    if (!mkdtemp(templ.data())) return Fail("ab", "mkdtemp: " + std::string(std::strerror(errno)));
+    dir = templ;
+    remove_dir = true;
+  }
+  std::error_code ec;
+  for (const char* s : {"a", "b", "warmup"}) {
+    std::filesystem::create_directories(dir + "/" + s, ec);
+    if (ec) return Fail("ab", dir + "/" + s + ": " + ec.message());
+  }
+  struct Cleanup {
+    std::string dir;
+    bool on;
+    ~Cleanup() {
+      std::error_code e;
+      if (on) std::filesystem::remove_all(dir, e);
+    }
+  } cleanup{dir, remove_dir};
+
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  if (!seed) seed = std::random_device{}() | (uint64_t(std::random_device{}()) << 32);
+  std::mt19937_64 order_rng(*seed);
+  const double start = Now();
+  std::vector<ResultDoc> docs[2];
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  std::vector<std::string> orders;
+
+  // One run of side s; `round` < 0 for warm-up.  Empty string: ok.
+  auto run_one = [&](int s, long round, bool record) -> std::string {
+    // DIR/a/001.json; warm-ups apart (DIR/warmup/a-001.json), so that
+    // `compare DIR/a DIR/b` reads the counted rounds only.
+    char name[32];
+    std::snprintf(name, sizeof name, "%s%03ld.json", record ? "" : (s ? "b-" : "a-"), round);
+    const std::string out = dir + (record ? (s ? "/b/" : "/a/") : "/warmup/") + name;
+    const std::string err = out.substr(0, out.size() - 5) + ".stderr";
+    std::vector<std::string> argv;
+    std::string stdout_path;
+    const SideSpec& sp = side[s];
+    if (sp.kind == SideSpec::kCommand) {
+      argv = {"/bin/sh", "-c", sp.what, "block-bench-ab"};
+      argv.insert(argv.end(), job_args.begin(), job_args.end());
+      stdout_path = out;
+    } else {
+      argv = {sp.kind == SideSpec::kBlockdev ? self : sp.what, "--output-format=json",
+              "--output=" + out, "--eta=never"};
+      if (sp.kind == SideSpec::kBlockdev) argv.push_back("--blockdev=" + sp.what);
+      argv.insert(argv.end(), job_args.begin(), job_args.end());
+    }
+    std::error_code e;
+    std::filesystem::remove(out, e);
+    const RunOutcome r = Spawn(argv, stdout_path, err, timeout_s,
+                               {{"AB_SIDE", s ? "b" : "a"}, {"AB_ROUND", std::to_string(round)}});
+    nlohmann::ordered_json j;
+    j["side"] = s ? "b" : "a";
+    j["round"] = round;
+    j["warmup"] = !record;
+    j["seconds"] = r.seconds;
+    j["result"] = out;
+    std::string problem;
+    if (!r.ok) {
+      problem = r.problem;
+    } else {
+      auto d = LoadResults({out});
+      if (!d) problem = "no usable result: " + d.error().message;
+      else if (d->at(0).failed) problem = "the run reported an error: " + d->at(0).failure;
+      else if (record) docs[s].push_back(std::move(d->at(0)));
+    }
+    if (!problem.empty()) j["problem"] = problem;
+    runs.push_back(std::move(j));
+    if (!problem.empty())
+      return std::string("side ") + (s ? "B" : "A") + " (" + SideLabel(sp) + "), " +
+             (record ? "round " + std::to_string(round) : "warm-up round " + std::to_string(round)) +
+             ": " + problem;
+    return "";
+  };
+
+  std::string failure;
+  Comparison c;
+  long done = 0;
+  if (!o.json)
+    std::printf("ab: A = %s\n    B = %s\n    seed %llu; %ld warm-up round%s, then %ld rounds (up to "
+                "%ld)\n",
+                SideLabel(side[0]).c_str(), SideLabel(side[1]).c_str(),
+                (unsigned long long)*seed, warmup, warmup == 1 ? "" : "s", rounds, max_rounds);
+  auto round_pair = [&](long round, bool record) {
+    const bool a_first = std::uniform_int_distribution<int>(0, 1)(order_rng) == 0;
+    if (record) orders.push_back(a_first ? "ab" : "ba");
+    for (int k = 0; k < 2 && failure.empty() && !g_interrupted; k++)
+      failure = run_one(a_first ? k : 1 - k, round, record);
+  };
+  for (long w = 1; w <= warmup && failure.empty() && !g_interrupted; w++) round_pair(w, false);
+  long target = rounds;
+  while (failure.empty() && !g_interrupted) {
+    while (done < target && failure.empty() && !g_interrupted) {
+      round_pair(++done, true);
+      if (!o.json && failure.empty() && !g_interrupted) {
+        std::printf("round %3ld (%s): %.1f s\n", done, orders.back().c_str(), Now() - start);
+        std::fflush(stdout);
+      }
+    }
+    if (!failure.empty() || g_interrupted) break;
+    c = Compare(docs[0], docs[1], o.cmp);
+    if (c.overall != Verdict::kUnknown || done >= max_rounds) break;
+    target = std::min(max_rounds, done + step);
+  }
+  if (g_interrupted) {
+    std::fprintf(stderr, "block-bench ab: interrupted after %ld round%s\n", done,
+                 done == 1 ? "" : "s");
+    return 128 + (g_interrupted == SIGTERM ? SIGTERM : SIGINT);
+  }
+  if (!failure.empty()) {
+    c = Comparison{};
+    c.base_runs = docs[0].size();
+    c.new_runs = docs[1].size();
+    c.problems.push_back(failure);
+    c.overall = Verdict::kUnknown;
+  }
+  nlohmann::ordered_json ab;
+  ab["a"] = SideLabel(side[0]);
+  ab["b"] = SideLabel(side[1]);
+  ab["seed"] = *seed;
+  ab["warmup"] = warmup;
+  ab["rounds"] = done;
+  ab["orders"] = orders;
+  ab["seconds"] = Now() - start;
+  ab["runs"] = runs;
+  if (!o.json) {
+    std::printf("%ld rounds in %.1f s\n", done, Now() - start);
+    if (!failure.empty()) std::printf("run failed: %s\n", failure.c_str());
+  }
+  Print(c, o, &ab);
+  if (!failure.empty()) std::fprintf(stderr, "block-bench ab: %s\n", failure.c_str());
+  return ExitCode(c.overall);
+}
+
+}  // namespace blk::bench::verdict

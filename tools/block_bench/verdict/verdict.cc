@@ -1,0 +1,250 @@
+#include "tools/block_bench/verdict/verdict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "tools/block_bench/verdict/stats.h"
+
+namespace blk::bench::verdict {
+namespace {
+
+using Key = std::pair<std::string, int>;  // job, direction
+
+// Values of each (job, direction, metric) over a side's runs.
+struct Side {
+  std::map<Key, std::array<std::vector<double>, kNumMetrics>> values;
+  std::set<Key> keys;
+};
+
+Side Collect(const std::vector<ResultDoc>& docs) {
+  Side s;
+  for (const ResultDoc& d : docs) {
+    for (const Sample& x : d.samples) {
+      const Key k{x.job, x.dir};
+      s.keys.insert(k);
+      for (int m = 0; m < kNumMetrics; m++)
+        if (x.has[m]) s.values[k][m].push_back(x.value[m]);
+    }
+  }
+  return s;
+}
+
+Verdict Decide(const Row& r, const CompareOptions& o) {
+  const double t = o.threshold;
+  if (!std::isfinite(r.ci.lo) || !std::isfinite(r.ci.hi)) return Verdict::kUnknown;
+  if (r.ci.lo >= -t && r.ci.hi <= t) return Verdict::kSame;
+  // "Worse" is up for latencies and down for IOPS and bandwidth.
+  const bool up_is_worse = !Info(r.metric).higher_is_better;
+  const double worse_lo = up_is_worse ? r.ci.lo : -r.ci.hi;
+  const double worse_hi = up_is_worse ? r.ci.hi : -r.ci.lo;
+  if (worse_lo > 0) return Verdict::kWorse;
+  if (worse_hi < 0) return Verdict::kBetter;
+  // Straddling 0 but excluding a regression beyond the band: not worse,
+  // which is what "same" answers for a bisect (the row's note says more).
+  if (worse_hi <= t) return Verdict::kSame;
+  return Verdict::kUnknown;
+}
+
+std::string Percent(double x) {
+  if (!std::isfinite(x)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * x);
+  return buf;
+}
+
+// Values as people read them: latencies in us, IOPS and bandwidth with a
+// k/M/G suffix.
+std::string Value(Metric m, double v) {
+  char buf[32];
+  if (Info(m).is_latency) {
+    std::snprintf(buf, sizeof buf, "%.1fus", v / 1000);
+  } else {
+    const char* unit = "";
+    if (v >= 1e9) v /= 1e9, unit = "G";
+    else if (v >= 1e6) v /= 1e6, unit = "M";
+    else if (v >= 1e3) v /= 1e3, unit = "k";
+    std::snprintf(buf, sizeof buf, "%.2f%s", v, unit);
+  }
+  return buf;
+}
+
+}  // namespace
+
+const char* Name(Verdict v) {
+  switch (v) {
+    case Verdict::kBetter: return "better";
+    case Verdict::kSame: return "same";
+    case Verdict::kWorse: return "worse";
+    case Verdict::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+int ExitCode(Verdict v) {
+  switch (v) {
+    case Verdict::kBetter:
+    case Verdict::kSame: return 0;
+    case Verdict::kWorse: return 1;
+    case Verdict::kUnknown: return 125;
+  }
+  return 125;
+}
+
+Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultDoc>& neu,
+                   const CompareOptions& o) {
+  Comparison c;
+  c.base_runs = base.size();
+  c.new_runs = neu.size();
+  for (const auto* side : {&base, &neu})
+    for (const ResultDoc& d : *side)
+      if (d.failed)
+        c.problems.push_back((side == &base ? "BASE run " : "NEW run ") + d.path +
+                             " reported an error (" + d.failure + ")");
+  const Side b = Collect(base), n = Collect(neu);
+  for (const Key& k : b.keys)
+    if (!n.keys.count(k))
+      c.problems.push_back("job '" + k.first + "' " + DirName(k.second) + " is in BASE only");
+  for (const Key& k : n.keys)
+    if (!b.keys.count(k))
+      c.problems.push_back("job '" + k.first + "' " + DirName(k.second) + " is in NEW only");
+
+  bool any_deciding = false, any_worse = false, any_unknown = false, any_better = false;
+  uint64_t seed = o.seed;
+  for (const Key& k : b.keys) {
+    if (!n.keys.count(k)) continue;
+    for (const MetricInfo& mi : AllMetrics()) {
+      const int m = int(mi.metric);
+      auto bi = b.values.find(k);
+      auto ni = n.values.find(k);
+      const std::vector<double> empty;
+      const std::vector<double>& bv = bi == b.values.end() ? empty : bi->second[m];
+      const std::vector<double>& nv = ni == n.values.end() ? empty : ni->second[m];
+      if (bv.empty() && nv.empty()) continue;  // neither document has the metric
+      Row r;
+      r.job = k.first;
+      r.dir = k.second;
+      r.metric = mi.metric;
+      r.deciding = std::find(o.metrics.begin(), o.metrics.end(), mi.metric) != o.metrics.end();
+      r.base = bv;
+      r.neu = nv;
+      if (bv.empty() || nv.empty()) {
+        r.change = r.ci.lo = r.ci.hi = NAN;
+        r.note = std::string("no value in ") + (bv.empty() ? "BASE" : "NEW");
+      } else {
+        r.base_median = Median(bv);
+        r.new_median = Median(nv);
+        r.change = r.base_median != 0 ? r.new_median / r.base_median - 1 : NAN;
+        r.ci = BootstrapChange(bv, nv, o.confidence, o.resamples, seed++);
+        r.p_value = MannWhitneyP(bv, nv);
+        if (int(bv.size()) < o.min_runs || int(nv.size()) < o.min_runs) {
+          r.note = "fewer than " + std::to_string(o.min_runs) + " runs on a side";
+        } else if (r.base_median == 0) {
+          r.note = "BASE median is 0";
+        } else {
+          r.verdict = Decide(r, o);
+          const double worse_hi = Info(r.metric).higher_is_better ? -r.ci.lo : r.ci.hi;
+          const double better_end = Info(r.metric).higher_is_better ? r.ci.hi : -r.ci.lo;
+          if (r.verdict == Verdict::kSame && worse_hi <= o.threshold && better_end > o.threshold)
+            r.note = "may be better";
+        }
+      }
+      if (r.deciding) {
+        any_deciding = true;
+        any_worse |= r.verdict == Verdict::kWorse;
+        any_unknown |= r.verdict == Verdict::kUnknown;
+        any_better |= r.verdict == Verdict::kBetter;
+      }
+      c.rows.push_back(std::move(r));
+    }
+  }
+  if (!any_deciding) {
+    std::string names;
+    for (Metric m : o.metrics) names += std::string(names.empty() ? "" : ",") + Info(m).name;
+    c.problems.push_back("no job has the deciding metric" +
+                         std::string(o.metrics.size() > 1 ? "s " : " ") + names + " on both sides");
+  }
+  if (any_worse) c.overall = Verdict::kWorse;
+  else if (any_unknown || !c.problems.empty()) c.overall = Verdict::kUnknown;
+  else if (any_better) c.overall = Verdict::kBetter;
+  else c.overall = Verdict::kSame;
+  // A failed run or a job missing on one side makes "worse" unreliable too:
+  // the numbers are of a run that did not do what was asked.
+  if (!c.problems.empty()) c.overall = Verdict::kUnknown;
+  return c;
+}
+
+std::string TextReport(const Comparison& c, const CompareOptions& o) {
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "BASE: %zu run%s, NEW: %zu run%s; noise band +-%.1f%%, confidence %.0f%%\n",
+                c.base_runs, c.base_runs == 1 ? "" : "s", c.new_runs, c.new_runs == 1 ? "" : "s",
+                100 * o.threshold, 100 * o.confidence);
+  out += buf;
+  std::snprintf(buf, sizeof buf, "%-24s %-5s %-11s %12s %12s %8s %20s  %s\n", "job", "dir",
+                "metric", "BASE", "NEW", "change", "interval", "verdict");
+  out += buf;
+  for (const Row& r : c.rows) {
+    const std::string ci = "[" + Percent(r.ci.lo) + ", " + Percent(r.ci.hi) + "]";
+    std::string verdict = Name(r.verdict);
+    if (r.deciding) verdict += " *";
+    if (!r.note.empty()) verdict += " (" + r.note + ")";
+    std::snprintf(buf, sizeof buf, "%-24s %-5s %-11s %12s %12s %8s %20s  %s\n",
+                  r.job.size() > 24 ? (r.job.substr(0, 21) + "...").c_str() : r.job.c_str(),
+                  DirName(r.dir), Info(r.metric).title,
+                  r.base.empty() ? "-" : Value(r.metric, r.base_median).c_str(),
+                  r.neu.empty() ? "-" : Value(r.metric, r.new_median).c_str(),
+                  Percent(r.change).c_str(), ci.c_str(), verdict.c_str());
+    out += buf;
+  }
+  out += "(* deciding metric)\n";
+  for (const std::string& p : c.problems) out += "problem: " + p + "\n";
+  std::snprintf(buf, sizeof buf, "verdict: %s (exit %d)\n", Name(c.overall), ExitCode(c.overall));
+  out += buf;
+  return out;
+}
+
+nlohmann::ordered_json JsonReport(const Comparison& c, const CompareOptions& o) {
+  nlohmann::ordered_json j;
+  auto num = [](double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nullptr; };
+  nlohmann::ordered_json opts;
+  std::vector<std::string> metrics;
+  for (Metric m : o.metrics) metrics.push_back(Info(m).name);
+  opts["metrics"] = metrics;
+  opts["threshold"] = o.threshold;
+  opts["confidence"] = o.confidence;
+  opts["min_runs"] = o.min_runs;
+  opts["resamples"] = o.resamples;
+  j["options"] = opts;
+  j["base_runs"] = c.base_runs;
+  j["new_runs"] = c.new_runs;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const Row& r : c.rows) {
+    nlohmann::ordered_json x;
+    x["job"] = r.job;
+    x["dir"] = DirName(r.dir);
+    x["metric"] = Info(r.metric).name;
+    x["deciding"] = r.deciding;
+    x["base"] = r.base;
+    x["new"] = r.neu;
+    x["base_median"] = r.base.empty() ? nlohmann::ordered_json(nullptr) : num(r.base_median);
+    x["new_median"] = r.neu.empty() ? nlohmann::ordered_json(nullptr) : num(r.new_median);
+    x["change"] = num(r.change);
+    x["ci_low"] = num(r.ci.lo);
+    x["ci_high"] = num(r.ci.hi);
+    x["mann_whitney_p"] = num(r.p_value);
+    x["verdict"] = Name(r.verdict);
+    if (!r.note.empty()) x["note"] = r.note;
+    rows.push_back(std::move(x));
+  }
+  j["rows"] = rows;
+  j["problems"] = c.problems;
+  j["verdict"] = Name(c.overall);
+  j["exit_code"] = ExitCode(c.overall);
+  return j;
+}
+
+}  // namespace blk::bench::verdict

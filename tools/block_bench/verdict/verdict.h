@@ -1,0 +1,91 @@
+// Comparing two sets of runs (BASE and NEW) and deciding better / same /
+// worse / unknown, per job, direction and metric, and overall.
+//
+// For each job and direction present on both sides and each metric:
+//   change   = median(NEW) / median(BASE) - 1 over the runs' values;
+//   interval = percentile-bootstrap confidence interval of that change
+//              (stats.h), at `confidence`;
+//   verdict  = "same"    when the whole interval lies within +-threshold
+//                        (whatever the change is, it is inside the noise band);
+//              "worse"   otherwise, when the whole interval lies on the worse
+//                        side of 0 (latency up, IOPS or bandwidth down): the
+//                        change is real and not shown to be negligible;
+//              "better"  likewise on the better side;
+//              "same"    also when the interval straddles 0 but its worse end
+//                        is within the band: a regression beyond the band is
+//                        ruled out (note "may be better" when the better end
+//                        lies beyond the band);
+//              "unknown" otherwise (a regression beyond the band is possible
+//                        but not shown: more runs narrow the interval), and
+//                        whenever either side has fewer than `min_runs` runs.
+// The deciding metrics (`metrics`) give the overall verdict: worse if any is
+// worse, else unknown if any is unknown, else better if any is better, else
+// same.  The overall verdict is unknown as well when a run failed (its JSON
+// reports an error), when a job or direction is on one side only, or when no
+// deciding value exists.
+//
+// Exit codes (ExitCode) follow `git bisect run`: 0 same or better, 1 worse,
+// 125 unknown ("cannot test this commit": git skips it); never 126-255.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tools/block_bench/verdict/results.h"
+#include "tools/block_bench/verdict/stats.h"
+
+namespace blk::bench::verdict {
+
+enum class Verdict { kBetter, kSame, kWorse, kUnknown };
+const char* Name(Verdict v);  // "better", "same", "worse", "unknown"
+
+// 0 for better and same, 1 for worse, 125 for unknown.
+int ExitCode(Verdict v);
+
+struct CompareOptions {
+  std::vector<Metric> metrics = {Metric::kP99};  // the deciding ones
+  double threshold = 0.05;                       // the noise band, +-5 %
+  double confidence = 0.95;
+  int min_runs = 3;     // per side, for any verdict but unknown
+  int resamples = 4000;  // bootstrap
+  uint64_t seed = 1;    // bootstrap; fixed so that a verdict repeats
+};
+
+struct Row {
+  std::string job;
+  int dir = 0;
+  Metric metric = Metric::kP99;
+  bool deciding = false;
+  std::vector<double> base, neu;  // per-run values, in input order
+  double base_median = 0, new_median = 0;
+  double change = 0;              // new/base - 1 (NaN if base median is 0)
+  Interval ci;                    // of change
+  double p_value = 1;             // Mann-Whitney U, two-sided (for reference)
+  Verdict verdict = Verdict::kUnknown;
+  std::string note;  // why unknown, when it is for a reason other than noise
+};
+
+struct Comparison {
+  std::vector<Row> rows;  // job, direction, then metric order
+  Verdict overall = Verdict::kUnknown;
+  // Why the overall verdict is unknown beyond the rows: failed runs,
+  // unmatched jobs, no deciding values.
+  std::vector<std::string> problems;
+  size_t base_runs = 0, new_runs = 0;
+};
+
+Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultDoc>& neu,
+                   const CompareOptions& opts);
+
+// The table people read: one line per job, direction and metric, then the
+// problems and the overall verdict.
+std::string TextReport(const Comparison& c, const CompareOptions& opts);
+
+// The same as JSON: {"options": {...}, "rows": [...], "problems": [...],
+// "verdict": "...", "exit_code": N}.
+nlohmann::ordered_json JsonReport(const Comparison& c, const CompareOptions& opts);
+
+}  // namespace blk::bench::verdict
