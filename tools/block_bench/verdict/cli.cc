@@ -113,11 +113,13 @@ const char* kCommonHelp =
     "                       lies within +-PCT is \"same\" (default 5%)\n"
     "  --confidence=PCT     of the bootstrap interval (default 95%)\n"
     "  --min-runs=N         runs per side below which the verdict is unknown\n"
-    "                       (default 3)\n"
+    "                       (default 5)\n"
     "  --output-format=normal|json\n"
     "Verdicts: worse when the interval of the change lies wholly on the worse side\n"
-    "of 0 (latency up, IOPS/bandwidth down) and not wholly within the band; better\n"
-    "likewise; same when it lies within the band; else unknown.\n"
+    "of 0 (latency up, IOPS/bandwidth down), not wholly within the band, and a\n"
+    "Mann-Whitney U test agrees (p < (1-confidence)/2); better likewise; same when\n"
+    "the interval lies within the band, or straddles 0 with its worse end within\n"
+    "it; else unknown.\n"
     "Exit status (for git bisect run): 0 same or better, 1 worse, 125 unknown or\n"
     "any error (a failed, crashed or timed-out run, bad input).\n";
 

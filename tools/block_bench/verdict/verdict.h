@@ -8,8 +8,11 @@
 //   verdict  = "same"    when the whole interval lies within +-threshold
 //                        (whatever the change is, it is inside the noise band);
 //              "worse"   otherwise, when the whole interval lies on the worse
-//                        side of 0 (latency up, IOPS or bandwidth down): the
-//                        change is real and not shown to be negligible;
+//                        side of 0 (latency up, IOPS or bandwidth down) and
+//                        the Mann-Whitney U test rejects "no change" at
+//                        p < (1 - confidence) / 2 (two-sided; 0.025 at 95 %):
+//                        the change is real and not shown to be negligible
+//                        (the rank test needs 5 runs a side to get there);
 //              "better"  likewise on the better side;
 //              "same"    also when the interval straddles 0 but its worse end
 //                        is within the band: a regression beyond the band is
@@ -49,7 +52,7 @@ struct CompareOptions {
   std::vector<Metric> metrics = {Metric::kP99};  // the deciding ones
   double threshold = 0.05;                       // the noise band, +-5 %
   double confidence = 0.95;
-  int min_runs = 3;     // per side, for any verdict but unknown
+  int min_runs = 5;     // per side, for any verdict but unknown
   int resamples = 4000;  // bootstrap
   uint64_t seed = 1;    // bootstrap; fixed so that a verdict repeats
 };

@@ -54,12 +54,12 @@ run 1 compare --metric=p50 "$T/keep/a" "$T/keep/b"
 has "verdict: worse (exit 1)" "$T/out"
 has "clat p50" "$T/out"
 # Swapped: B is faster: better, exit 0.
-run 0 compare --metric=iops "$T/keep/b" "$T/keep/a"
+run 0 compare --metric=p50 "$T/keep/b" "$T/keep/a"
 has "verdict: better (exit 0)" "$T/out"
 echo "ok: A/B +20% latency-ns -> worse on p50, exit 1"
 
 # The p99 (the default metric) against a change far above the jitter.
-run 1 ab --a="$NULL=50000" --b="$NULL=8000000" --rounds=3 --max-rounds=3 \
+run 1 ab --a="$NULL=50000" --b="$NULL=8000000" --rounds=5 --max-rounds=5 --warmup=0 \
   --name=j --rw=randread --bs=4k --size=256k --iodepth=4
 has "clat p99 .* worse \*" "$T/out"
 echo "ok: p99 far worse -> worse, exit 1"
@@ -67,8 +67,8 @@ echo "ok: p99 far worse -> worse, exit 1"
 # fio's JSON: fio runs as both sides (its null engine), and compare reads
 # the kept documents.
 if command -v fio >/dev/null; then
-  run_fio() { "$BB" ab --a-bin="$(command -v fio)" --b-bin="$(command -v fio)" --rounds=3 \
-    --max-rounds=3 --metric=iops --threshold=50% --keep="$T/fio" \
+  run_fio() { "$BB" ab --a-bin="$(command -v fio)" --b-bin="$(command -v fio)" --rounds=5 \
+    --max-rounds=5 --metric=iops --threshold=50% --keep="$T/fio" \
     --name=f --ioengine=null --rw=read --bs=4k --size=64m "$@"; }
   run_fio >"$T/out" 2>"$T/err"
   rc=$?
@@ -76,7 +76,7 @@ if command -v fio >/dev/null; then
   has "IOPS" "$T/out"
   grep -q '"fio version"' "$T/fio/a/001.json" || fail "not fio's JSON"
   "$BB" compare --output-format=json "$T/fio/a" "$T/fio/b" >"$T/out"
-  python3 -c "import json,sys; j=json.load(open('$T/out'))['comparison']; assert j['base_runs']==3 and len(j['rows'])>=4, j" ||
+  python3 -c "import json,sys; j=json.load(open('$T/out'))['comparison']; assert j['base_runs']==5 and len(j['rows'])>=4, j" ||
     fail "compare of fio JSON: $(cat "$T/out")"
   echo "ok: fio JSON and fio as a side"
 elif [ "${BLK_TEST_NO_SKIP:-0}" = 1 ]; then

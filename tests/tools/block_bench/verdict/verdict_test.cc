@@ -123,14 +123,24 @@ TEST(VerdictTest, NoisyRunsAreUnknown) {
 
 TEST(VerdictTest, TooFewRunsAreUnknown) {
   std::mt19937_64 rng(6);
-  const auto base = Runs(2, 1000, 5000, 0.01, rng);
-  const auto neu = Runs(2, 2000, 5000, 0.01, rng);
+  const auto base = Runs(4, 1000, 5000, 0.01, rng);
+  const auto neu = Runs(4, 2000, 5000, 0.01, rng);
   const Comparison c = Compare(base, neu, CompareOptions{});
   EXPECT_EQ(c.overall, Verdict::kUnknown);
-  EXPECT_EQ(Find(c, Metric::kP99)->note, "fewer than 3 runs on a side");
+  EXPECT_EQ(Find(c, Metric::kP99)->note, "fewer than 5 runs on a side");
+  // Allowed at 4, the rank test still cannot reach p < 0.025 with 4 + 4
+  // runs (fully separated: p = 0.030): unknown, not worse, although the
+  // bootstrap interval alone lies far above 0.
   CompareOptions o;
-  o.min_runs = 2;
-  EXPECT_EQ(Compare(base, neu, o).overall, Verdict::kWorse);
+  o.min_runs = 4;
+  const Comparison d = Compare(base, neu, o);
+  EXPECT_EQ(d.overall, Verdict::kUnknown);
+  EXPECT_GT(Find(d, Metric::kP99)->ci.lo, 0.5);
+  EXPECT_NEAR(Find(d, Metric::kP99)->p_value, 0.030, 0.002);
+  // Five a side: worse.
+  const auto base5 = Runs(5, 1000, 5000, 0.01, rng);
+  const auto neu5 = Runs(5, 2000, 5000, 0.01, rng);
+  EXPECT_EQ(Compare(base5, neu5, CompareOptions{}).overall, Verdict::kWorse);
 }
 
 TEST(VerdictTest, AFailedRunOrAMissingJobIsUnknown) {
