@@ -33,7 +33,7 @@ DEVICES = {
                    "--blockdev=driver=null,size=64m,latency-ns=100000"],
     # a loop device over a file on the disk, O_DIRECT, libaio, QD 4
     "loop": JOB + ["--ioengine=libaio", "--direct=1", "--iodepth=4", "--size=64m",
-                   "--runtime=0.3", "--time_based"],
+                   "--runtime=300ms", "--time_based"],
 }
 KEYS = {"p99": ("clat_ns", "99.000000"), "p50": ("clat_ns", "50.000000")}
 
@@ -119,9 +119,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="verdict-bench.")
     loopdev = None
     try:
-        print("| device | metric | effect | trials | worse | same | unknown | rounds (mean) "
-              "| time per verdict | fixed threshold, medians of 3: worse |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| device | metric | run-to-run spread (IQR / median) | effect | trials | worse "
+              "| same | unknown | rounds (mean) | time per verdict "
+              "| fixed threshold, medians of 3: worse |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for device in o.devices.split(","):
             if device == "loop":
                 backing = os.path.join("/var/tmp", "verdict-bench.img")
@@ -136,6 +137,9 @@ def main():
             run_s = run_pool(bb, device, o.pool, pool_dir, loopdev)
             pool = sorted(os.path.join(pool_dir, f) for f in os.listdir(pool_dir))
             for metric in o.metrics.split(","):
+                vals = sorted(value(f, metric) for f in pool)
+                q = lambda x: vals[int(x * (len(vals) - 1))]
+                spread = (q(0.75) - q(0.25)) / q(0.5)
                 for effect in (0.0, 0.05, 0.10):
                     counts = {"worse": 0, "same": 0, "unknown": 0, "better": 0}
                     fixed_worse, rounds = 0, 0
@@ -148,8 +152,8 @@ def main():
                     k = o.trials
                     pct = lambda x: "%d %%" % round(100 * x / k)
                     mean_rounds = rounds / k
-                    print("| %s | %s | %+d %% | %d | %s | %s | %s | %.1f | %.0f s | %s |" % (
-                        device, metric, round(100 * effect), k, pct(counts["worse"]),
+                    print("| %s | %s | %.0f %% | %+d %% | %d | %s | %s | %s | %.1f | %.0f s | %s |" % (
+                        device, metric, 100 * spread, round(100 * effect), k, pct(counts["worse"]),
                         pct(counts["same"] + counts["better"]), pct(counts["unknown"]),
                         mean_rounds, (mean_rounds + 1) * 2 * run_s, pct(fixed_worse)))
                     sys.stdout.flush()
