@@ -15,7 +15,7 @@
 #                                            tests: Ceph's libraries are not
 #                                            instrumented)
 #   4. bazel test --config=fuzz //tests/fuzz/... (each libFuzzer target for
-#                                            FUZZ_SECONDS, here 30, with
+#                                            FUZZ_SECONDS, here 20, with
 #                                            clang-16; any crash, leak, hang
 #                                            or sanitizer report fails)
 # Counts test target results of every run and ends with the line
@@ -53,7 +53,12 @@ LOGDIR="$(mktemp -d "${TMPDIR:-/tmp}/blkstack-test.XXXXXX")"
 # Here nothing may be skipped: a test that lacks what it needs (root for
 # mounts and loop devices, the cluster) fails instead of saying SKIPPED.
 export BLK_TEST_NO_SKIP=1
+# --local_cpu_resources: bazel counts a running test as one busy CPU, but
+# the longest tests (the fault tests, ab, bisect, the matrix) mostly wait on
+# daemons, timers and devices; counting 1.5 CPUs per core lets the compiler
+# use the cores they leave idle.
 COMMON=(--noshow_progress --curses=no --color=no --keep_going --test_output=errors --test_summary=short
+        --local_cpu_resources=HOST_CPUS*1.5
         --test_env=BLK_TEST_NO_SKIP "${CEPH_TEST_ENV[@]}")
 
 total_passed=0
@@ -115,9 +120,10 @@ run() {
 # run once, under ASan.  Tests tagged "timing" assert on how fast a device
 # completes relative to the code, which instrumentation changes: they run in
 # the optimised build only.  The fuzz targets run under ASan+UBSan in the
-# fuzz run, not again in the asan one.
+# fuzz run, not again in the asan one; the benchmark programs (tools/bench)
+# are built in the optimised run only.
 run default -- //... -//tests/block/rbd:rbd_fault_test -//tests/tools/block_bench/run:fault_test
-run asan --config=asan --test_tag_filters=-timing -- //... -//tests/fuzz/...
+run asan --config=asan --test_tag_filters=-timing -- //... -//tests/fuzz/... -//tools/bench/...
 # TSan: the tests that start threads (the loop's cross-thread paths,
 # IOThreads, the embedding adapters, the file driver's pool, the C API,
 # block-bench's clones, the emulator's queues).
@@ -126,9 +132,9 @@ run tsan --config=tsan --test_tag_filters=-timing -- //tests/util:aio_context_te
   //tests/block/file/... //tests/block/capi/... \
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \
   //tests/tools/emulator/...
-# Each fuzz target for 30 s here (FUZZ_SECONDS overrides; docs/reliability.md
+# Each fuzz target for 20 s here (FUZZ_SECONDS overrides; docs/reliability.md
 # says how to fuzz longer).
-export FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+export FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 run fuzz --config=fuzz //tests/fuzz/...
 
 echo
