@@ -202,8 +202,9 @@ std::string UsageText(std::string_view program) {
          " [flags] [--option=value ...] [--name=JOB --option=value ...] [jobfile ...]\n" +
          "       " + std::string(program) + " compare [options] BASE NEW\n" +
          "       " + std::string(program) + " ab [options] A B [--] job arguments...\n" +
-         "(compare and ab: latency and throughput verdicts for git bisect run; each has\n"
-         "--help)\n\n";
+         "       " + std::string(program) + " plot [--output=FILE.svg] FILE...\n" +
+         "(compare and ab: latency and throughput verdicts for git bisect run; plot: SVG\n"
+         "latency curves and logs over time; each has --help)\n\n";
   out +=
       "Runs fio-style jobs against block driver graphs.  Job files use fio's format;\n"
       "--option=value on the command line means option=value in a job file.  Options\n"

@@ -4,9 +4,10 @@
 //               [--opt=value ...] [--name=job ...] [jobfile ...]
 //   block-bench compare [options] BASE NEW          (verdict/cli.h)
 //   block-bench ab [options] A B [--] job args...   (verdict/cli.h)
+//   block-bench plot [--output=F.svg] FILE...       (plot/plot.h)
 //
-// "compare" and "ab" are subcommands only as the first argument (a job file
-// of that name is given as ./compare).
+// "compare", "ab" and "plot" are subcommands only as the first argument (a
+// job file of that name is given as ./compare).
 // Parsing is tools/block_bench/cmdline.h; running run/runner.h; reports
 // report/report.h.  With a JSON format, standard output carries only the
 // JSON document: every message goes to standard error.
@@ -32,6 +33,7 @@
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/stop.h"
+#include "tools/block_bench/plot/plot.h"
 #include "tools/block_bench/verdict/cli.h"
 
 namespace blk::bench {
@@ -74,9 +76,10 @@ std::string Eta(double s) {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && (args[0] == "compare" || args[0] == "ab")) {
+  if (!args.empty() && (args[0] == "compare" || args[0] == "ab" || args[0] == "plot")) {
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args[0] == "compare") return verdict::CompareMain(rest);
+    if (args[0] == "plot") return plot::PlotMain(rest);
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {

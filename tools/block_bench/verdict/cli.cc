@@ -17,6 +17,7 @@
 #include <random>
 #include <sstream>
 
+#include "tools/block_bench/plot/plot.h"
 #include "tools/block_bench/verdict/verdict.h"
 #include "util/quote.h"
 
@@ -69,6 +70,7 @@ struct Common {
   CompareOptions cmp;
   bool json = false;
   bool help = false;
+  std::string plot;  // --plot=FILE.svg
 
   Expected<bool> Take(const std::string& arg) {
     if (arg == "--help" || arg == "-h") return help = true;
@@ -96,6 +98,11 @@ struct Common {
       cmp.min_runs = int(*x);
       return true;
     }
+    if (auto v = Value(arg, "plot")) {
+      if (v->empty()) return Error{-EINVAL, "--plot: expected a file name"};
+      plot = *v;
+      return true;
+    }
     if (auto v = Value(arg, "output-format")) {
       if (*v == "normal") json = false;
       else if (*v == "json") json = true;
@@ -115,6 +122,8 @@ const char* kCommonHelp =
     "  --min-runs=N         runs per side below which the verdict is unknown\n"
     "                       (default 5)\n"
     "  --output-format=normal|json\n"
+    "  --plot=FILE.svg      also draw the per-run values of the deciding metrics\n"
+    "                       and every run's latency percentile curve, BASE vs NEW\n"
     "Verdicts: worse when the interval of the change lies wholly on the worse side\n"
     "of 0 (latency up, IOPS/bandwidth down), not wholly within the band, and a\n"
     "Mann-Whitney U test agrees (p < (1-confidence)/2); better likewise; same when\n"
@@ -122,6 +131,26 @@ const char* kCommonHelp =
     "it; else unknown.\n"
     "Exit status (for git bisect run): 0 same or better, 1 worse, 125 unknown or\n"
     "any error (a failed, crashed or timed-out run, bad input).\n";
+
+// Writes --plot; false (with a message) when it cannot.
+bool WritePlot(const char* cmd, const Comparison& c, const Common& o,
+               const std::vector<ResultDoc>& base, const std::vector<ResultDoc>& neu,
+               const std::string& title) {
+  if (o.plot.empty()) return true;
+  const std::string svg = plot::ComparisonPlot(c, o.cmp, base, neu, title);
+  FILE* f = std::fopen(o.plot.c_str(), "w");
+  const bool ok = f && std::fwrite(svg.data(), 1, svg.size(), f) == svg.size();
+  const int err = errno;
+  if (f && std::fclose(f) != 0 && ok) {
+    std::fprintf(stderr, "block-bench %s: --plot=%s: %s\n", cmd, o.plot.c_str(), std::strerror(errno));
+    return false;
+  }
+  if (!ok) {
+    std::fprintf(stderr, "block-bench %s: --plot=%s: %s\n", cmd, o.plot.c_str(), std::strerror(err));
+    return false;
+  }
+  return true;
+}
 
 void Print(const Comparison& c, const Common& o, const nlohmann::ordered_json* extra) {
   if (o.json) {
@@ -347,6 +376,7 @@ int CompareMain(const std::vector<std::string>& args) {
   if (!n) return Fail("compare", "NEW: " + n.error().message);
   const Comparison c = Compare(*b, *n, o.cmp);
   Print(c, o, nullptr);
+  if (!WritePlot("compare", c, o, *b, *n, "block-bench compare")) return kExitError;
   return ExitCode(c.overall);
 }
 
@@ -579,6 +609,9 @@ int AbMain(const std::vector<std::string>& args, const std::string& self) {
   }
   Print(c, o, &ab);
   if (!failure.empty()) std::fprintf(stderr, "block-bench ab: %s\n", failure.c_str());
+  if (!WritePlot("ab", c, o, docs[0], docs[1],
+                 "block-bench ab: A = " + SideLabel(side[0]) + ", B = " + SideLabel(side[1])))
+    return kExitError;
   return ExitCode(c.overall);
 }
 

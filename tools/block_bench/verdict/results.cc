@@ -1,6 +1,7 @@
 #include "tools/block_bench/verdict/results.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -56,6 +57,43 @@ bool Percentile(const Json& lat, double want, double* out) {
   return false;
 }
 
+// The latency distribution of a clat_ns/lat_ns object: every histogram bin
+// ("bins": {"ns": count}) as the percentile of I/Os at or below it, else
+// the percentile list.
+void Curve(const Json& lat, std::vector<std::pair<double, double>>* out) {
+  if (!lat.is_object()) return;
+  auto bins = lat.find("bins");
+  if (bins != lat.end() && bins->is_object()) {
+    std::vector<std::pair<double, double>> b;  // ns, count
+    double total = 0;
+    for (auto& [k, v] : bins->items()) {
+      char* end = nullptr;
+      const double ns = std::strtod(k.c_str(), &end);
+      if (end == k.c_str() || *end || !v.is_number() || !(v.get<double>() > 0)) continue;
+      b.push_back({ns, v.get<double>()});
+      total += v.get<double>();
+    }
+    if (total > 0 && std::isfinite(total)) {
+      std::sort(b.begin(), b.end());
+      double cum = 0;
+      for (auto [ns, n] : b) {
+        out->push_back({100 * (cum + n / 2) / total, ns});
+        cum += n;
+      }
+      return;
+    }
+  }
+  auto it = lat.find("percentile");
+  if (it == lat.end() || !it->is_object()) return;
+  for (auto& [k, v] : it->items()) {
+    char* end = nullptr;
+    const double p = std::strtod(k.c_str(), &end);
+    if (end == k.c_str() || *end || !v.is_number()) continue;
+    out->push_back({p, v.get<double>()});
+  }
+  std::sort(out->begin(), out->end());
+}
+
 // Reads one direction object ("read": {...}) into a sample; false when the
 // direction did no I/O.
 bool ReadDir(const Json& d, Sample* s) {
@@ -85,6 +123,9 @@ bool ReadDir(const Json& d, Sample* s) {
     if (!ok) ok = lat && Percentile(*lat, p, &v);
     put(m, ok);
   }
+  Curve(clat && clat->contains("bins") ? *clat : (clat && clat->contains("percentile") ? *clat
+                                                  : lat ? *lat : Json()),
+        &s->curve);
   return true;
 }
 

@@ -47,6 +47,13 @@ struct Sample {
   int dir = 0;      // 0 read, 1 write, 2 trim
   std::array<double, kNumMetrics> value{};
   std::array<bool, kNumMetrics> has{};  // whether the document gave the metric
+  // The completion-latency distribution as (percentile 0..100, ns) points,
+  // ascending: from the histogram bins of a json+ document when present
+  // (every bin, at the middle of its share: a bin holding the k-th of N
+  // completions alone sits at (k - 0.5) / N, so the maximum of N
+  // completions is drawn at 1 - 0.5/N, not at 100 %), else from its
+  // percentile list.  For plots.
+  std::vector<std::pair<double, double>> curve;
 };
 
 const char* DirName(int dir);  // "read", "write", "trim"
