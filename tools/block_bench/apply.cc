@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tools/block_bench/option_table.h"
+#include "tools/block_bench/units.h"
 #include "util/quote.h"
 
 namespace blk::bench {
@@ -91,6 +92,22 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
 Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
   Expected<void> range = ValidateRange(job, where);
   if (!range.ok()) return range;
+  if (job.ss_dur.count() > 0) {
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": " + why);
+    };
+    if (job.ss_interval.count() <= 0) return fail("steadystate_check_interval must be above 0");
+    if (job.ss_dur.count() % job.ss_interval.count() != 0)
+      return fail("steadystate_duration (" + FormatTime(job.ss_dur) +
+                  ") is not a multiple of steadystate_check_interval (" +
+                  FormatTime(job.ss_interval) + ")");
+    if (job.ss_dur.count() / job.ss_interval.count() < 2)
+      return fail("steadystate_duration (" + FormatTime(job.ss_dur) +
+                  ") must span at least two steadystate_check_intervals (" +
+                  FormatTime(job.ss_interval) + ")");
+    if (job.ss_dur.count() / job.ss_interval.count() > 100000)
+      return fail("steadystate_duration spans more than 100000 intervals");
+  }
   if (job.iodepth_batch_complete_max &&
       *job.iodepth_batch_complete_max < job.iodepth_batch_complete_min) {
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +

@@ -44,6 +44,21 @@ enum class RwMode {
 
 enum class Distribution { kRandom, kZipf, kPareto, kNormal, kZoned, kZonedAbs };
 enum class RateProcess { kLinear, kPoisson };
+
+// fio's steady state criterion (ss=METRIC[_slope]:LIMIT[%]): the job ends
+// once, over the last ss_dur, every interval's value lies within LIMIT of
+// the window's mean (or, with _slope, the least-squares slope of the values
+// per second is below LIMIT); LIMIT in the metric's unit per interval, or
+// with '%' relative to the mean.  lat is the mean completion latency of the
+// interval (a block-bench extension).
+enum class SteadyMetric { kIops, kBw, kLat };
+struct SteadyState {
+  SteadyMetric metric = SteadyMetric::kIops;
+  bool slope = false;
+  double limit = 0.01;
+  bool pct = true;
+  friend bool operator==(const SteadyState&, const SteadyState&) = default;
+};
 enum class VerifyMethod { kNone, kCrc32c };
 enum class ContinueOnError { kNone, kRead, kWrite, kIo, kVerify, kAll };
 
@@ -206,6 +221,12 @@ struct JobOptions {
   bool stonewall = false;  // also set on the first job of every job file but the first
   bool new_group = false;
   bool group_reporting = false;
+
+  // --- steady state (fio's ss options) -------------------------------------
+  SteadyState ss;                                  // default iops:0.01%
+  std::chrono::microseconds ss_dur{0};             // the window; 0: off
+  std::chrono::microseconds ss_ramp{0};            // before collecting
+  std::chrono::microseconds ss_interval{1000000};  // one value per interval
 
   // --- verification and errors -------------------------------------------
   VerifyMethod verify = VerifyMethod::kNone;

@@ -1,5 +1,7 @@
 // Options controlling how I/O flows: queue depth and batching, job count,
 // rate limits and think time, syncing, run time, start delay and grouping.
+#include <cstdio>
+
 #include "tools/block_bench/option_helpers.h"
 #include "util/quote.h"
 
@@ -88,6 +90,50 @@ OptionSpec StartDelay() {
   return s;
 }
 
+OptionSpec SteadyStateOption() {
+  OptionSpec s;
+  s.name = "steadystate";
+  s.aliases = {"ss"};
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    const size_t colon = v->find(':');
+    const std::string_view what = v->substr(0, colon);
+    SteadyState ss;
+    static constexpr struct {
+      std::string_view name;
+      SteadyMetric metric;
+      bool slope;
+    } kKinds[] = {{"iops", SteadyMetric::kIops, false}, {"iops_slope", SteadyMetric::kIops, true},
+                  {"bw", SteadyMetric::kBw, false},     {"bw_slope", SteadyMetric::kBw, true},
+                  {"lat", SteadyMetric::kLat, false},   {"lat_slope", SteadyMetric::kLat, true}};
+    bool found = false;
+    for (const auto& k : kKinds)
+      if (k.name == what) ss.metric = k.metric, ss.slope = k.slope, found = true;
+    if (!found || colon == std::string_view::npos) {
+      return ValueError("expected iops, iops_slope, bw, bw_slope, lat or lat_slope, a ':' and a "
+                        "limit (e.g. iops_slope:0.1%), got " + QuoteInput(*v));
+    }
+    std::string_view limit = v->substr(colon + 1);
+    ss.pct = !limit.empty() && limit.back() == '%';
+    if (ss.pct) limit.remove_suffix(1);
+    Expected<double> l = ParseDouble(Trim(limit), 0, 1e18, /*min_exclusive=*/false);
+    if (!l.ok()) return l.error();
+    ss.limit = l.value();
+    job.ss = ss;
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.ss == DefaultJob().ss) return;
+    static constexpr const char* kNames[] = {"iops", "bw", "lat"};
+    char limit[64];
+    std::snprintf(limit, sizeof limit, "%.17g", job.ss.limit);
+    out.push_back({std::string(n), std::string(kNames[int(job.ss.metric)]) +
+                                       (job.ss.slope ? "_slope:" : ":") + limit +
+                                       (job.ss.pct ? "%" : "")});
+  };
+  s.help = "end at steady state: iops|bw|lat[_slope]:LIMIT[%] (default iops:0.01%)";
+  return s;
+}
+
 OptionSpec WithAliases(OptionSpec s, std::vector<std::string_view> aliases) {
   s.aliases = std::move(aliases);
   return s;
@@ -129,6 +175,18 @@ std::vector<OptionSpec> FlowOptions() {
                           {"wait_for_previous"}));
   v.push_back(FlagOption<&JobOptions::new_group>("new_group", "start a new reporting group"));
   v.push_back(FlagOption<&JobOptions::group_reporting>("group_reporting", "report per group"));
+  v.push_back(SteadyStateOption());
+  v.push_back(WithAliases(TimeOption<&JobOptions::ss_dur, kMicrosPerSecond>(
+                              "steadystate_duration", "steady state window (0: off; default unit s)"),
+                          {"ss_dur"}));
+  v.push_back(WithAliases(TimeOption<&JobOptions::ss_ramp, kMicrosPerSecond>(
+                              "steadystate_ramp_time", "run this long before collecting steady "
+                                                       "state data (default unit s)"),
+                          {"ss_ramp"}));
+  v.push_back(WithAliases(TimeOption<&JobOptions::ss_interval, kMicrosPerSecond>(
+                              "steadystate_check_interval",
+                              "steady state sampling interval (default 1s)"),
+                          {"ss_interval"}));
   return v;
 }
 

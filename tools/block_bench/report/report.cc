@@ -111,6 +111,50 @@ ojson LatJson(const LatencyHistogram& h, bool percentiles, const std::vector<dou
   return j;
 }
 
+// fio's "steadystate" object: ss, duration, attained, criterion (the last
+// evaluation, "%f" with '%' when relative), max_deviation, slope, and the
+// window's data (bw in KiB/s as fio; lat_ns is block-bench's).
+ojson SteadyJson(const SteadyStateResult& ss) {
+  ojson j;
+  j["ss"] = ss.ss;
+  j["duration"] = int64_t(ss.duration_s);
+  j["attained"] = ss.attained ? 1 : 0;
+  j["criterion"] = Fmt("%f%s", ss.evaluated ? ss.last.criterion : 0.0, ss.pct ? "%" : "");
+  j["max_deviation"] = ss.last.max_deviation;
+  j["slope"] = ss.last.slope;
+  ojson data;
+  auto mean = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? 0.0 : s / double(v.size());
+  };
+  data["bw_mean"] = uint64_t(mean(ss.bw_kib));
+  data["iops_mean"] = uint64_t(mean(ss.iops));
+  data["lat_ns_mean"] = uint64_t(mean(ss.lat_ns));
+  ojson iops = ojson::array(), bw = ojson::array(), lat = ojson::array();
+  for (double v : ss.iops) iops.push_back(uint64_t(v));
+  for (double v : ss.bw_kib) bw.push_back(uint64_t(v));
+  for (double v : ss.lat_ns) lat.push_back(uint64_t(v));
+  data["iops"] = iops;
+  data["bw"] = bw;
+  data["lat_ns"] = lat;
+  j["data"] = data;
+  return j;
+}
+
+std::string SteadyText(const SteadyStateResult& ss) {
+  std::string limit = Fmt("%g%s", ss.limit, ss.pct ? "%" : "");
+  if (!ss.attained)
+    return Fmt("  steadystate  : attained=no, %s:%s, criterion=%s over %gs\n", ss.ss.c_str(),
+               limit.c_str(),
+               ss.evaluated ? Fmt("%f%s", ss.last.criterion, ss.pct ? "%" : "").c_str()
+                            : "(window never full)",
+               ss.duration_s);
+  return Fmt("  steadystate  : attained=yes after %.1fs, %s:%s, criterion=%f%s over %gs\n",
+             ss.attained_at_s, ss.ss.c_str(), limit.c_str(), ss.last.criterion,
+             ss.pct ? "%" : "", ss.duration_s);
+}
+
 ojson JobOptionsJson(const JobOptions& job) {
   ojson o = ojson::object();
   for (const std::string& a : RenderJobArgs(job)) {
@@ -346,6 +390,7 @@ std::string TextReport(const RunResult& run) {
       o += Fmt("  verify       : checked=%llu, errors=%llu, not_verified=%llu\n",
                (unsigned long long)r.verified, (unsigned long long)r.verify_errors,
                (unsigned long long)r.verify_not_verified);
+    if (r.steadystate) o += SteadyText(*r.steadystate);
     if (r.interrupted) o += "  interrupted  : stopped early by a signal\n";
     o += "  blkstack     : " + r.target + "\n";
     if (!r.counters.empty()) {
@@ -454,6 +499,7 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     j["latency_target"] = 0;
     j["latency_percentile"] = 100.0;
     j["latency_window"] = 0;
+    if (r.steadystate) j["steadystate"] = SteadyJson(*r.steadystate);
     ojson bs;
     bs["target"] = r.target;
     bs["jobs"] = u.jobs;

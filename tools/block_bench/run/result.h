@@ -14,11 +14,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "block/driver.h"
 #include "tools/block_bench/job.h"
+#include "tools/block_bench/run/steady.h"
 #include "util/histogram.h"
 
 namespace blk::bench {
@@ -111,6 +113,9 @@ struct CloneResult {
   std::vector<DriverCounter> counters;
   std::vector<LogEntry> lat_log, bw_log, iops_log;
   uint64_t seed = 0;
+  // With ss_dur: the steady state of the unit this clone heads (the clone
+  // itself, or its group with group_reporting; steady.h).
+  std::optional<SteadyStateResult> steadystate;
 
   void merge(const CloneResult& o);
 };
@@ -129,6 +134,7 @@ inline void CloneResult::merge(const CloneResult& o) {
     first_error = o.first_error;
     first_error_message = o.first_error_message;
   }
+  if (!steadystate && o.steadystate) steadystate = o.steadystate;
   if (o.runtime_ns > runtime_ns) runtime_ns = o.runtime_ns;
   if (o.elapsed_ns > elapsed_ns) elapsed_ns = o.elapsed_ns;
   usr_s += o.usr_s;

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "tools/block_bench/run/resources.h"
+#include "tools/block_bench/run/steady.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/worker.h"
 #include "util/clock.h"
@@ -182,14 +183,51 @@ void InterruptSegment(Segment& seg) {
   }
 }
 
+// The steady state monitors of a segment: one per clone of a job with
+// ss_dur, or one per group with group_reporting (as fio).
+std::vector<SteadyMonitor> SteadyMonitors(const RunResult& rr, const Segment& seg) {
+  std::vector<SteadyMonitor> out;
+  std::map<int, size_t> group_unit;  // groupid -> index in out
+  for (size_t k = seg.c0; k < seg.c1; k++) {
+    const CloneResult& r = rr.clones[k];
+    if (r.job->ss_dur.count() <= 0) continue;
+    if (r.job->group_reporting) {
+      auto it = group_unit.find(r.groupid);
+      if (it != group_unit.end()) {
+        std::vector<size_t> c = out[it->second].clones();
+        c.push_back(k);
+        out[it->second] = SteadyMonitor(*rr.clones[c.front()].job, c);
+        continue;
+      }
+      group_unit[r.groupid] = out.size();
+    }
+    out.emplace_back(*r.job, std::vector<size_t>{k});
+  }
+  return out;
+}
+
 // Waits until `running` clones finished, interrupting them when a stop is
-// requested and reporting progress about once a second.
+// requested, ending the units whose steady state was reached and reporting
+// progress about once a second.
 void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
                  DoneCounter& done, Segment& seg, size_t running) {
   ProgressMeter meter(rr, live, seg.c0, seg.c1);
   const StopSource* stop = opts.stop;
   bool interrupted = false;
   int64_t next_progress = NowNs() + kProgressNs;
+  std::vector<SteadyMonitor> steady = SteadyMonitors(rr, seg);
+  auto check_steady = [&] {
+    const int64_t now = NowNs();
+    for (SteadyMonitor& m : steady) {
+      if (!m.poll(now, live)) continue;
+      for (size_t k : m.clones()) {  // attained: end the unit's clones
+        const size_t i = k - seg.c0;
+        if (!seg.threads[i]) continue;
+        Worker* w = seg.workers[i].get();
+        seg.threads[i]->ctx().post([w] { w->end_now(); });
+      }
+    }
+  };
   while (running > 0) {
     if (stop && stop->requested() && !interrupted) {
       interrupted = true;
@@ -197,16 +235,20 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
     }
     struct pollfd p[2] = {{done.fd(), POLLIN, 0}, {-1, POLLIN, 0}};
     if (stop && !interrupted) p[1].fd = stop->fd();  // -1 when it has none: ignored
-    int64_t wait_ns = std::max<int64_t>(0, next_progress - NowNs());
+    int64_t due = next_progress;
+    for (const SteadyMonitor& m : steady) due = std::min(due, m.next_due_ns());
+    int64_t wait_ns = std::max<int64_t>(0, due - NowNs());
     // Without a stop descriptor a request is seen at least every 100 ms.
     if (stop && stop->fd() < 0) wait_ns = std::min<int64_t>(wait_ns, 100'000'000);
     poll(p, 2, int((wait_ns + 999'999) / 1'000'000));
     running -= std::min<uint64_t>(running, done.take());
+    if (!interrupted) check_steady();
     if (NowNs() >= next_progress) {
       next_progress = NowNs() + kProgressNs;
       if (opts.on_progress && running > 0) opts.on_progress(meter.snapshot());
     }
   }
+  for (const SteadyMonitor& m : steady) rr.clones[m.clones().front()].steadystate = m.result();
 }
 
 }  // namespace

@@ -64,6 +64,21 @@ void Worker::interrupt() {
   if (waiter_ && !wait_all_) ctx_->defer(std::exchange(waiter_, {}));
 }
 
+void Worker::end_now() {
+  if (finished_ || interrupted_ || io_finished_ || verify_phase_ || !ctx_) return;
+  const int64_t now = NowNs();
+  if (now >= end_ns_) return;
+  end_ns_ = now;
+  live_->planned_ns.store(end_ns_ - start_ns_);
+  sleeps_.cancel_all();  // a rate or think-time sleep ends now
+  if (!overdue_)
+    overdue_ = std::make_unique<Timer>(*ctx_, [this] {
+      if (!verify_phase_) cancel_in_flight();
+    });
+  overdue_->arm_at(end_ns_ + kEndGraceNs);
+  if (waiter_ && !wait_all_) ctx_->defer(std::exchange(waiter_, {}));
+}
+
 void Worker::cancel_in_flight() {
   cancelling_ = true;
   if (blk_) blk_->cancel_waits();
@@ -244,6 +259,7 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, bool measured,
     const int64_t t1 = NowNs();
     const uint64_t lat = uint64_t(t1 - t0);
     last_done_ns_ = t1;
+    live_->lat_ns_sum.store(raw_lat_sum_ += lat, std::memory_order_relaxed);
     live_->ios[d].store(++raw_ios_[d], std::memory_order_relaxed);
     if (st.ok()) live_->bytes[d].store(raw_bytes_[d] += u.len, std::memory_order_relaxed);
     if (measured) {

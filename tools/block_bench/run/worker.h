@@ -57,6 +57,7 @@ namespace blk::bench {
 struct LiveCounters {
   std::atomic<uint64_t> ios[kNumDirs] = {};
   std::atomic<uint64_t> bytes[kNumDirs] = {};
+  std::atomic<uint64_t> lat_ns_sum{0};  // completion latencies of the I/Os in ios
   std::atomic<int64_t> start_ns{0};
   std::atomic<int64_t> planned_ns{0};  // ramp+runtime, 0: size based
   std::atomic<uint64_t> planned_bytes{0};
@@ -80,6 +81,11 @@ class Worker {
   // short, the graph's own waits cancelled; marks the result interrupted.
   // Loop thread; at any time, also before run() starts or after it ended.
   void interrupt();
+  // Ends the main phase now as if its runtime had ended (steady state was
+  // reached): no new requests; those in flight complete (or are cancelled
+  // kEndGraceNs later, as at the runtime's end); the clone is not marked
+  // interrupted.  A no-op once the main phase is over.  On the clone's loop.
+  void end_now();
 
  private:
   struct Slot {
@@ -163,7 +169,7 @@ class Worker {
   int64_t start_ns_ = 0, ramp_end_ns_ = 0, end_ns_ = INT64_MAX;
   bool measuring_ = false;
   int64_t measure_start_ = 0, last_done_ns_ = 0;
-  uint64_t raw_ios_[kNumDirs] = {}, raw_bytes_[kNumDirs] = {};
+  uint64_t raw_ios_[kNumDirs] = {}, raw_bytes_[kNumDirs] = {}, raw_lat_sum_ = 0;
 
   // think time, syncs
   uint32_t since_think_ = 0;
