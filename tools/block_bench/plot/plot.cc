@@ -121,6 +121,11 @@ Expected<LogData> ParseLog(std::string_view text, const std::string& path) {
                                 ": expected 'msec, value, direction, ...', got " + QuoteInput(line)};
     if (d.points.size() >= 50'000'000)
       return Error{-EFBIG, path + ": more than 50 million entries"};
+    // fio's direction: 0 read, 1 write, 2 trim (3: sync in some versions).
+    if (got == 3 && !(f[2] >= 0 && f[2] <= 3 && f[2] == std::floor(f[2])))
+      return Error{-EINVAL, path + ":" + std::to_string(line_no) +
+                                ": the direction (third field) must be 0, 1, 2 or 3, got " +
+                                QuoteInput(line)};
     d.points.push_back({f[0], f[1], got == 3 ? int(f[2]) : 0});
   }
   return d;

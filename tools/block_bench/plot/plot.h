@@ -39,7 +39,8 @@ struct LogData {
 
 // Parses a log's text; the kind comes from `path`'s name (…_lat.1.log,
 // …_clat.log, …_iops.2.log, …_bw.1.log).  Lines are "msec, value, dir, bs,
-// offset[, prio]" (at least msec and value); blank lines are skipped.
+// offset[, prio]" (at least msec and value; the direction 0-3); blank
+// lines are skipped.
 // Errors name path:line.
 Expected<LogData> ParseLog(std::string_view text, const std::string& path);
 

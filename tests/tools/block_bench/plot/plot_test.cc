@@ -31,6 +31,11 @@ TEST(PlotTest, LogErrorsNameFileAndLine) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message,
             "j_lat.1.log:2: expected 'msec, value, direction, ...', got 'x, y'");
+  // A direction that does not fit an int (found by plot_log_fuzz: UB).
+  auto dir = ParseLog("1615, 200, 1111111111111111111\n", "j_lat.1.log");
+  ASSERT_FALSE(dir);
+  EXPECT_NE(dir.error().message.find("j_lat.1.log:1: the direction (third field) must be 0, 1, 2 or 3"),
+            std::string::npos) << dir.error().message;
   auto name = ParseLog("0, 1\n", "results.txt");
   ASSERT_FALSE(name);
   EXPECT_NE(name.error().message.find("results.txt: not a log file name"), std::string::npos);
@@ -51,6 +56,19 @@ TEST(PlotTest, SvgHasOneLinePerSeriesAndEscapesText) {
   EXPECT_NE(svg.find(">median</text>"), std::string::npos);
   EXPECT_NE(svg.find(">one</text>"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+// Values where a tick step does not move a double (near 1e17 a step of 20
+// is below the precision): plot_log_fuzz found an endless tick loop.
+TEST(PlotTest, TicksOfHugeValuesEnd) {
+  Panel p;
+  p.series.push_back({"x", {{1e17, 1}, {1e17 + 100, 2}}});
+  p.series.push_back({"z", {{3, 9.999999e18}, {4, 9.999999e18 + 4096}}});
+  p.series.push_back({"y", {{1, 1e-300}, {2, 1e300}}});
+  p.y.log = true;
+  const std::string svg = RenderSvg("t", {p});
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_LT(svg.size(), 100000u);
 }
 
 TEST(PlotTest, EmptyPanelSaysNoData) {
