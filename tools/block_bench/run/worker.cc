@@ -64,6 +64,17 @@ void Worker::interrupt() {
   if (waiter_ && !wait_all_) ctx_->defer(std::exchange(waiter_, {}));
 }
 
+void Worker::arm_overdue() {
+  // Requests still in flight a grace period after the runtime ended are
+  // waiting on the graph itself (an emulated latency, a throttle): end them.
+  // Not during the verify phase, which is not time-limited.
+  if (!overdue_)
+    overdue_ = std::make_unique<Timer>(*ctx_, [this] {
+      if (!verify_phase_) cancel_in_flight();
+    });
+  overdue_->arm_at(end_ns_ + kEndGraceNs);
+}
+
 void Worker::end_now() {
   if (finished_ || interrupted_ || io_finished_ || verify_phase_ || !ctx_) return;
   const int64_t now = NowNs();
@@ -71,11 +82,7 @@ void Worker::end_now() {
   end_ns_ = now;
   live_->planned_ns.store(end_ns_ - start_ns_);
   sleeps_.cancel_all();  // a rate or think-time sleep ends now
-  if (!overdue_)
-    overdue_ = std::make_unique<Timer>(*ctx_, [this] {
-      if (!verify_phase_) cancel_in_flight();
-    });
-  overdue_->arm_at(end_ns_ + kEndGraceNs);
+  arm_overdue();
   if (waiter_ && !wait_all_) ctx_->defer(std::exchange(waiter_, {}));
 }
 
@@ -541,15 +548,7 @@ Task<void> Worker::run(AioContext& ctx) {
       sampler_->arm_in(sample_ns_);
     });
     sampler_->arm_in(sample_ns_);
-    if (end_ns_ != INT64_MAX) {
-      // Requests still in flight a grace period after the runtime ended are
-      // waiting on the graph itself (an emulated latency, a throttle): end
-      // them.  Not during the verify phase, which is not time-limited.
-      overdue_ = std::make_unique<Timer>(ctx, [this] {
-        if (!verify_phase_) cancel_in_flight();
-      });
-      overdue_->arm_at(end_ns_ + kEndGraceNs);
-    }
+    if (end_ns_ != INT64_MAX) arm_overdue();
 
     co_await submitter();
     io_finished_ = true;

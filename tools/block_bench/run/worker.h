@@ -141,6 +141,8 @@ class Worker {
   // The graph's own waits end now; requests that then fail with -ECANCELED
   // are dropped, not errors.
   void cancel_in_flight();
+  // (Re)arms overdue_ for end_ns_ + kEndGraceNs.  REQUIRES: ctx_ set.
+  void arm_overdue();
 
   const JobOptions& job_;
   CloneResult* res_;
