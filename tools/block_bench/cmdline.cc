@@ -203,8 +203,12 @@ std::string UsageText(std::string_view program) {
          "       " + std::string(program) + " compare [options] BASE NEW\n" +
          "       " + std::string(program) + " ab [options] A B [--] job arguments...\n" +
          "       " + std::string(program) + " plot [--output=FILE.svg] FILE...\n" +
+         "       " + std::string(program) +
+         " --trace-info FILE [--trace-format=NAME] [--trace-device=DEV]\n" +
          "(compare and ab: latency and throughput verdicts for git bisect run; plot: SVG\n"
-         "latency curves and logs over time; each has --help)\n\n";
+         "latency curves and logs over time; each has --help; --trace-info: statistics of\n"
+         "an I/O trace (fio iolog, blktrace, perf script, Alibaba/Tencent/MSR CSV), as text\n"
+         "or with --output-format=json)\n\n";
   out +=
       "Runs fio-style jobs against block driver graphs.  Job files use fio's format;\n"
       "--option=value on the command line means option=value in a job file.  Options\n"

@@ -5,6 +5,8 @@
 //   block-bench compare [options] BASE NEW          (verdict/cli.h)
 //   block-bench ab [options] A B [--] job args...   (verdict/cli.h)
 //   block-bench plot [--output=F.svg] FILE...       (plot/plot.h)
+//   block-bench --trace-info FILE [--trace-format=NAME] [--trace-device=DEV]
+//               [--output-format=normal|json]       (trace/info.h)
 //
 // "compare", "ab" and "plot" are subcommands only as the first argument (a
 // job file of that name is given as ./compare).
@@ -34,6 +36,7 @@
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/plot/plot.h"
+#include "tools/block_bench/trace/info.h"
 #include "tools/block_bench/verdict/cli.h"
 
 namespace blk::bench {
@@ -89,6 +92,7 @@ int Main(int argc, char** argv) {
     self[n] = '\0';
     return verdict::AbMain(rest, self);
   }
+  if (trace::IsTraceInfoCommand(args)) return trace::TraceInfoMain(args);
   ParseEnvironment env = ParseEnvironment::FromSystem();
   auto cl = ParseCommandLine(args, env);
   if (!cl.ok()) {
