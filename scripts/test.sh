@@ -135,7 +135,7 @@ run tsan --config=tsan --test_tag_filters=-timing -- //tests/util:aio_context_te
   //tests/util:task_test //tests/util/embed/... //tests/block:threading_test \
   //tests/block/file/... //tests/block/capi/... \
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \
-  //tests/tools/block_bench/run:steady_test \
+  //tests/tools/block_bench/run:steady_test //tests/tools/block_bench/run:replay_test \
   //tests/tools/emulator/...
 # Each fuzz target for 20 s here (FUZZ_SECONDS overrides; docs/reliability.md
 # says how to fuzz longer).

@@ -86,6 +86,8 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   }
   if (job.ioengine != IoEngine::kRbd) job.rbd = RbdOptions{};
   if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
+  // Whether iodepth was written only matters to a replay's depth cap.
+  if (job.read_iolog.empty()) job.iodepth_given = false;
   return {};
 }
 

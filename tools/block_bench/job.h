@@ -195,6 +195,7 @@ struct JobOptions {
 
   // --- queueing -----------------------------------------------------------
   uint32_t iodepth = 1;
+  bool iodepth_given = false;  // iodepth= was written (a replay's cap defaults otherwise)
   uint32_t iodepth_batch_submit = 1;        // 0: iodepth
   uint32_t iodepth_batch_complete_min = 1;
   std::optional<uint32_t> iodepth_batch_complete_max;  // empty: = min
@@ -244,6 +245,21 @@ struct JobOptions {
   std::optional<std::string> write_bw_log;
   std::optional<std::string> write_iops_log;
   uint32_t log_avg_msec = 0;
+
+  // --- trace replay and recording (docs/replay.md) -------------------------
+  // read_iolog=a:b: the trace each clone replays, in turn ("-": stdin).
+  // When set, the trace decides the I/O (rw=, bs=, size= ... are not used).
+  std::vector<std::string> read_iolog;
+  std::string trace_format = "auto";  // a trace::Format name
+  std::string trace_device;           // only this device/volume of the trace
+  bool trace_skip_bad = false;        // count malformed records, go on
+  bool replay_no_stall = false;       // in order, as fast as the depth allows
+  uint32_t replay_time_scale = 100;   // percent of the trace's rate
+  std::string replay_redirect;        // target of every record
+  uint64_t replay_align = 0;          // power of 2; 0: as recorded
+  uint64_t replay_scale = 1;          // offsets divided by this
+  uint32_t replay_skip = 0;           // bit (1 << trace::Op) per skipped op
+  std::string write_iolog;            // record issued I/O (fio iolog v3)
 
   friend bool operator==(const JobOptions&, const JobOptions&) = default;
 };

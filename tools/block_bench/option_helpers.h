@@ -103,6 +103,24 @@ OptionSpec OptionalUintOption(std::string_view name, std::string_view help) {
   return s;
 }
 
+// A ':'-separated list of names ("\:" escapes a colon), e.g. filename=.
+template <std::vector<std::string> JobOptions::*F>
+OptionSpec NameList(std::string_view name, std::string_view help) {
+  OptionSpec s;
+  s.name = name;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<std::vector<std::string>> list = SplitEscapedList(*v);
+    if (!list.ok()) return list.error();
+    job.*F = std::move(list.value());
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.*F != DefaultJob().*F) out.push_back({std::string(n), JoinEscapedList(job.*F)});
+  };
+  s.help = help;
+  return s;
+}
+
 // Non-empty free-form string.
 template <std::string JobOptions::*F>
 OptionSpec StringOption(std::string_view name, std::string_view help) {

@@ -25,12 +25,13 @@ constexpr std::string_view kUnsupportedFioOptions[] = {
     "iomem_align", "io_submit_mode", "ioscheduler", "iopsavgtime", "latency_percentile",
     "latency_run", "latency_target", "latency_window", "lockfile", "lockmem", "log_compression",
     "log_entries", "log_hist_coarseness", "log_hist_msec", "log_max_value", "log_offset",
-    "log_store_compressed", "log_unix_epoch", "loops", "max_latency", "max_open_zones", "mem",
+    "log_store_compressed", "log_unix_epoch", "loops", "max_latency", "max_open_zones", "mem", "merge_blktrace_file",
+    "merge_blktrace_iters", "merge_blktrace_scalars", "read_iolog_chunked",
     "mem_align", "nice", "nonvectored", "nowait", "nr_files", "nrfiles", "numa_cpu_nodes",
     "numa_mem_policy", "offset_align", "offset_increment", "opendir", "openfiles", "overwrite",
     "per_job_logs", "percentage_random", "pre_read", "prio", "prioclass", "profile", "random_generator",
-    "rate_cycle", "rate_ignore_thinktime", "rate_iops_min", "rate_min", "read_iolog",
-    "refill_buffers", "registerfiles", "replay_no_stall", "replay_redirect", "rw_sequencer",
+    "rate_cycle", "rate_ignore_thinktime", "rate_iops_min", "rate_min",
+    "refill_buffers", "registerfiles", "rw_sequencer",
     "scramble_buffers", "serialize_overlap", "significant_figures", "softrandommap", "sqthread_poll",
     "sqthread_poll_cpu", "stats", "sync", "sync_file_range", "thinktime_blocks_type", "thinktime_iotime",
     "thinktime_spin", "thread", "touch_objects", "trim_backlog", "trim_backlog_batch",
@@ -38,7 +39,7 @@ constexpr std::string_view kUnsupportedFioOptions[] = {
     "unit_base", "unlink", "unlink_each_loop", "verify_async", "verify_backlog",
     "verify_backlog_batch", "verify_dump", "verify_interval", "verify_offset", "verify_only",
     "verify_pattern", "verify_state_load", "verify_state_save", "wait_for", "write_barrier",
-    "write_hint", "write_hist_log", "write_iolog", "zonemode", "zonerange",
+    "write_hint", "write_hist_log", "zonemode", "zonerange",
     "zonesize", "zoneskip",
 };
 
@@ -70,7 +71,7 @@ const JobOptions& DefaultJob() {
 const std::vector<OptionSpec>& OptionTable() {
   static const std::vector<OptionSpec> kTable = [] {
     std::vector<OptionSpec> all;
-    for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions}) {
+    for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions}) {
       for (OptionSpec& s : part()) all.push_back(std::move(s));
     }
     return all;

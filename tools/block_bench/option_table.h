@@ -78,5 +78,6 @@ std::vector<OptionSpec> TargetOptions();   // name, engine, files, kb_base, rbd
 std::vector<OptionSpec> PatternOptions();  // rw, block sizes, offsets, randomness
 std::vector<OptionSpec> FlowOptions();     // depth, jobs, rates, sync, timing, groups
 std::vector<OptionSpec> ReportOptions();   // verify, errors, percentiles, logs
+std::vector<OptionSpec> ReplayOptions();   // read_iolog, replay_*, write_iolog
 
 }  // namespace blk::bench

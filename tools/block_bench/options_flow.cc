@@ -134,6 +134,24 @@ OptionSpec SteadyStateOption() {
   return s;
 }
 
+// iodepth=N, remembering that it was given: a trace replay's depth cap
+// defaults to what the trace recorded unless iodepth is written.
+OptionSpec IoDepth() {
+  OptionSpec s = internal::UintOption<&JobOptions::iodepth, 1>("iodepth", "I/Os kept in flight");
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 1, UINT32_MAX);
+    if (!n.ok()) return n.error();
+    job.iodepth = static_cast<uint32_t>(n.value());
+    job.iodepth_given = true;
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.iodepth != DefaultJob().iodepth || job.iodepth_given)
+      out.push_back({std::string(n), std::to_string(job.iodepth)});
+  };
+  return s;
+}
+
 OptionSpec WithAliases(OptionSpec s, std::vector<std::string_view> aliases) {
   s.aliases = std::move(aliases);
   return s;
@@ -144,7 +162,7 @@ OptionSpec WithAliases(OptionSpec s, std::vector<std::string_view> aliases) {
 std::vector<OptionSpec> FlowOptions() {
   using namespace internal;
   std::vector<OptionSpec> v;
-  v.push_back(UintOption<&JobOptions::iodepth, 1>("iodepth", "I/Os kept in flight"));
+  v.push_back(IoDepth());
   v.push_back(WithAliases(
       UintOption<&JobOptions::iodepth_batch_submit, 0>("iodepth_batch_submit",
                                                        "I/Os submitted at once (0: iodepth)"),

@@ -120,23 +120,6 @@ OptionSpec UserspaceReap() {
   return s;
 }
 
-template <std::vector<std::string> JobOptions::*F>
-OptionSpec NameList(std::string_view name, std::string_view help) {
-  OptionSpec s;
-  s.name = name;
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<std::vector<std::string>> list = SplitEscapedList(*v);
-    if (!list.ok()) return list.error();
-    job.*F = std::move(list.value());
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.*F != DefaultJob().*F) out.push_back({std::string(n), JoinEscapedList(job.*F)});
-  };
-  s.help = help;
-  return s;
-}
-
 OptionSpec JobName() {
   OptionSpec s;
   s.name = "name";

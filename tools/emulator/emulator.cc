@@ -6,12 +6,16 @@
 //
 //   emulator [--loop=native|libevent|asio] [--queues=N] [--depth=D]
 //            [--seconds=S] [--spec=SPEC] [--rwmix=PCT] [--bs=BYTES] [--json]
+//            [--write-iolog=FILE]
 //
 // Queue workloads, by queue index modulo 3:
 //   0: random bs-sized reads and writes, PCT % reads
 //   1: a sequential read stream of 16 x bs requests
 //   2: random writes with a flush after every 32 writes
 // Per queue it reports IOPS, bandwidth and request latency (p50/p99/max).
+// --write-iolog records every request the device receives, as it enters the
+// block layer, in fio's iolog v3 (block-bench read_iolog= replays it against
+// any driver graph: docs/replay.md).
 #include <event2/event.h>
 #include <sys/resource.h>
 
@@ -19,10 +23,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "block/registry.h"
+#include "tools/block_bench/trace/iolog_writer.h"
 #include "util/aligned_buffer.h"
 #include "util/clock.h"
 #include "util/embed/asio_loop.h"
@@ -53,6 +59,13 @@ struct Config {
   int rwmix = 70;
   uint64_t bs = 4096;
   bool json = false;
+  std::string write_iolog;
+};
+
+// What the device received (--write-iolog): times in us since `t0_ns`.
+struct Recorder {
+  bench::trace::IologWriter* log = nullptr;
+  int64_t t0_ns = 0;
 };
 
 struct QueueStats {
@@ -61,7 +74,15 @@ struct QueueStats {
 };
 
 // The device side: turns a virtio-blk request into a block-layer request.
-Task<void> Serve(BlockBackend& blk, VirtioBlkReq* req) {
+Task<void> Serve(BlockBackend& blk, VirtioBlkReq* req, const Recorder& rec) {
+  if (rec.log) {
+    using bench::trace::Op;
+    const Op op = req->type == kVirtioBlkTIn    ? Op::kRead
+                  : req->type == kVirtioBlkTOut ? Op::kWrite
+                                                : Op::kFlush;
+    if (req->type <= kVirtioBlkTFlush)
+      rec.log->io((NowNs() - rec.t0_ns) / 1000, 0, op, req->sector * 512, req->data.size());
+  }
   Status s;
   switch (req->type) {
     case kVirtioBlkTIn: s = co_await blk.read(req->sector * 512, req->data); break;
@@ -74,7 +95,7 @@ Task<void> Serve(BlockBackend& blk, VirtioBlkReq* req) {
 
 // The guest side of one in-flight slot of a queue.
 Task<void> GuestSlot(const Config& cfg, BlockBackend& blk, int queue, int slot, const bool* stop,
-                     QueueStats* st, WaitGroup* wg) {
+                     QueueStats* st, WaitGroup* wg, const Recorder* rec) {
   AlignedBuffer buf(cfg.bs);
   const uint64_t blocks = blk.length() / cfg.bs;
   XorShift64 rng(uint64_t(queue) * 1000003 + uint64_t(slot) * 7919 + 1);
@@ -102,7 +123,7 @@ Task<void> GuestSlot(const Config& cfg, BlockBackend& blk, int queue, int slot, 
         }
     }
     int64_t t0 = NowNs();
-    co_await Serve(blk, &req);
+    co_await Serve(blk, &req, *rec);
     st->lat.record(uint64_t(NowNs() - t0));
     st->ios++;
     st->bytes += req.data.size();
@@ -112,7 +133,7 @@ Task<void> GuestSlot(const Config& cfg, BlockBackend& blk, int queue, int slot, 
 }
 
 Task<void> RunAll(const Config& cfg, AioContext& ctx, BlockBackend& blk,
-                  std::vector<QueueStats>* stats, bool* finished) {
+                  std::vector<QueueStats>* stats, const Recorder* rec, bool* finished) {
   bool stop = false;
   Timer deadline(ctx, [&] { stop = true; });
   deadline.arm_in(int64_t(cfg.seconds * 1e9));
@@ -120,7 +141,7 @@ Task<void> RunAll(const Config& cfg, AioContext& ctx, BlockBackend& blk,
   wg.add(cfg.queues * cfg.depth);
   for (int q = 0; q < cfg.queues; q++) {
     for (int s = 0; s < cfg.depth; s++) {
-      Spawn(ctx, GuestSlot(cfg, blk, q, s, &stop, &(*stats)[q], &wg));
+      Spawn(ctx, GuestSlot(cfg, blk, q, s, &stop, &(*stats)[q], &wg, rec));
     }
   }
   co_await wg.wait();
@@ -149,6 +170,7 @@ bool ParseArgs(int argc, char** argv, Config* c) {
     else if (const char* v = val("--spec=")) c->spec = v;
     else if (const char* v = val("--rwmix=")) c->rwmix = std::atoi(v);
     else if (const char* v = val("--bs=")) c->bs = std::strtoull(v, nullptr, 10);
+    else if (const char* v = val("--write-iolog=")) c->write_iolog = v;
     else if (a == "--json") c->json = true;
     else {
       std::fprintf(stderr, "emulator: unknown argument '%s'\n", argv[i]);
@@ -184,11 +206,24 @@ int Main(int argc, char** argv) {
     return 1;
   }
   std::vector<QueueStats> stats(cfg.queues);
+  std::optional<bench::trace::IologWriter> iolog;
+  Recorder rec;
+  if (!cfg.write_iolog.empty()) {
+    auto w = bench::trace::IologWriter::Open(cfg.write_iolog);
+    if (!w.ok()) {
+      std::fprintf(stderr, "emulator: %s\n", w.error().message.c_str());
+      return 1;
+    }
+    iolog.emplace(std::move(*w));
+    iolog->add_file(0, cfg.spec);
+    rec.log = &*iolog;
+  }
   bool finished = false;
   rusage ru0, ru1;
   getrusage(RUSAGE_SELF, &ru0);
   int64_t t0 = NowNs();
-  Spawn(ctx, RunAll(cfg, ctx, blk, &stats, &finished));
+  rec.t0_ns = t0;
+  Spawn(ctx, RunAll(cfg, ctx, blk, &stats, &rec, &finished));
   if (cfg.loop == "native") {
     ctx.run_until([&] { return finished; });
   } else if (cfg.loop == "libevent") {
@@ -212,6 +247,13 @@ int Main(int argc, char** argv) {
   }
   double secs = double(NowNs() - t0) / 1e9;
   getrusage(RUSAGE_SELF, &ru1);
+  if (iolog) {
+    auto closed = iolog->close((NowNs() - t0) / 1000);
+    if (!closed.ok()) {
+      std::fprintf(stderr, "emulator: %s\n", closed.error().message.c_str());
+      return 1;
+    }
+  }
   double cpu = double(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec -
                       ru0.ru_stime.tv_sec) +
                double(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec -

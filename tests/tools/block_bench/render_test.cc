@@ -163,6 +163,18 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"write_bw_log", "write_bw_log=bw-prefix"},
       {"write_iops_log", "write_iops_log=iops"},
       {"log_avg_msec", "log_avg_msec=250"},
+      {"read_iolog", "read_iolog=a.log:b\\:c.log"},
+      {"trace_format", "trace_format=blktrace\nread_iolog=t"},
+      {"trace_device", "trace_device=8,16\nread_iolog=t"},
+      {"trace_skip_bad", "trace_skip_bad=1"},
+      {"replay_no_stall", "replay_no_stall=1"},
+      {"replay_time_scale", "replay_time_scale=200"},
+      {"replay_redirect", "replay_redirect=/dev/null"},
+      {"replay_align", "replay_align=4k"},
+      {"replay_scale", "replay_scale=8"},
+      {"replay_skip", "replay_skip=write,sync"},
+      {"write_iolog", "write_iolog=out.log"},
+      {"iodepth", "iodepth=1\nread_iolog=t"},
   };
   return kSamples;
 }

@@ -194,6 +194,8 @@ ojson DirJson(const ReportUnit& u, int d, bool plus, double group_bw) {
   j["slat_ns"] = LatJson(LatencyHistogram(), false, {}, false);
   j["clat_ns"] = LatJson(x.clat, job.clat_percentiles, job.percentile_list, plus);
   j["lat_ns"] = LatJson(x.clat, job.lat_percentiles, job.percentile_list, false);
+  if (x.sched_lat.count())
+    j["sched_lat_ns"] = LatJson(x.sched_lat, job.clat_percentiles, job.percentile_list, false);
   std::vector<double> bwk;
   for (double b : x.bw_samples) bwk.push_back(b / 1024);
   bool any = x.ios > 0 && !bwk.empty();
@@ -209,6 +211,67 @@ ojson DirJson(const ReportUnit& u, int d, bool plus, double group_bw) {
   j["iops_stddev"] = any ? Stddev(x.iops_samples) : 0.0;
   j["iops_samples"] = any ? x.iops_samples.size() : 0;
   return j;
+}
+
+// The schedule-keeping of a paced job (trace replay or rate=): see
+// ScheduleResult.  Percentiles of lateness: 50, 99, 99.9.
+const double kLatenessPercentiles[] = {50, 99, 99.9};
+
+double DurationErrorPct(const ScheduleResult& sc) {
+  if (sc.trace_span_ns <= 0) return 0;
+  return 100.0 * double(sc.replay_span_ns - sc.trace_span_ns) / double(sc.trace_span_ns);
+}
+
+ojson ScheduleJson(const ScheduleResult& sc) {
+  ojson j;
+  j["kind"] = sc.kind == ScheduleResult::Kind::kTrace ? "trace" : "rate";
+  if (sc.kind == ScheduleResult::Kind::kTrace) {
+    j["trace"] = sc.trace;
+    j["trace_ios"] = sc.trace_ios;
+    j["no_stall"] = sc.no_stall ? 1 : 0;
+    j["skipped"] = sc.skipped;
+    j["folded"] = sc.folded;
+    j["too_large"] = sc.too_large;
+    j["bad_records"] = sc.trace_bad;
+    j["trace_span_ns"] = sc.trace_span_ns;
+    j["replay_span_ns"] = sc.replay_span_ns;
+    j["duration_error_pct"] = DurationErrorPct(sc);
+  }
+  j["depth"] = sc.depth;
+  j["held_back"] = sc.held_back;
+  j["late_100us"] = sc.late_100us;
+  j["late_1ms"] = sc.late_1ms;
+  j["lateness_ns"] = LatJson(sc.lateness, true,
+                             std::vector<double>(std::begin(kLatenessPercentiles),
+                                                 std::end(kLatenessPercentiles)),
+                             false);
+  return j;
+}
+
+std::string ScheduleText(const ScheduleResult& sc) {
+  std::string o;
+  const auto& h = sc.lateness;
+  if (sc.kind == ScheduleResult::Kind::kTrace) {
+    o += Fmt("  replay       : trace=%s, ios=%llu, depth=%u, held_back=%llu, folded=%llu, skipped=%llu%s\n",
+             sc.trace.c_str(), (unsigned long long)sc.trace_ios, sc.depth,
+             (unsigned long long)sc.held_back, (unsigned long long)sc.folded,
+             (unsigned long long)(sc.skipped + sc.too_large), sc.no_stall ? ", no_stall" : "");
+  } else {
+    o += Fmt("  schedule     : rate, depth=%u, held_back=%llu\n", sc.depth,
+             (unsigned long long)sc.held_back);
+  }
+  const double n = h.count() ? double(h.count()) : 1.0;
+  o += Fmt("     lateness  : min=%.1f, avg=%.1f, p50=%.1f, p99=%.1f, p99.9=%.1f, max=%.1f (usec), "
+           ">100us=%llu (%.2f%%), >1ms=%llu (%.2f%%)\n",
+           double(h.min()) / 1000, h.mean() / 1000, double(h.percentile(50)) / 1000,
+           double(h.percentile(99)) / 1000, double(h.percentile(99.9)) / 1000,
+           double(h.max()) / 1000, (unsigned long long)sc.late_100us, 100.0 * double(sc.late_100us) / n,
+           (unsigned long long)sc.late_1ms, 100.0 * double(sc.late_1ms) / n);
+  if (sc.kind == ScheduleResult::Kind::kTrace && !sc.no_stall) {
+    o += Fmt("     duration  : trace=%.6fs, replay=%.6fs, error=%+.4f%%\n",
+             double(sc.trace_span_ns) / 1e9, double(sc.replay_span_ns) / 1e9, DurationErrorPct(sc));
+  }
+  return o;
 }
 
 const char* const kUnitName[] = {"nsec", "usec", "msec"};
@@ -351,6 +414,10 @@ std::string TextReport(const RunResult& run) {
       TextLat(o, " lat", x.clat);
       if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job.percentile_list);
       if (job.lat_percentiles) TextPercentiles(o, " lat", x.clat, job.percentile_list);
+      if (x.sched_lat.count()) {
+        TextLat(o, "sched lat", x.sched_lat);
+        if (job.clat_percentiles) TextPercentiles(o, "sched lat", x.sched_lat, job.percentile_list);
+      }
       if (!x.bw_samples.empty()) {
         std::vector<double> k;
         for (double b : x.bw_samples) k.push_back(b / 1024);
@@ -391,6 +458,7 @@ std::string TextReport(const RunResult& run) {
                (unsigned long long)r.verified, (unsigned long long)r.verify_errors,
                (unsigned long long)r.verify_not_verified);
     if (r.steadystate) o += SteadyText(*r.steadystate);
+    if (r.schedule.kind != ScheduleResult::Kind::kNone) o += ScheduleText(r.schedule);
     if (r.interrupted) o += "  interrupted  : stopped early by a signal\n";
     o += "  blkstack     : " + r.target + "\n";
     if (!r.counters.empty()) {
@@ -500,6 +568,7 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     j["latency_percentile"] = 100.0;
     j["latency_window"] = 0;
     if (r.steadystate) j["steadystate"] = SteadyJson(*r.steadystate);
+    if (r.schedule.kind != ScheduleResult::Kind::kNone) j["schedule"] = ScheduleJson(r.schedule);
     ojson bs;
     bs["target"] = r.target;
     bs["jobs"] = u.jobs;

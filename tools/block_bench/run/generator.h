@@ -25,38 +25,33 @@
 
 #include "tools/block_bench/job.h"
 #include "tools/block_bench/run/rng.h"
+#include "tools/block_bench/run/source.h"
 #include "util/result.h"
 
 namespace blk::bench {
 
-struct IoUnit {
-  Dir dir = Dir::kRead;
-  uint64_t offset = 0;
-  uint64_t len = 0;
-  friend bool operator==(const IoUnit&, const IoUnit&) = default;
-};
 
 // The seed of clone `clone` (0-based) of job number `job_index`: randseed if
 // given, a fixed constant when randrepeat (the default), else random.
 uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone);
 
-class IoGenerator {
+class IoGenerator final : public IoSource {
  public:
   // `dev_size`: the target's length in bytes.  Errors name the option.
   static Expected<IoGenerator> Create(const JobOptions& job, uint64_t dev_size, uint64_t seed);
 
   // Next I/O; false once io_size bytes (or number_ios I/Os) were handed out,
   // unless `unlimited` (time_based), in which case it never ends.
-  bool next(IoUnit* io);
+  bool next(IoUnit* io) override;
   // Starts the byte/I/O budget again (after ramp_time).
-  void reset_budget() { issued_bytes_ = 0; issued_ios_ = 0; }
+  void reset_budget() override { issued_bytes_ = 0; issued_ios_ = 0; }
   void set_unlimited(bool u) { unlimited_ = u; }
 
   uint64_t region_start() const { return start_; }
   uint64_t region_size() const { return size_; }
-  uint64_t io_limit() const { return io_limit_; }
-  uint64_t max_bs() const { return max_bs_; }
-  bool has_dir(Dir d) const;
+  uint64_t io_limit() const override { return io_limit_; }
+  uint64_t max_bs() const override { return max_bs_; }
+  bool has_dir(Dir d) const override;
 
  private:
   struct DirState {

@@ -13,6 +13,7 @@
 // Thread-safety: filled on the clone's thread, read after it joined.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,6 +33,10 @@ struct DirResult {
   uint64_t short_ios = 0;
   uint64_t drop_ios = 0;
   LatencyHistogram clat;  // ns
+  // Paced jobs (a trace's times, rate=/rate_iops=): from the instant the
+  // schedule said the I/O was due until it completed, ns.  Free of
+  // coordinated omission: time an I/O waited to be issued is included.
+  LatencyHistogram sched_lat;
   // Per-sample (bw_sample_msec) rates: bytes/s and I/O/s.
   std::vector<double> bw_samples;
   std::vector<double> iops_samples;
@@ -43,6 +48,7 @@ struct DirResult {
     short_ios += o.short_ios;
     drop_ios += o.drop_ios;
     clat.merge(o.clat);
+    sched_lat.merge(o.sched_lat);
     // Samples of clones taken at the same instants add up.
     if (bw_samples.size() < o.bw_samples.size()) bw_samples.resize(o.bw_samples.size());
     if (iops_samples.size() < o.iops_samples.size()) iops_samples.resize(o.iops_samples.size());
@@ -77,6 +83,46 @@ inline int BatchBucket(uint32_t n) {
   if (n <= 64) return 5;
   return 6;
 }
+
+// How closely a paced job kept its schedule (a replayed trace, or rate=):
+// lateness is issue time minus due time of every measured I/O.
+struct ScheduleResult {
+  enum class Kind { kNone, kTrace, kRate };
+  Kind kind = Kind::kNone;
+  LatencyHistogram lateness;  // ns
+  uint64_t late_100us = 0;    // issued more than 100 us late
+  uint64_t late_1ms = 0;      // ... more than 1 ms late
+  uint64_t held_back = 0;     // due while iodepth was full
+  uint32_t depth = 0;         // the cap in effect
+  // Trace replay only.
+  std::string trace;            // the path
+  uint64_t trace_ios = 0;       // records to be replayed
+  uint64_t skipped = 0;         // replay_skip and empty records
+  uint64_t folded = 0;          // offsets folded into the target
+  uint64_t too_large = 0;       // records longer than the target
+  uint64_t trace_bad = 0;       // malformed records skipped (trace_skip_bad)
+  int64_t trace_span_ns = 0;    // first to last record, after replay_time_scale
+  int64_t replay_span_ns = 0;   // first to last issue
+  bool no_stall = false;        // replay_no_stall: timing not replayed
+
+  void merge(const ScheduleResult& o) {
+    if (kind == Kind::kNone) kind = o.kind;
+    lateness.merge(o.lateness);
+    late_100us += o.late_100us;
+    late_1ms += o.late_1ms;
+    held_back += o.held_back;
+    depth = std::max(depth, o.depth);
+    if (trace.empty()) trace = o.trace;
+    trace_ios += o.trace_ios;
+    skipped += o.skipped;
+    folded += o.folded;
+    too_large += o.too_large;
+    trace_bad += o.trace_bad;
+    trace_span_ns = std::max(trace_span_ns, o.trace_span_ns);
+    replay_span_ns = std::max(replay_span_ns, o.replay_span_ns);
+    no_stall = no_stall || o.no_stall;
+  }
+};
 
 struct CloneResult {
   const JobOptions* job = nullptr;
@@ -116,6 +162,7 @@ struct CloneResult {
   // With ss_dur: the steady state of the unit this clone heads (the clone
   // itself, or its group with group_reporting; steady.h).
   std::optional<SteadyStateResult> steadystate;
+  ScheduleResult schedule;
 
   void merge(const CloneResult& o);
 };
@@ -135,6 +182,7 @@ inline void CloneResult::merge(const CloneResult& o) {
     first_error_message = o.first_error_message;
   }
   if (!steadystate && o.steadystate) steadystate = o.steadystate;
+  schedule.merge(o.schedule);
   if (o.runtime_ns > runtime_ns) runtime_ns = o.runtime_ns;
   if (o.elapsed_ns > elapsed_ns) elapsed_ns = o.elapsed_ns;
   usr_s += o.usr_s;

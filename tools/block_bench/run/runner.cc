@@ -153,13 +153,13 @@ void MakeClones(const std::vector<JobOptions>& jobs, RunResult* rr,
 // Starts every clone of `seg`; a clone whose thread cannot start gets that
 // error.  Returns how many were started.
 size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOptions& opts,
-                    DoneCounter& done, Segment& seg) {
+                    TraceCache& traces, DoneCounter& done, Segment& seg) {
   size_t started = 0;
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
     std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
     auto t = IOThread::Create(tname);
-    seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts));
+    seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts, &traces));
     if (!t.ok()) {
       r.error = -t.error().code;
       r.error_message = t.error().message;
@@ -280,6 +280,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     rr.setup_error = MakeError(e, "eventfd: " + ErrnoString(e));
     return rr;
   }
+  TraceCache traces;  // read_iolog traces, shared by the clones replaying one
   std::vector<size_t> first_clone;
   MakeClones(jobs, &rr, &first_clone);
   std::vector<LiveCounters> live(rr.clones.size());
@@ -291,7 +292,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     Segment seg;
     seg.c0 = first_clone[i];
     seg.c1 = j < jobs.size() ? first_clone[j] : rr.clones.size();
-    const size_t running = StartSegment(rr, live, opts, done, seg);
+    const size_t running = StartSegment(rr, live, opts, traces, done, seg);
     WaitSegment(rr, live, opts, done, seg, running);
     seg.threads.clear();  // joins; a posted interrupt() after the end is a no-op
     seg.workers.clear();

@@ -50,8 +50,9 @@ uint64_t MinBlockSize(const JobOptions& job, Dir d) {
 
 }  // namespace
 
-Worker::Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts)
-    : job_(job), res_(res), live_(live), opts_(opts), pacer_(job, res->seed) {}
+Worker::Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
+               TraceCache* traces)
+    : job_(job), res_(res), live_(live), opts_(opts), traces_(traces), pacer_(job, res->seed) {}
 
 void Worker::interrupt() {
   if (finished_ || interrupted_) return;
@@ -109,7 +110,7 @@ void Worker::io_error(Dir dir, int err, const std::string& msg) {
 }
 
 bool Worker::next_unit(IoUnit* u) {
-  if (!verify_phase_) return gen_->next(u);
+  if (!verify_phase_) return source_->next(u);
   // Blocks whose write failed hold no verify data, and an ambiguous one
   // has two candidates: not read back (they count as not verified).
   while (verify_it_ != written_.end() &&
@@ -145,7 +146,7 @@ void Worker::note_written(uint32_t slot, const IoUnit& u, uint64_t gen) {
   s.write_gen = gen;
 }
 
-void Worker::issue(const IoUnit& u, int64_t now) {
+void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
   uint32_t slot = free_.back();
   free_.pop_back();
   inflight_++;
@@ -159,7 +160,25 @@ void Worker::issue(const IoUnit& u, int64_t now) {
       last_bytes_[d] = 0;
       last_ios_[d] = 0;
     }
-    if (ramp_end_ns_ > start_ns_ && !job_.time_based) gen_->reset_budget();
+    if (ramp_end_ns_ > start_ns_ && !job_.time_based) source_->reset_budget();
+  }
+  if (due && measured) {
+    ScheduleResult& sc = res_->schedule;
+    const int64_t late = std::max<int64_t>(0, now - due);
+    sc.lateness.record(uint64_t(late));
+    if (late > 100'000) sc.late_100us++;
+    if (late > 1'000'000) sc.late_1ms++;
+    if (held) sc.held_back++;
+  }
+  last_issue_ns_ = now;
+  if (iolog_) {
+    static constexpr trace::Op kOps[] = {trace::Op::kRead, trace::Op::kWrite, trace::Op::kTrim};
+    iolog_->io((now - start_ns_) / 1000, 0, u.flush ? trace::Op::kFlush : kOps[int(u.dir)], u.offset,
+               u.len);
+  }
+  if (u.flush) {
+    SpawnNow(do_io(slot, u, now, due, measured));
+    return;
   }
   if (opts_.on_issue) opts_.on_issue(*res_, u);
   if (verify_ && u.dir == Dir::kRead) plan_verify_read(slot, u);
@@ -175,20 +194,22 @@ void Worker::issue(const IoUnit& u, int64_t now) {
       sync_due_ = true;
     }
   }
-  SpawnNow(do_io(slot, u, now, measured));
+  SpawnNow(do_io(slot, u, now, due, measured));
 }
 
-Task<void> Worker::do_io(uint32_t slot, IoUnit u, int64_t t0, bool measured) {
+Task<void> Worker::do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured) {
   Slot& s = slots_[slot];
   Status st;
-  if (u.dir == Dir::kTrim) {
+  if (u.flush) {
+    st = co_await blk_->flush();
+  } else if (u.dir == Dir::kTrim) {
     st = co_await blk_->discard(u.offset, u.len);
   } else {
     if (s.iov.size() != u.len) s.iov = IoVec(s.buf.data(), u.len);
     if (u.dir == Dir::kRead) st = co_await blk_->read(u.offset, s.iov);
-    else st = co_await blk_->write(u.offset, s.iov);
+    else st = co_await blk_->write(u.offset, s.iov, u.fua ? uint32_t(kReqFua) : 0u);
   }
-  complete(slot, u, t0, measured, st);
+  complete(slot, u, t0, due, measured, st);
 }
 
 Task<void> Worker::do_flush(int64_t t0, bool measured) {
@@ -212,7 +233,7 @@ void Worker::plan_verify_read(uint32_t slot, const IoUnit& u) {
   Slot& s = slots_[slot];
   s.check = false;
   s.want_gen = 0;
-  if (!gen_->has_dir(Dir::kWrite)) {
+  if (!source_->has_dir(Dir::kWrite)) {
     s.check = true;  // read-only job: check everything, writer unknown
     return;
   }
@@ -257,9 +278,24 @@ void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
   if (job_.verify_fatal) stop_ = true;
 }
 
-void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, bool measured, Status st) {
+void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured,
+                      Status st) {
   const int d = int(u.dir);
-  if (cancelling_ && st.error() == -ECANCELED) {
+  if (u.flush) {
+    // A trace's flush: accounted as fsync= flushes are.
+    const int64_t t1 = NowNs();
+    last_done_ns_ = t1;
+    if (!(cancelling_ && st.error() == -ECANCELED)) {
+      if (measured) {
+        res_->syncs++;
+        res_->sync_lat.record(uint64_t(t1 - t0));
+      }
+      if (!st.ok()) {
+        io_error(Dir::kWrite, -st.error(),
+                 "flush failed on '" + target_.display + "': " + ErrnoString(st.error()));
+      }
+    }
+  } else if (cancelling_ && st.error() == -ECANCELED) {
     // Ended by cancel_in_flight(): the device never finished it.
     res_->dir[d].drop_ios++;
   } else {
@@ -273,6 +309,7 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, bool measured,
       DirResult& r = res_->dir[d];
       r.ios++;
       r.clat.record(lat);
+      if (due) r.sched_lat.record(uint64_t(std::max<int64_t>(0, t1 - due)));
       if (st.ok()) r.bytes += u.len;
       else r.errors++;
       if (lat_log_) {
@@ -329,7 +366,7 @@ void Worker::sample(int64_t now) {
   uint64_t msec = uint64_t((now - start_ns_) / 1000000);
   for (int d = 0; d < kNumDirs; d++) {
     DirResult& r = res_->dir[d];
-    if (!gen_->has_dir(Dir(d))) continue;
+    if (!source_->has_dir(Dir(d))) continue;
     double bw = double(r.bytes - last_bytes_[d]) / secs;
     double io = double(r.ios - last_ios_[d]) / secs;
     r.bw_samples.push_back(bw);
@@ -352,88 +389,163 @@ Task<void> Worker::wait_all() {
   wait_all_ = false;
 }
 
+int64_t Worker::due_of(const IoUnit& u) {
+  if (verify_phase_) return 0;
+  if (pacer_.active()) return pacer_.due(u);
+  if (u.at_ns >= 0) return sched_start_ + u.at_ns;
+  return 0;
+}
+
+Task<void> Worker::wait_until(int64_t due) {
+  // Never past the end of the runtime, and cut short by interrupt(): a rate
+  // or think time longer than the job must not keep it running.
+  const int64_t until = verify_phase_ ? due : std::min(due, end_ns_);
+  if (!trace_source_) {
+    co_await sleeps_.until(*ctx_, until);
+    co_return;
+  }
+  // A trace: sleep until a window before the due time, then yield to the
+  // loop (completions are reaped meanwhile) until it is due.
+  const int64_t now = NowNs();
+  if (until - now <= spin_ns_) {
+    co_await YieldAwaiter{ctx_};
+    co_return;
+  }
+  const int64_t wake = until - spin_ns_;
+  if (!co_await sleeps_.until(*ctx_, wake)) co_return;  // cancelled
+  // The window follows the timer's oversleep: twice the last one, decaying
+  // slowly when wake-ups are punctual.
+  const int64_t over = NowNs() - wake;
+  if (2 * over > spin_ns_) spin_ns_ = std::min(kSpinMaxNs, 2 * over);
+  else spin_ns_ = std::max(kSpinMinNs, spin_ns_ - spin_ns_ / 64);
+}
+
 Task<void> Worker::submitter() {
-  IoUnit pending;
-  bool have = false;
+  uint32_t issued = 0;  // in the current batch
+  bool plugged = false;
+  // Ends the current batch: unplug and count it.
+  auto end_batch = [&] {
+    if (plugged) blk_->unplug();
+    plugged = false;
+    if (issued) res_->submit[BatchBucket(issued)]++;
+    issued = 0;
+  };
   for (;;) {
     if (stop_) break;
+    // fsync=/fdatasync=: a flush after every N writes, taking a depth slot.
+    if (sync_due_) {
+      if (inflight_ >= depth_) {
+        end_batch();
+        co_await WaitAwaiter{this};
+        res_->complete[BatchBucket(completions_since_wake_)]++;
+        completions_since_wake_ = 0;
+        continue;
+      }
+      sync_due_ = false;
+      inflight_++;
+      const int64_t t = NowNs();
+      SpawnNow(do_flush(t, t >= ramp_end_ns_));
+      continue;
+    }
+    bool finished = false;  // the main phase (or the verify phase) is done
+    if (!have_) {
+      if (next_unit(&pending_)) {
+        have_ = true;
+        pending_held_ = false;
+        pending_due_ = due_of(pending_);
+      } else {
+        finished = true;
+      }
+    }
+    int64_t now = NowNs();
+    if (!finished && now >= end_ns_ && !verify_phase_) finished = true;
+    if (finished) {
+      end_batch();
+      // Finish the main phase; then, with verify, read back what was written.
+      if (verify_ && !verify_phase_ && job_.do_verify && source_->has_dir(Dir::kWrite) && !stop_) {
+        co_await wait_all();
+        if (stop_) break;
+        verify_phase_ = true;
+        verify_it_ = written_.begin();
+        have_ = false;
+        continue;
+      }
+      break;
+    }
+    // Not yet due: wait for its time (requests complete meanwhile).
+    if (pending_due_ > now) {
+      end_batch();
+      co_await wait_until(pending_due_);
+      continue;
+    }
+    // Due, but the depth is full: wait for a completion.
     if (inflight_ >= depth_ || free_.empty()) {
+      if (pending_due_) pending_held_ = true;
+      end_batch();
       co_await WaitAwaiter{this};
       res_->complete[BatchBucket(completions_since_wake_)]++;
       completions_since_wake_ = 0;
       continue;
     }
-    uint32_t room = std::min<uint32_t>(depth_ - inflight_, uint32_t(free_.size()));
-    uint32_t n = std::min(room, batch_);
-    int64_t sleep_until = 0;
-    uint32_t issued = 0;
-    bool done = false;
     // plug/unplug only around real batches: two virtual calls saved per I/O
     // at iodepth_batch_submit=1 (the default), where there is nothing to batch.
-    const bool plug = n > 1;
-    if (plug) blk_->plug();
-    for (uint32_t i = 0; i < n; i++) {
-      if (sync_due_) {
-        sync_due_ = false;
-        inflight_++;
-        int64_t t = NowNs();
-        SpawnNow(do_flush(t, t >= ramp_end_ns_));
-        if (inflight_ >= depth_) break;
-        continue;
-      }
-      if (!have) {
-        if (!next_unit(&pending)) {
-          done = true;
-          break;
-        }
-        have = true;
-        if (pacer_.active()) {
-          int64_t when = pacer_.due(pending);
-          if (when > NowNs()) {
-            sleep_until = when;
-            break;
-          }
-        }
-      }
-      int64_t now = NowNs();
-      if (now >= end_ns_ && !verify_phase_) {
-        done = true;
-        break;
-      }
-      issue(pending, now);
-      have = false;
-      issued++;
-      if (job_.thinktime.count() > 0 && ++since_think_ >= job_.thinktime_blocks) {
-        since_think_ = 0;
-        sleep_until = now + int64_t(job_.thinktime.count()) * 1000;
-        break;
-      }
-      if (stop_) break;
+    if (!plugged && batch_ > 1) {
+      blk_->plug();
+      plugged = true;
     }
-    if (plug) blk_->unplug();
-    if (issued) res_->submit[BatchBucket(issued)]++;
-    if (done) {
-      // Finish the main phase; then, with verify, read back what was written.
-      if (verify_ && !verify_phase_ && job_.do_verify && gen_->has_dir(Dir::kWrite) && !stop_) {
-        co_await wait_all();
-        if (stop_) break;
-        verify_phase_ = true;
-        verify_it_ = written_.begin();
-        have = false;
-        continue;
-      }
-      break;
+    issue(pending_, now, pending_due_, pending_held_);
+    have_ = false;
+    if (++issued >= batch_) end_batch();
+    if (job_.thinktime.count() > 0 && ++since_think_ >= job_.thinktime_blocks) {
+      since_think_ = 0;
+      end_batch();
+      co_await wait_until(now + int64_t(job_.thinktime.count()) * 1000);
     }
-    // Never past the end of the runtime, and cut short by interrupt(): a rate
-    // or think time longer than the job must not keep it running.
-    if (sleep_until) co_await sleeps_.until(*ctx_, verify_phase_ ? sleep_until
-                                                                  : std::min(sleep_until, end_ns_));
   }
+  end_batch();
   co_await wait_all();
 }
 
+bool Worker::load_trace(JobOptions* tj) {
+  const std::string& path = TracePathFor(job_, res_->clone);
+  auto t = traces_->get(path, job_);
+  if (!t.ok()) {
+    res_->error = -t.error().code;
+    res_->error_message = t.error().message;
+    return false;
+  }
+  trace_ = *t;
+  if (!job_.replay_redirect.empty()) {
+    tj->filenames = {job_.replay_redirect};
+    tj->blockdev.clear();
+  } else if (tj->filenames.empty() && tj->blockdev.empty() && tj->ioengine != IoEngine::kNull &&
+             tj->ioengine != IoEngine::kRbd) {
+    // As fio: an iolog's I/O goes to the file it names.
+    if (trace_->files.size() == 1) {
+      tj->filenames = {trace_->files[0]};
+    } else {
+      std::string why = trace_->files.empty()
+                            ? "the trace names no file"
+                            : "the trace names " + std::to_string(trace_->files.size()) + " files ('" +
+                                  trace_->files[0] + "', '" + trace_->files[1] + "'...)";
+      res_->error = EINVAL;
+      res_->error_message = "read_iolog '" + path + "': " + why +
+                            ": give the target with filename=, blockdev= or replay_redirect=";
+      return false;
+    }
+  }
+  // A new file (or a null device) is as large as the trace reaches.
+  if (!tj->size) {
+    const uint64_t extent = TraceSource::Extent(*trace_, job_);
+    tj->size = SizeSpec{std::max<uint64_t>(4096, (extent + 4095) / 4096 * 4096), false};
+  }
+  return true;
+}
+
 bool Worker::open_target(AioContext& ctx) {
-  auto t = JobTarget(job_, res_->clone);
+  JobOptions tj = job_;
+  if (!job_.read_iolog.empty() && !load_trace(&tj)) return false;
+  auto t = JobTarget(tj, res_->clone);
   if (!t.ok()) {
     res_->error = -t.error().code;
     res_->error_message = t.error().message;
@@ -448,6 +560,11 @@ bool Worker::open_target(AioContext& ctx) {
   }
   OpenFlags flags;
   flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
+  if (trace_) {
+    flags.read_only = true;
+    for (const trace::Record& r : trace_->records)
+      if (r.op != trace::Op::kRead && !(job_.replay_skip & (1u << int(r.op)))) flags.read_only = false;
+  }
   auto b = OpenBackend(ctx, target_.spec, flags);
   if (!b.ok()) {
     res_->error = -b.error().code;
@@ -459,18 +576,61 @@ bool Worker::open_target(AioContext& ctx) {
   return true;
 }
 
-bool Worker::prepare_io() {
-  auto g = IoGenerator::Create(job_, blk_->length(), res_->seed);
-  if (!g.ok()) {
-    res_->error = -g.error().code;
-    res_->error_message = target_.display + ": " + g.error().message;
+bool Worker::open_iolog() {
+  if (job_.write_iolog.empty()) return true;
+  // One file per clone: fio's would interleave clones' lines.
+  std::string path = job_.write_iolog;
+  if (res_->clone > 0) path += "." + std::to_string(res_->clone);
+  auto w = trace::IologWriter::Open(path);
+  if (!w.ok()) {
+    res_->error = -w.error().code;
+    res_->error_message = w.error().message;
     return false;
   }
-  gen_.emplace(std::move(*g));
+  iolog_.emplace(std::move(*w));
+  iolog_->add_file(0, target_.filename.empty() ? target_.display : target_.filename);
+  return true;
+}
+
+bool Worker::prepare_io() {
+  const bool time_limited = job_.runtime.count() > 0;
+  if (trace_) {
+    auto src = std::make_unique<TraceSource>(trace_, job_, blk_->length());
+    ScheduleResult& sc = res_->schedule;
+    sc.kind = ScheduleResult::Kind::kTrace;
+    sc.trace = TracePathFor(job_, res_->clone);
+    sc.trace_ios = src->ios();
+    sc.skipped = src->skipped();
+    sc.folded = src->folded();
+    sc.too_large = src->too_large();
+    sc.trace_bad = trace_->bad;
+    sc.trace_span_ns = src->span_ns();
+    sc.no_stall = job_.replay_no_stall;
+    if (src->ios() == 0) {
+      res_->error = EINVAL;
+      res_->error_message = "read_iolog '" + sc.trace + "': nothing to replay (" +
+                            std::to_string(trace_->records.size()) + " records, " +
+                            std::to_string(sc.skipped) + " skipped, " + std::to_string(sc.too_large) +
+                            " longer than the target)";
+      return false;
+    }
+    trace_source_ = src.get();
+    source_ = std::move(src);
+  } else {
+    auto g = IoGenerator::Create(job_, blk_->length(), res_->seed);
+    if (!g.ok()) {
+      res_->error = -g.error().code;
+      res_->error_message = target_.display + ": " + g.error().message;
+      return false;
+    }
+    g->set_unlimited(job_.time_based && time_limited);
+    source_ = std::make_unique<IoGenerator>(std::move(*g));
+    if (pacer_.active()) res_->schedule.kind = ScheduleResult::Kind::kRate;
+  }
   verify_ = job_.verify != VerifyMethod::kNone;
   if (verify_) {
     for (Dir d : {Dir::kRead, Dir::kWrite}) {
-      if (!gen_->has_dir(d) || MinBlockSize(job_, d) >= kVerifyHeaderSize) continue;
+      if (!source_->has_dir(d) || MinBlockSize(job_, d) >= kVerifyHeaderSize) continue;
       // fio: "Blocksize too small" (EINVAL).  Checking nothing and saying
       // verified=0 would pass a job that verified nothing.
       res_->error = EINVAL;
@@ -481,9 +641,10 @@ bool Worker::prepare_io() {
       return false;
     }
   }
-  const bool time_limited = job_.runtime.count() > 0;
-  gen_->set_unlimited(job_.time_based && time_limited);
   depth_ = std::max<uint32_t>(1, job_.iodepth);
+  if (trace_ && !job_.iodepth_given)
+    depth_ = std::max<uint32_t>(1, trace_->max_outstanding.value_or(kDefaultReplayDepth));
+  res_->schedule.depth = depth_;
   // iodepth_low=L: refill once the depth fell to L; default: after every completion.
   if (job_.iodepth_low) low_ = std::min(*job_.iodepth_low, depth_ - 1);
   else low_ = depth_ - 1;
@@ -496,30 +657,32 @@ bool Worker::prepare_io() {
 
   slots_.resize(depth_);
   for (uint32_t i = 0; i < depth_; i++) {
-    slots_[i].buf = AlignedBuffer(gen_->max_bs());
+    slots_[i].buf = AlignedBuffer(source_->max_bs());
     if (!slots_[i].buf.ok()) {
       res_->error = ENOMEM;
       res_->error_message = "out of memory for I/O buffers (iodepth=" + std::to_string(depth_) +
-                            " x " + std::to_string(gen_->max_bs()) + " bytes)";
+                            " x " + std::to_string(source_->max_bs()) + " bytes)";
       return false;
     }
     // Written data: random bytes (fio's default buffer contents), or zeros.
     Rng r(res_->seed + i);
-    for (uint64_t o = 0; o + 8 <= gen_->max_bs(); o += 8) {
+    for (uint64_t o = 0; o + 8 <= source_->max_bs(); o += 8) {
       uint64_t v = job_.zero_buffers ? 0 : r.next();
       std::memcpy(slots_[i].buf.data() + o, &v, 8);
     }
     free_.push_back(depth_ - 1 - i);
   }
 
+  if (!open_iolog()) return false;
   start_ns_ = NowNs();
+  sched_start_ = start_ns_;
   pacer_.start(start_ns_);
   ramp_end_ns_ = start_ns_ + int64_t(job_.ramp_time.count()) * 1000;
   if (time_limited) end_ns_ = ramp_end_ns_ + int64_t(job_.runtime.count()) * 1000;
   live_->start_ns.store(start_ns_);
   live_->planned_ns.store(time_limited ? end_ns_ - start_ns_ : 0);
-  live_->planned_bytes.store(gen_->io_limit());
-  if (!gen_->has_dir(Dir::kRead) && !gen_->has_dir(Dir::kWrite) && !gen_->has_dir(Dir::kTrim))
+  live_->planned_bytes.store(source_->io_limit());
+  if (!source_->has_dir(Dir::kRead) && !source_->has_dir(Dir::kWrite) && !source_->has_dir(Dir::kTrim))
     live_->planned_bytes.store(0);
   return true;
 }
@@ -568,7 +731,17 @@ Task<void> Worker::run(AioContext& ctx) {
                  "end_fsync failed on '" + target_.display + "': " + ErrnoString(st.error()));
       }
     }
-    if (verify_ && job_.do_verify && gen_->has_dir(Dir::kWrite)) {
+    if (iolog_) {
+      auto closed = iolog_->close((NowNs() - start_ns_) / 1000);
+      if (!closed.ok() && !res_->error) {
+        res_->error = -closed.error().code;
+        res_->error_message = closed.error().message;
+      }
+      iolog_.reset();
+    }
+    if (res_->schedule.kind == ScheduleResult::Kind::kTrace && last_issue_ns_)
+      res_->schedule.replay_span_ns = last_issue_ns_ - sched_start_;
+    if (verify_ && job_.do_verify && source_->has_dir(Dir::kWrite)) {
       for (const auto& [offset, w] : written_)
         if (!w.checked) res_->verify_not_verified++;
     }

@@ -1,11 +1,28 @@
 // Worker: runs one job clone on its own loop (internal to the runner).
 //
-// One submitter coroutine keeps up to iodepth requests in flight: it refills
-// when the depth drops to iodepth_low, submits up to iodepth_batch_submit
-// requests inside one plug/unplug and obeys rate/rate_iops (RatePacer),
-// thinktime and fsync/fdatasync; each request is a coroutine that records
-// its completion latency.  With verify, the written blocks are read back
-// and checked once the main phase ends.
+// One submitter coroutine takes I/O from the clone's IoSource (fio's
+// synthetic patterns, or a trace with read_iolog) and keeps up to iodepth
+// requests in flight: it refills when the depth drops to iodepth_low,
+// submits up to iodepth_batch_submit requests inside one plug/unplug and
+// obeys thinktime and fsync/fdatasync; each request is a coroutine that
+// records its completion latency.  With verify, the written blocks are read
+// back and checked once the main phase ends.
+//
+// Pacing.  An I/O with a due time (rate/rate_iops via RatePacer, or a
+// trace's timestamps) is issued at that time on an absolute schedule from
+// the clone's start, never earlier: lateness never accumulates.  A trace is
+// replayed open loop: an I/O whose time has come is issued even if earlier
+// ones are still in flight, up to the depth cap (iodepth if given, else the
+// trace's recorded maximum outstanding, else kDefaultReplayDepth); an I/O
+// due while the cap is full is counted as held back.  For a trace the
+// submitter sleeps on a timer until a window before the due time, then
+// yields to the loop until it is due (the window adapts to the timer's
+// observed oversleep, kSpinMinNs..kSpinMaxNs); rate jobs only sleep.  Every
+// paced I/O records its lateness (issue - due) and its latency from the
+// due time (sched_lat, free of coordinated omission): ScheduleResult.
+//
+// Recording.  write_iolog= writes every issued I/O (fio iolog v3, the actual
+// issue times), also for a replay: recording a replay shows its fidelity.
 //
 // Ending.  Every wait of the clone ends by the job's end:
 //  * sleeps (startdelay, rate, thinktime) last at most until the runtime
@@ -45,7 +62,10 @@
 #include "tools/block_bench/run/pacer.h"
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/runner.h"
+#include "tools/block_bench/run/source.h"
 #include "tools/block_bench/run/target.h"
+#include "tools/block_bench/run/trace_source.h"
+#include "tools/block_bench/trace/iolog_writer.h"
 #include "util/aio_context.h"
 #include "util/aligned_buffer.h"
 #include "util/task.h"
@@ -67,10 +87,18 @@ struct LiveCounters {
 // How long requests still in flight after the runtime ended are waited for
 // before the graph's own waits are cancelled.
 inline constexpr int64_t kEndGraceNs = 1'000'000'000;
+// A replay's depth cap when neither iodepth= nor the trace gives one.
+inline constexpr uint32_t kDefaultReplayDepth = 64;
+// Bounds of the window before a trace I/O's due time spent yielding to the
+// loop instead of sleeping on a timer.
+inline constexpr int64_t kSpinMinNs = 20'000;
+inline constexpr int64_t kSpinMaxNs = 500'000;
 
 class Worker {
  public:
-  Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts);
+  // `traces`: shared by the run's workers (read_iolog), outlives them.
+  Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
+         TraceCache* traces);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
@@ -114,16 +142,33 @@ class Worker {
     void await_suspend(std::coroutine_handle<> h) noexcept { w->waiter_ = h; }
     void await_resume() const noexcept {}
   };
+  // Lets the loop run one round (completions, timers) and resumes.
+  struct YieldAwaiter {
+    AioContext* ctx;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { ctx->defer(h); }
+    void await_resume() const noexcept {}
+  };
 
   // Set-up after the start delay; false (with res_->error set) on failure.
   bool open_target(AioContext& ctx);
+  // read_iolog: loads the trace and decides the target job (filename from
+  // replay_redirect or the iolog, size from the trace's extent).
+  bool load_trace(JobOptions* target_job);
   bool prepare_io();
+  bool open_iolog();
   Task<void> submitter();
   Task<void> wait_all();
-  Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, bool measured);
+  // Sleeps (or, for a trace, spins near the end) until `due`, at most until
+  // the runtime ends.
+  Task<void> wait_until(int64_t due);
+  // When `u` is due: RatePacer's time, the source's schedule, or 0 (now).
+  int64_t due_of(const IoUnit& u);
+  Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured);
   Task<void> do_flush(int64_t t0, bool measured);
-  void issue(const IoUnit& u, int64_t now);
-  void complete(uint32_t slot, const IoUnit& u, int64_t t0, bool measured, Status st);
+  // `due`: 0, or when the schedule wanted it; `held`: it waited for room.
+  void issue(const IoUnit& u, int64_t now, int64_t due, bool held);
+  void complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured, Status st);
   // Decides at issue whether a read is checked: only a block whose write
   // completed, and then only if no write to it is issued before the read
   // completes (the read could see either): see check_verify_read.
@@ -148,11 +193,22 @@ class Worker {
   CloneResult* res_;
   LiveCounters* live_;
   const RunOptions& opts_;
+  TraceCache* traces_;
   AioContext* ctx_ = nullptr;
   std::unique_ptr<BlockBackend> blk_;
   Target target_;
-  std::optional<IoGenerator> gen_;
+  std::unique_ptr<IoSource> source_;
+  std::shared_ptr<const trace::Trace> trace_;  // read_iolog
+  TraceSource* trace_source_ = nullptr;        // source_, when replaying
   RatePacer pacer_;
+  int64_t sched_start_ = 0;     // the schedule's origin (the clone's start)
+  int64_t spin_ns_ = kSpinMinNs;
+  int64_t last_issue_ns_ = 0;
+  std::optional<trace::IologWriter> iolog_;  // write_iolog
+  IoUnit pending_;              // fetched from the source, not yet issued
+  bool have_ = false;
+  int64_t pending_due_ = 0;
+  bool pending_held_ = false;
   SleepGroup sleeps_;  // startdelay, rate, thinktime
   std::unique_ptr<Timer> overdue_;  // runtime end + grace: cancel_in_flight()
   std::vector<Slot> slots_;

@@ -1,0 +1,254 @@
+// Trace replay through RunJobs on the real null driver: the records issued
+// in order on an absolute schedule, open loop up to the depth cap,
+// lateness and latency from the due time (coordinated omission visible),
+// write_iolog round trips, and the errors of a bad trace.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bench_test_util.h"
+#include "tools/block_bench/run/runner.h"
+#include "tools/block_bench/run/worker.h"
+#include "tools/block_bench/trace/trace.h"
+#include "util/clock.h"
+
+namespace blk::bench {
+namespace {
+
+using testing::ParseJobs;
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name + "." + std::to_string(getpid());
+}
+
+struct Rec {
+  char op;  // r w t s
+  uint64_t t_us, offset, len;
+};
+
+// Writes an iolog v3 naming one file.
+std::string WriteIolog(const std::string& name, const std::vector<Rec>& recs) {
+  const std::string path = TempPath(name);
+  std::ofstream f(path);
+  f << "fio version 3 iolog\n0 dev add\n0 dev open\n";
+  for (const Rec& r : recs) {
+    const char* w = r.op == 'r' ? "read" : r.op == 'w' ? "write" : r.op == 't' ? "trim" : "sync";
+    f << r.t_us << " dev " << w << " " << r.offset << " " << r.len << "\n";
+  }
+  f << (recs.empty() ? 0 : recs.back().t_us) << " dev close\n";
+  return path;
+}
+
+struct Issued {
+  std::mutex mu;
+  std::vector<IoUnit> ios;
+  std::vector<int64_t> when;
+};
+
+RunResult RunReplay(const std::vector<std::string>& args, Issued* rec = nullptr) {
+  std::vector<JobOptions> jobs = ParseJobs(args);
+  EXPECT_EQ(jobs.size(), 1u);
+  // Results point into the jobs: keep them alive for the test.
+  static std::vector<std::vector<JobOptions>> keep;
+  keep.push_back(jobs);
+  RunOptions o;
+  if (rec) {
+    o.on_issue = [rec](const CloneResult&, const IoUnit& u) {
+      std::lock_guard<std::mutex> l(rec->mu);
+      rec->ios.push_back(u);
+      rec->when.push_back(NowNs());
+    };
+  }
+  return RunJobs(keep.back(), o);
+}
+
+TEST(Replay, IssuesEveryRecordInOrder) {
+  std::vector<Rec> recs;
+  for (int i = 0; i < 200; i++)
+    recs.push_back({i % 3 == 0 ? 'w' : 'r', uint64_t(i * 50), uint64_t((i * 7919) % 1000) * 4096,
+                    uint64_t(4096 << (i % 3))});
+  const std::string log = WriteIolog("order", recs);
+  Issued rec;
+  RunResult r = RunReplay({"--name=a", "--ioengine=null", "--read_iolog=" + log}, &rec);
+  ASSERT_EQ(r.clones.size(), 1u);
+  const CloneResult& c = r.clones[0];
+  ASSERT_EQ(c.error, 0) << c.error_message;
+  ASSERT_EQ(rec.ios.size(), recs.size());
+  for (size_t i = 0; i < recs.size(); i++) {
+    EXPECT_EQ(rec.ios[i].dir, recs[i].op == 'w' ? Dir::kWrite : Dir::kRead) << i;
+    EXPECT_EQ(rec.ios[i].offset, recs[i].offset) << i;
+    EXPECT_EQ(rec.ios[i].len, recs[i].len) << i;
+  }
+  EXPECT_EQ(c.schedule.kind, ScheduleResult::Kind::kTrace);
+  EXPECT_EQ(c.schedule.trace_ios, recs.size());
+  EXPECT_EQ(c.schedule.lateness.count(), recs.size());
+  EXPECT_EQ(c.schedule.trace_span_ns, 199 * 50 * 1000);
+  EXPECT_GE(c.schedule.replay_span_ns, c.schedule.trace_span_ns);
+  EXPECT_EQ(c.dir[0].ios + c.dir[1].ios, recs.size());
+  EXPECT_EQ(c.dir[0].sched_lat.count(), c.dir[0].ios);
+}
+
+TEST(Replay, FlushesAndTrimsAreReplayed) {
+  const std::string log =
+      WriteIolog("ops", {{'w', 0, 0, 4096}, {'s', 10, 0, 0}, {'t', 20, 8192, 4096}, {'r', 30, 0, 4096}});
+  RunResult r = RunReplay({"--name=a", "--ioengine=null", "--read_iolog=" + log});
+  const CloneResult& c = r.clones[0];
+  ASSERT_EQ(c.error, 0) << c.error_message;
+  EXPECT_EQ(c.dir[0].ios, 1u);
+  EXPECT_EQ(c.dir[1].ios, 1u);
+  EXPECT_EQ(c.dir[2].ios, 1u);
+  EXPECT_EQ(c.syncs, 1u);
+}
+
+// The schedule is absolute: 0.3 s of I/Os every 200 us; each is issued at
+// its time, and the last one is as punctual as the first (no drift).
+TEST(Replay, AbsoluteScheduleDoesNotDrift) {
+  std::vector<Rec> recs;
+  for (int i = 0; i < 1500; i++) recs.push_back({'r', uint64_t(i * 200), uint64_t(i) * 4096, 4096});
+  const std::string log = WriteIolog("drift", recs);
+  Issued rec;
+  RunResult r = RunReplay({"--name=a", "--ioengine=null", "--read_iolog=" + log}, &rec);
+  const CloneResult& c = r.clones[0];
+  ASSERT_EQ(c.error, 0) << c.error_message;
+  ASSERT_EQ(rec.when.size(), recs.size());
+  // Issue times relative to the first, against the trace's: never early,
+  // and the median lateness small (loose bounds: a noisy 2-core VM).
+  std::vector<int64_t> late;
+  for (size_t i = 0; i < recs.size(); i++) {
+    const int64_t want = int64_t(recs[i].t_us) * 1000;
+    const int64_t got = rec.when[i] - rec.when[0];
+    late.push_back(got - want);
+  }
+  std::vector<int64_t> sorted = late;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_GE(sorted.front(), -50'000) << "an I/O was issued early";
+  EXPECT_LT(sorted[sorted.size() / 2], 1'000'000) << "median lateness";
+  // The total duration: within 2 % of the trace's 0.3 s.
+  const double err = std::abs(double(c.schedule.replay_span_ns - c.schedule.trace_span_ns)) /
+                     double(c.schedule.trace_span_ns);
+  EXPECT_LT(err, 0.02) << c.schedule.replay_span_ns << " vs " << c.schedule.trace_span_ns;
+  EXPECT_EQ(c.schedule.lateness.count(), recs.size());
+}
+
+// Open loop: on a device with 5 ms latency, I/Os due every 250 us are issued
+// on time while earlier ones are in flight (up to the cap); with iodepth=1
+// they are held back, and the latency from the due time shows the queueing
+// that the completion latency hides.
+TEST(Replay, OpenLoopUpToTheDepthCapAndHeldBackBeyond) {
+  std::vector<Rec> recs;
+  for (int i = 0; i < 400; i++) recs.push_back({'r', uint64_t(i * 250), uint64_t(i) * 4096, 4096});
+  const std::string log = WriteIolog("open", recs);
+  const std::string dev = "--blockdev=driver=null,size=16M,latency-ns=5000000";
+  RunResult open = RunReplay({"--name=a", dev, "--read_iolog=" + log});
+  const CloneResult& o = open.clones[0];
+  ASSERT_EQ(o.error, 0) << o.error_message;
+  EXPECT_EQ(o.schedule.depth, kDefaultReplayDepth);
+  EXPECT_EQ(o.schedule.held_back, 0u);
+  EXPECT_GT(o.depth[DepthBucket(16)], 0u) << "I/Os were not overlapped";
+  EXPECT_EQ(o.dir[0].ios, recs.size());
+
+  RunResult capped = RunReplay({"--name=a", dev, "--read_iolog=" + log, "--iodepth=1"});
+  const CloneResult& k = capped.clones[0];
+  ASSERT_EQ(k.error, 0) << k.error_message;
+  EXPECT_EQ(k.schedule.depth, 1u);
+  EXPECT_GT(k.schedule.held_back, recs.size() / 2);
+  EXPECT_GT(k.schedule.late_1ms, recs.size() / 2);
+  // clat stays ~5 ms; from the due time the wait adds up (400 x 5 ms queued
+  // behind one slot: the last is ~1.9 s late).
+  EXPECT_LT(k.dir[0].clat.percentile(50), 50'000'000u);
+  EXPECT_GT(k.dir[0].sched_lat.percentile(99), 10 * k.dir[0].clat.percentile(99));
+  EXPECT_GT(k.schedule.replay_span_ns, 10 * k.schedule.trace_span_ns);
+}
+
+// numjobs clones take read_iolog's entries in turn; clones replaying the
+// same trace share one parsed copy (TraceCache, from their threads).
+TEST(Replay, ClonesTakeTheTracesInTurn) {
+  const std::string a = WriteIolog("clone_a", {{'r', 0, 0, 4096}, {'r', 10, 4096, 4096}});
+  const std::string b = WriteIolog("clone_b", {{'w', 0, 0, 8192}});
+  RunResult r = RunReplay({"--name=a", "--ioengine=null", "--numjobs=3", "--read_iolog=" + a + ":" + b});
+  ASSERT_EQ(r.clones.size(), 3u);
+  for (const CloneResult& c : r.clones) ASSERT_EQ(c.error, 0) << c.error_message;
+  EXPECT_EQ(r.clones[0].schedule.trace, a);
+  EXPECT_EQ(r.clones[0].dir[0].ios, 2u);
+  EXPECT_EQ(r.clones[1].schedule.trace, b);
+  EXPECT_EQ(r.clones[1].dir[1].ios, 1u);
+  EXPECT_EQ(r.clones[2].schedule.trace, a);
+  EXPECT_EQ(r.clones[2].dir[0].ios, 2u);
+}
+
+TEST(Replay, NoStallIgnoresTheTimestamps) {
+  const std::string log = WriteIolog("nostall", {{'r', 0, 0, 4096}, {'r', 2'000'000, 4096, 4096}});
+  const int64_t t0 = NowNs();
+  RunResult r = RunReplay({"--name=a", "--ioengine=null", "--read_iolog=" + log, "--replay_no_stall=1"});
+  EXPECT_LT(NowNs() - t0, 1'000'000'000);
+  const CloneResult& c = r.clones[0];
+  ASSERT_EQ(c.error, 0) << c.error_message;
+  EXPECT_EQ(c.dir[0].ios, 2u);
+  EXPECT_TRUE(c.schedule.no_stall);
+  EXPECT_EQ(c.schedule.lateness.count(), 0u);
+}
+
+TEST(Replay, RecordingAReplayRoundTrips) {
+  std::vector<Rec> recs;
+  for (int i = 0; i < 300; i++)
+    recs.push_back({"rwts"[i % 4], uint64_t(i * 20), uint64_t((i * 31) % 256) * 4096, i % 4 == 3 ? 0u : 8192u});
+  const std::string log = WriteIolog("rt", recs);
+  const std::string out1 = TempPath("rt1"), out2 = TempPath("rt2");
+  RunResult r1 = RunReplay({"--name=a", "--ioengine=null", "--read_iolog=" + log, "--write_iolog=" + out1});
+  ASSERT_EQ(r1.clones[0].error, 0) << r1.clones[0].error_message;
+  RunResult r2 = RunReplay({"--name=a", "--ioengine=null", "--read_iolog=" + out1, "--write_iolog=" + out2});
+  ASSERT_EQ(r2.clones[0].error, 0) << r2.clones[0].error_message;
+  trace::ParseOptions po;
+  auto a = trace::LoadTrace(log, po), b = trace::LoadTrace(out1, po), c = trace::LoadTrace(out2, po);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_EQ(a->records.size(), recs.size());
+  for (const auto* t : {&*b, &*c}) {
+    ASSERT_EQ(t->records.size(), a->records.size());
+    for (size_t i = 0; i < a->records.size(); i++) {
+      EXPECT_EQ(t->records[i].op, a->records[i].op) << i;
+      EXPECT_EQ(t->records[i].offset, a->records[i].offset) << i;
+      EXPECT_EQ(t->records[i].len, a->records[i].len) << i;
+    }
+  }
+  EXPECT_EQ(b->format, trace::Format::kIologV3);
+}
+
+TEST(Replay, ErrorsNameTheTrace) {
+  RunResult r = RunReplay({"--name=a", "--ioengine=null", "--read_iolog=/nonexistent/trace.log"});
+  EXPECT_NE(r.clones[0].error, 0);
+  EXPECT_NE(r.clones[0].error_message.find("/nonexistent/trace.log"), std::string::npos)
+      << r.clones[0].error_message;
+
+  // Two files in the iolog and no target: which one is not guessed.
+  const std::string path = TempPath("twofiles");
+  {
+    std::ofstream f(path);
+    f << "fio version 3 iolog\n0 x add\n0 y add\n1 x read 0 4096\n2 y read 0 4096\n";
+  }
+  RunResult two = RunReplay({"--name=a", "--ioengine=psync", "--read_iolog=" + path});
+  EXPECT_EQ(two.clones[0].error, EINVAL);
+  EXPECT_NE(two.clones[0].error_message.find("replay_redirect"), std::string::npos)
+      << two.clones[0].error_message;
+  EXPECT_TRUE(r.failed());
+}
+
+TEST(Replay, RateJobsReportTheirSchedule) {
+  RunResult r = RunReplay({"--name=a", "--ioengine=null", "--size=4m", "--bs=4k", "--rate_iops=2000"});
+  const CloneResult& c = r.clones[0];
+  ASSERT_EQ(c.error, 0) << c.error_message;
+  EXPECT_EQ(c.schedule.kind, ScheduleResult::Kind::kRate);
+  EXPECT_EQ(c.schedule.lateness.count(), c.dir[0].ios);
+  EXPECT_EQ(c.dir[0].sched_lat.count(), c.dir[0].ios);
+  EXPECT_GE(c.dir[0].sched_lat.percentile(50), c.dir[0].clat.percentile(50));
+}
+
+}  // namespace
+}  // namespace blk::bench

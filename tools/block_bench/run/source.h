@@ -1,0 +1,45 @@
+// IoSource: where a job clone's I/O comes from.  The worker asks the source
+// for the next I/O, a pacer (RatePacer, or the trace's own times) for when
+// it is due, and hands it to the graph.
+//
+// Sources: IoGenerator (fio's synthetic patterns, generator.h) and
+// TraceSource (a recorded trace, trace_source.h).
+//
+// Thread-safety: one source per clone, used on its worker thread.
+#pragma once
+
+#include <cstdint>
+
+#include "tools/block_bench/job.h"
+
+namespace blk::bench {
+
+struct IoUnit {
+  Dir dir = Dir::kRead;  // for a flush: kWrite (it is accounted with writes)
+  uint64_t offset = 0;
+  uint64_t len = 0;
+  bool flush = false;  // a cache flush (offset and len 0)
+  bool fua = false;    // a write with forced unit access
+  // When the source's own schedule wants it issued, in ns from the start of
+  // the schedule; -1: no schedule of its own (issue when there is room, or
+  // when RatePacer says).
+  int64_t at_ns = -1;
+  friend bool operator==(const IoUnit&, const IoUnit&) = default;
+};
+
+class IoSource {
+ public:
+  virtual ~IoSource() = default;
+  // The next I/O; false when the source is exhausted.
+  virtual bool next(IoUnit* u) = 0;
+  // Whether any I/O of direction `d` can come (flushes count as writes).
+  virtual bool has_dir(Dir d) const = 0;
+  // The largest I/O in bytes (the size of each I/O buffer).
+  virtual uint64_t max_bs() const = 0;
+  // Bytes the source will hand out (for progress), 0 when unbounded.
+  virtual uint64_t io_limit() const = 0;
+  // ramp_time ended: a budget-limited source starts its budget again.
+  virtual void reset_budget() {}
+};
+
+}  // namespace blk::bench
