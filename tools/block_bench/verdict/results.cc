@@ -20,6 +20,8 @@ constexpr MetricInfo kMetrics[kNumMetrics] = {
     {Metric::kP50, "p50", "clat p50", false, true},
     {Metric::kP99, "p99", "clat p99", false, true},
     {Metric::kP999, "p99.9", "clat p99.9", false, true},
+    {Metric::kSchedP50, "sched_p50", "sched lat p50", false, true},
+    {Metric::kSchedP99, "sched_p99", "sched lat p99", false, true},
 };
 
 constexpr const char* kDirs[3] = {"read", "write", "trim"};
@@ -123,6 +125,9 @@ bool ReadDir(const Json& d, Sample* s) {
     if (!ok) ok = lat && Percentile(*lat, p, &v);
     put(m, ok);
   }
+  const Json* sched = d.contains("sched_lat_ns") ? &d["sched_lat_ns"] : nullptr;
+  put(Metric::kSchedP50, sched && Percentile(*sched, 50.0, &v));
+  put(Metric::kSchedP99, sched && Percentile(*sched, 99.0, &v));
   Curve(clat && clat->contains("bins") ? *clat : (clat && clat->contains("percentile") ? *clat
                                                   : lat ? *lat : Json()),
         &s->curve);

@@ -23,12 +23,15 @@
 
 namespace blk::bench::verdict {
 
-enum class Metric : int { kIops = 0, kBw, kClatMean, kP50, kP99, kP999 };
-inline constexpr int kNumMetrics = 6;
+// kSchedP50/kSchedP99: latency from the due time of paced jobs (trace
+// replay, rate=): block-bench's "sched_lat_ns", free of coordinated omission.
+enum class Metric : int { kIops = 0, kBw, kClatMean, kP50, kP99, kP999, kSchedP50, kSchedP99 };
+inline constexpr int kNumMetrics = 8;
 
 struct MetricInfo {
   Metric metric;
-  const char* name;       // as in --metric=: "iops", "bw", "mean", "p50", "p99", "p99.9"
+  const char* name;       // as in --metric=: "iops", "bw", "mean", "p50", "p99", "p99.9",
+                          // "sched_p50", "sched_p99"
   const char* title;      // for tables: "IOPS", "BW", "clat mean", ...
   bool higher_is_better;  // IOPS and bandwidth; latencies are better lower
   bool is_latency;        // ns in the input

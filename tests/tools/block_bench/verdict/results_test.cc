@@ -42,9 +42,29 @@ TEST(ResultsTest, ReadsBlockBenchAndFioLayouts) {
     EXPECT_DOUBLE_EQ(s.value[int(Metric::kP50)], 900);
     EXPECT_DOUBLE_EQ(s.value[int(Metric::kP99)], 2000);
     EXPECT_DOUBLE_EQ(s.value[int(Metric::kP999)], 5000);
-    for (bool h : s.has) EXPECT_TRUE(h);
+    for (int m = 0; m < int(Metric::kSchedP50); m++) EXPECT_TRUE(s.has[m]) << m;
+    // Not a paced job: no latency from the due time.
+    EXPECT_FALSE(s.has[int(Metric::kSchedP50)]);
+    EXPECT_FALSE(s.has[int(Metric::kSchedP99)]);
     EXPECT_FALSE(d->failed);
   }
+}
+
+TEST(ResultsTest, ReadsLatencyFromTheDueTimeOfPacedJobs) {
+  const std::string job =
+      "{\"jobname\": \"j\", \"error\": 0, \"read\": {\"total_ios\": 10, \"iops\": 5, "
+      "\"clat_ns\": {\"percentile\": {\"50.000000\": 900, \"99.000000\": 1000}}, "
+      "\"sched_lat_ns\": {\"percentile\": {\"50.000000\": 1900, \"99.000000\": 7000}}}}";
+  auto d = ParseResultJson(Doc("blkstack-bench version", job), "r.json");
+  ASSERT_TRUE(d) << d.error().message;
+  ASSERT_EQ(d->samples.size(), 1u);
+  const Sample& s = d->samples[0];
+  EXPECT_TRUE(s.has[int(Metric::kSchedP50)]);
+  EXPECT_DOUBLE_EQ(s.value[int(Metric::kSchedP50)], 1900);
+  EXPECT_DOUBLE_EQ(s.value[int(Metric::kSchedP99)], 7000);
+  auto m = ParseMetrics("sched_p99,p99");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ((*m)[0], Metric::kSchedP99);
 }
 
 TEST(ResultsTest, SkipsNotesBeforeTheDocument) {
@@ -147,7 +167,7 @@ TEST(ResultsTest, ParseMetrics) {
   auto bad = ParseMetrics("p98");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message,
-            "unknown metric 'p98' (known: iops, bw, mean, p50, p99, p99.9)");
+            "unknown metric 'p98' (known: iops, bw, mean, p50, p99, p99.9, sched_p50, sched_p99)");
   EXPECT_FALSE(ParseMetrics("p99,p99"));
   EXPECT_FALSE(ParseMetrics(""));
   EXPECT_FALSE(ParseMetrics("p99,"));
