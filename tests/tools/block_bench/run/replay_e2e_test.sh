@@ -103,7 +103,19 @@ j=json.load(open('rate.json'))['jobs'][0]
 assert j['schedule']['kind']=='rate', j.get('schedule')
 assert j['read']['sched_lat_ns']['N']==j['read']['total_ios']" || fail "rate schedule JSON"
 
-# 6. Bad traces: FILE:LINE, exit 1; trace_skip_bad goes on.
+# 6. replay_redirect: fio's iolog names "f.0.0"; the I/O goes to a file of
+# ours instead, laid out to the trace's extent.
+"$BB" --name=rd --ioengine=psync --read_iolog=fio.log --replay_redirect="$T/redir.img" \
+  --output-format=json >rd.json 2>rd.err || fail "replay_redirect: $(cat rd.err)"
+[ -f redir.img ] || fail "replay_redirect did not create the file"
+[ ! -e f.0.0 ] || fail "replay_redirect still opened the iolog's file"
+python3 -c "
+import json
+j=json.load(open('rd.json'))['jobs'][0]
+assert 'redir.img' in j['blkstack']['target'], j['blkstack']['target']
+assert j['read']['total_ios']+j['write']['total_ios']==$(wc -l <want.txt)" || fail "replay_redirect counts"
+
+# 7. Bad traces: FILE:LINE, exit 1; trace_skip_bad goes on.
 printf 'fio version 3 iolog\n0 dev add\n1 dev read 0 4096\n2 dev read zz 4096\n3 dev read 4096 4096\n' >bad.log
 "$BB" --name=b --ioengine=null --read_iolog=bad.log >b.txt 2>&1 && fail "bad trace accepted"
 grep -q "bad.log:4" b.txt || fail "no FILE:LINE in: $(cat b.txt)"
