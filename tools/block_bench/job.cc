@@ -58,6 +58,17 @@ std::string_view Name(VerifyMethod v) {
   return "?";
 }
 
+std::string_view Name(Fallocate v) {
+  switch (v) {
+    case Fallocate::kNone: return "none";
+    case Fallocate::kNative: return "native";
+    case Fallocate::kPosix: return "posix";
+    case Fallocate::kKeep: return "keep";
+    case Fallocate::kTruncate: return "truncate";
+  }
+  return "?";
+}
+
 std::string_view Name(ContinueOnError v) {
   switch (v) {
     case ContinueOnError::kNone: return "none";

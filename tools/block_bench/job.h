@@ -60,6 +60,8 @@ struct SteadyState {
   friend bool operator==(const SteadyState&, const SteadyState&) = default;
 };
 enum class VerifyMethod { kNone, kCrc32c };
+// fio's fallocate=: how a writing job's new file is preallocated.
+enum class Fallocate { kNone, kNative, kPosix, kKeep, kTruncate };
 enum class ContinueOnError { kNone, kRead, kWrite, kIo, kVerify, kAll };
 
 // Canonical fio spelling of each enum value ("randread", "io_uring", ...).
@@ -68,6 +70,7 @@ std::string_view Name(RwMode v);
 std::string_view Name(Distribution v);
 std::string_view Name(RateProcess v);
 std::string_view Name(VerifyMethod v);
+std::string_view Name(Fallocate v);
 std::string_view Name(ContinueOnError v);
 
 // True for randread, randwrite, randtrim and randrw.
@@ -168,7 +171,16 @@ struct JobOptions {
   RbdOptions rbd;
   LibaioOptions libaio;
   bool direct = false;  // buffered=N sets direct=!N
-  bool invalidate = true;
+  bool invalidate = true;  // drop the target's cached pages before a buffered job
+  // --- file set-up (fio's layout; see run/target.h) ------------------------
+  bool create_on_open = false;     // 1: no layout, the file is created empty
+  bool create_only = false;        // 1: set the files up, do no I/O
+  bool allow_file_create = true;   // 0: a missing file is an error
+  bool overwrite = false;          // 1: a writing job's new file is written out too
+  bool pre_read = false;           // 1: read the region into the page cache first
+  bool create_fsync = true;        // fsync a file after laying it out
+  bool fill_device = false;        // 1: size = free space; ENOSPC ends the job
+  Fallocate fallocate = Fallocate::kNative;
   uint32_t kb_base = 1024;  // 1024 or 1000; how size suffixes were read
 
   // --- I/O pattern --------------------------------------------------------

@@ -171,6 +171,32 @@ OptionSpec Buffered() {
 
 }  // namespace
 
+OptionSpec FallocateOption() {
+  OptionSpec s;
+  s.name = "fallocate";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    static constexpr struct {
+      std::string_view name;
+      Fallocate value;
+    } kValues[] = {{"none", Fallocate::kNone},   {"0", Fallocate::kNone},
+                   {"native", Fallocate::kNative}, {"posix", Fallocate::kPosix},
+                   {"1", Fallocate::kPosix},     {"keep", Fallocate::kKeep},
+                   {"truncate", Fallocate::kTruncate}};
+    for (const auto& e : kValues) {
+      if (e.name == *v) {
+        job.fallocate = e.value;
+        return {};
+      }
+    }
+    return ValueError("expected none, native, posix, keep, truncate, 0 or 1, got " + QuoteInput(*v));
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.fallocate != DefaultJob().fallocate) out.push_back({std::string(n), std::string(Name(job.fallocate))});
+  };
+  s.help = "preallocation of a writing job's new file: native (default), posix, keep, truncate, none";
+  return s;
+}
+
 std::vector<OptionSpec> TargetOptions() {
   using namespace internal;
   std::vector<OptionSpec> v;
@@ -190,6 +216,22 @@ std::vector<OptionSpec> TargetOptions() {
   v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
   v.push_back(Buffered());
   v.push_back(BoolOption<&JobOptions::invalidate>("invalidate", "drop the page cache of the files first"));
+  v.push_back(BoolOption<&JobOptions::create_on_open>(
+      "create_on_open", "1: create a new file empty when it is opened (no layout)"));
+  v.push_back(BoolOption<&JobOptions::create_only>("create_only", "1: set up the files, then do no I/O"));
+  v.push_back(BoolOption<&JobOptions::allow_file_create>(
+      "allow_file_create", "0: a file that does not exist is an error"));
+  v.push_back(BoolOption<&JobOptions::overwrite>(
+      "overwrite", "1: a writing job's new file is written out before the job"));
+  v.push_back(BoolOption<&JobOptions::pre_read>("pre_read", "1: read the files into the page cache first"));
+  v.push_back(BoolOption<&JobOptions::create_fsync>("create_fsync", "0: do not fsync a file after laying it out"));
+  {
+    OptionSpec fill = BoolOption<&JobOptions::fill_device>(
+        "fill_device", "1: write until the device or file system is full (ENOSPC ends the job)");
+    fill.aliases = {"fill_fs"};
+    v.push_back(std::move(fill));
+  }
+  v.push_back(FallocateOption());
   return v;
 }
 

@@ -274,6 +274,20 @@ std::string ScheduleText(const ScheduleResult& sc) {
   return o;
 }
 
+// How the target file was set up (run/target.h).
+std::string LayoutText(const CloneResult& r) {
+  std::string parts;
+  auto add = [&](const std::string& p) { parts += (parts.empty() ? "" : ", ") + p; };
+  const std::string size = NumToStr(double(r.layout_bytes), 4, 1024, kIecB);
+  if (r.layout == "write") add("laid out " + size + Fmt(" before the job (%.2fs)", r.layout_seconds));
+  else if (r.layout == "allocate") add("created, " + size + " preallocated");
+  else if (r.layout == "sparse") add("created sparse (" + size + ")");
+  if (r.invalidated) add("page cache dropped");
+  if (r.pre_read_bytes) add("pre-read " + NumToStr(double(r.pre_read_bytes), 4, 1024, kIecB));
+  if (r.filled) add("filled: the device ran out of space (fill_device)");
+  return "  file         : " + parts + "\n";
+}
+
 const char* const kUnitName[] = {"nsec", "usec", "msec"};
 const double kUnitDiv[] = {1, 1000, 1000000};
 
@@ -299,7 +313,13 @@ void TextPercentiles(std::string& o, const char* name, const LatencyHistogram& h
   o += Fmt("    %s percentiles (%s):\n", name, kUnitName[u]);
   for (size_t i = 0; i < plist.size(); i++) {
     if (i % 4 == 0) o += "     |";
-    o += Fmt(" %5.2fth=[%5llu]", plist[i],
+    // Two decimals as fio, more when the percentile has them: 99.999 must
+    // not print as 100.00.
+    int prec = 2;
+    while (prec < 6 && std::fabs(std::round(plist[i] * std::pow(10, prec)) / std::pow(10, prec) -
+                                 plist[i]) > 1e-9)
+      prec++;
+    o += Fmt(" %5.*fth=[%5llu]", prec, plist[i],
              (unsigned long long)std::llround(double(h.percentile(plist[i])) / div));
     if (i + 1 < plist.size()) o += ",";
     if (i % 4 == 3 || i + 1 == plist.size()) o += "\n";
@@ -459,6 +479,7 @@ std::string TextReport(const RunResult& run) {
                (unsigned long long)r.verify_not_verified);
     if (r.steadystate) o += SteadyText(*r.steadystate);
     if (r.schedule.kind != ScheduleResult::Kind::kNone) o += ScheduleText(r.schedule);
+    if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) o += LayoutText(r);
     if (r.interrupted) o += "  interrupted  : stopped early by a signal\n";
     o += "  blkstack     : " + r.target + "\n";
     if (!r.counters.empty()) {
@@ -474,15 +495,15 @@ std::string TextReport(const RunResult& run) {
     }
     o += "\n";
   }
-  // Run status groups (over clones, as fio).
+  // Run status groups, as fio: over the report units (each clone, or the
+  // whole group with group_reporting, whose range is then that one value).
   std::map<int, std::vector<const CloneResult*>> groups;
-  for (const auto& c : run.clones)
-    if (!c.not_run) groups[c.groupid].push_back(&c);
+  for (const ReportUnit& u : units) groups[u.r.groupid].push_back(&u.r);
   for (auto& [g, cl] : groups) {
     o += Fmt("Run status group %d (all jobs):\n", g);
     for (int d = 0; d < kNumDirs; d++) {
       uint64_t bytes = 0, ios = 0, rmin = UINT64_MAX, rmax = 0;
-      int64_t rmax_ns = 0;  // the aggregate rate is over the longest clone
+      int64_t rmax_ns = 0;  // the aggregate rate is over the longest unit
       double bmin = 1e300, bmax = 0;
       for (auto* c : cl) {
         const DirResult& x = c->dir[d];
@@ -571,6 +592,16 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     if (r.schedule.kind != ScheduleResult::Kind::kNone) j["schedule"] = ScheduleJson(r.schedule);
     ojson bs;
     bs["target"] = r.target;
+    if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) {
+      ojson l;
+      l["action"] = r.layout.empty() ? "none" : r.layout;
+      l["bytes"] = r.layout_bytes;
+      l["seconds"] = r.layout_seconds;
+      l["invalidated"] = r.invalidated;
+      l["pre_read_bytes"] = r.pre_read_bytes;
+      l["filled"] = r.filled;
+      bs["file"] = l;
+    }
     bs["jobs"] = u.jobs;
     bs["seed"] = r.seed;
     bs["runtime_ns"] = r.runtime_ns;

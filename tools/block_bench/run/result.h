@@ -163,6 +163,14 @@ struct CloneResult {
   // itself, or its group with group_reporting; steady.h).
   std::optional<SteadyStateResult> steadystate;
   ScheduleResult schedule;
+  // How the target file was set up before the job (run/target.h): "write"
+  // (laid out), "allocate", "sparse", or empty when it existed in full.
+  std::string layout;
+  uint64_t layout_bytes = 0;
+  double layout_seconds = 0;
+  bool invalidated = false;   // cached pages dropped before the job
+  uint64_t pre_read_bytes = 0;
+  bool filled = false;        // fill_device: the device filled up (ENOSPC)
 
   void merge(const CloneResult& o);
 };
@@ -183,6 +191,12 @@ inline void CloneResult::merge(const CloneResult& o) {
   }
   if (!steadystate && o.steadystate) steadystate = o.steadystate;
   schedule.merge(o.schedule);
+  if (layout.empty()) layout = o.layout;
+  layout_bytes += o.layout_bytes;
+  layout_seconds = std::max(layout_seconds, o.layout_seconds);
+  invalidated = invalidated || o.invalidated;
+  pre_read_bytes += o.pre_read_bytes;
+  filled = filled || o.filled;
   if (o.runtime_ns > runtime_ns) runtime_ns = o.runtime_ns;
   if (o.elapsed_ns > elapsed_ns) elapsed_ns = o.elapsed_ns;
   usr_s += o.usr_s;

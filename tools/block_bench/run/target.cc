@@ -1,10 +1,20 @@
 #include "tools/block_bench/run/target.h"
 
 #include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "tools/block_bench/run/rng.h"
+#include "util/clock.h"
 
 namespace blk::bench {
 namespace {
@@ -83,33 +93,166 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   t.display = f;
   t.filename = f;
   t.create_size = want;
+  const bool reads = job.rw == RwMode::kRead || job.rw == RwMode::kRandRead ||
+                     job.rw == RwMode::kReadWrite || job.rw == RwMode::kRandReadWrite;
+  if (job.create_on_open || job.fill_device) t.layout = Target::Layout::kSparse;
+  else if (reads || job.overwrite) t.layout = Target::Layout::kWrite;
+  else t.layout = Target::Layout::kAllocate;
+  t.fallocate = job.fallocate;
+  t.allow_create = job.allow_file_create;
+  t.zero_fill = job.zero_buffers;
+  t.create_fsync = job.create_fsync;
+  t.invalidate = job.invalidate && !job.direct && !job.pre_read;  // fio: pre_read clears it
+  t.pre_read = job.pre_read && !job.direct;
+  t.fill = job.fill_device;
+  t.region_offset = job.offset.percent ? 0 : job.offset.value;
+  t.region_size = job.size && !job.size->percent ? job.size->value : 0;
   return t;
 }
 
-Expected<void> PrepareTarget(const Target& t) {
-  if (t.filename.empty()) return {};
-  struct stat st;
-  if (::stat(t.filename.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode) || t.create_size == 0 || uint64_t(st.st_size) >= t.create_size)
-      return {};
-  } else if (errno != ENOENT) {
-    return MakeError(-errno, t.filename + ": " + ErrnoString(-errno));
-  } else if (t.create_size == 0) {
-    return MakeError(-ENOENT, t.filename + ": does not exist and no size= to create it with");
-  } else if (t.filename.rfind("/dev/", 0) == 0) {
-    // A missing device is a typo or an unplugged disk, never a request to
-    // create a regular file in /dev (where fio would lay one out).
-    return MakeError(-ENOENT, t.filename + ": no such device: " + ErrnoString(-ENOENT));
+namespace {
+
+// Whether `path` (missing) would be created in the devtmpfs /dev itself: a
+// device name, never a file.  /dev/shm and other file systems mounted below
+// /dev are ordinary places for files.
+bool InDevFs(const std::string& path) {
+  if (path.rfind("/dev/", 0) != 0) return false;
+  std::string dir = path.substr(0, path.find_last_of('/'));
+  struct stat d, p;
+  if (::stat("/dev", &d) != 0) return true;
+  // The nearest existing ancestor decides.
+  while (!dir.empty() && ::stat(dir.c_str(), &p) != 0) dir = dir.substr(0, dir.find_last_of('/'));
+  if (dir.empty()) return true;
+  return p.st_dev == d.st_dev;
+}
+
+Error FileError(const std::string& file, const char* what, int err) {
+  return MakeError(-err, file + ": " + what + ": " + ErrnoString(-err));
+}
+
+// Writes [from, to) of fd with 1 MiB buffers of random bytes (or zeros).
+Expected<void> WriteOut(int fd, const std::string& file, uint64_t from, uint64_t to, bool zero) {
+  constexpr size_t kChunk = 1 << 20;
+  std::vector<char> buf(kChunk);
+  if (!zero) {
+    Rng r(0x1a7e001u ^ from);
+    for (size_t o = 0; o + 8 <= kChunk; o += 8) {
+      uint64_t v = r.next();
+      std::memcpy(buf.data() + o, &v, 8);
+    }
   }
-  int fd = ::open(t.filename.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return MakeError(-errno, t.filename + ": cannot create: " + ErrnoString(-errno));
-  if (::ftruncate(fd, off_t(t.create_size)) != 0) {
-    int e = errno;
-    ::close(fd);
-    return MakeError(-e, t.filename + ": cannot extend: " + ErrnoString(-e));
+  for (uint64_t off = from; off < to;) {
+    const size_t n = size_t(std::min<uint64_t>(kChunk, to - off));
+    const ssize_t w = ::pwrite(fd, buf.data(), n, off_t(off));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return FileError(file, "laying out", errno);
+    }
+    if (w == 0) return FileError(file, "laying out", ENOSPC);
+    off += uint64_t(w);
   }
-  ::close(fd);
   return {};
+}
+
+}  // namespace
+
+Expected<Prepared> PrepareTarget(const Target& t) {
+  Prepared out;
+  if (t.filename.empty()) return out;
+  const int64_t t0 = NowNs();
+  uint64_t want = t.create_size;
+  struct stat st;
+  const bool exists = ::stat(t.filename.c_str(), &st) == 0;
+  if (!exists && errno != ENOENT) return FileError(t.filename, "cannot stat", errno);
+  if (t.fill && (!exists || S_ISREG(st.st_mode))) {
+    // fill_device on a file: as large as the file system's free space.
+    std::string dir = t.filename.find('/') == std::string::npos
+                          ? std::string(".")
+                          : t.filename.substr(0, t.filename.find_last_of('/'));
+    if (dir.empty()) dir = "/";
+    struct statvfs vfs;
+    if (::statvfs(dir.c_str(), &vfs) != 0) return FileError(dir, "cannot statvfs", errno);
+    const uint64_t have = exists ? uint64_t(st.st_size) : 0;
+    // Sparse and a little larger than the free space: the job's writes end
+    // at ENOSPC, as fio's.
+    want = std::max(have, have + uint64_t(vfs.f_bavail) * vfs.f_frsize / (1 << 20) * (1 << 20) +
+                              (64u << 20));
+  }
+  if (!exists) {
+    if (!t.allow_create)
+      return MakeError(-ENOENT, t.filename + ": does not exist (allow_file_create=0)");
+    if (want == 0)
+      return MakeError(-ENOENT, t.filename + ": does not exist and no size= to create it with");
+    if (InDevFs(t.filename))
+      return MakeError(-ENOENT, t.filename + ": no such device: " + ErrnoString(-ENOENT));
+  }
+  const bool regular = !exists || S_ISREG(st.st_mode);
+  const uint64_t have = exists && regular ? uint64_t(st.st_size) : 0;
+  if (regular && want > have) {
+    int fd = ::open(t.filename.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return FileError(t.filename, "cannot create", errno);
+    Expected<void> r;
+    switch (t.layout) {
+      case Target::Layout::kWrite:
+        out.action = "write";
+        r = WriteOut(fd, t.filename, have, want, t.zero_fill);
+        if (r.ok() && t.create_fsync && ::fsync(fd) != 0) r = FileError(t.filename, "fsync", errno);
+        break;
+      case Target::Layout::kAllocate:
+        out.action = "allocate";
+        if (t.fallocate == Fallocate::kNative || t.fallocate == Fallocate::kPosix ||
+            t.fallocate == Fallocate::kKeep) {
+          const int mode = t.fallocate == Fallocate::kKeep ? FALLOC_FL_KEEP_SIZE : 0;
+          // As fio: a failed preallocation (no room, no support) is only a
+          // warning; the file gets its size and the job's writes meet the
+          // error, if any, where it is counted.
+          if (::fallocate(fd, mode, off_t(have), off_t(want - have)) != 0) {
+            const int e = errno;
+            if (e != EOPNOTSUPP)
+              out.warning = t.filename + ": cannot preallocate " + std::to_string(want - have) +
+                            " bytes: " + ErrnoString(-e) + " (continuing without)";
+            out.action = "sparse";
+          }
+        } else {
+          out.action = "sparse";
+        }
+        break;
+      case Target::Layout::kSparse:
+        out.action = "sparse";
+        break;
+    }
+    if (r.ok() && ::ftruncate(fd, off_t(want)) != 0) r = FileError(t.filename, "cannot extend", errno);
+    ::close(fd);
+    if (!r.ok()) return r.error();
+    out.bytes = want - have;
+  }
+  // Only regular files and block devices have a page cache to drop or fill
+  // (opening a FIFO here would block; the driver refuses it with a reason).
+  const bool cached = !exists || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode);
+  if (cached && (t.invalidate || t.pre_read)) {
+    int fd = ::open(t.filename.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return FileError(t.filename, "cannot open", errno);
+    if (t.invalidate) {
+      // fio drops cached pages so that a buffered job reads the device.
+      if (regular) out.invalidated = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+      else out.invalidated = ::ioctl(fd, BLKFLSBUF, 0) == 0;
+    }
+    if (t.pre_read) {
+      std::vector<char> buf(1 << 20);
+      uint64_t off = t.region_offset;
+      const uint64_t end = t.region_size ? t.region_offset + t.region_size : UINT64_MAX;
+      while (off < end) {
+        const ssize_t n = ::pread(fd, buf.data(), size_t(std::min<uint64_t>(buf.size(), end - off)), off_t(off));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        off += uint64_t(n);
+        out.pre_read += uint64_t(n);
+      }
+    }
+    ::close(fd);
+  }
+  out.seconds = double(NowNs() - t0) / 1e9;
+  return out;
 }
 
 }  // namespace blk::bench

@@ -12,10 +12,28 @@
 //                          and Target::spin with busy_poll=1]
 //                          [,write-cache=off when direct=1]
 // F is filename (the first of filename=a:b, prefixed by directory=), or fio's
-// default "<jobname>.<clone>.0".  A file that does not exist is created
-// sparse with offset+size bytes (fio would lay it out by writing it).
+// default "<jobname>.<clone>.0".
 //
-// Thread-safety: pure except PrepareFile (touches the file system).
+// File set-up (PrepareTarget), as fio's: a regular file that does not exist
+// or is shorter than offset+size is
+//  * laid out (its missing part written with the job's buffer contents,
+//    random unless zero_buffers, then fsync'd unless create_fsync=0) when
+//    the job reads, or writes with overwrite=1 — reading holes or writing
+//    into unallocated blocks would measure the file system, not the device;
+//  * else (a writing job) created and preallocated per fallocate= (native
+//    and posix: fallocate(2) mode 0; keep: FALLOC_FL_KEEP_SIZE; truncate and
+//    none: size only);
+//  * with create_on_open=1 only created with its size (sparse);
+//  * with allow_file_create=0 an error if it does not exist.
+// A missing path directly under /dev (the devtmpfs, not a file system
+// mounted below it such as /dev/shm) is an error, never a file.  Then, for
+// a buffered job, invalidate=1 drops the target's cached pages
+// (posix_fadvise DONTNEED; BLKFLSBUF for a block device) and pre_read=1
+// reads the region into the page cache.  fill_device=1 makes a file (sparse)
+// 64 MiB larger than the file system's free space, so that the job's writes
+// end at ENOSPC.
+//
+// Thread-safety: pure except PrepareTarget (touches the file system).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +49,17 @@ struct Target {
   std::string display;   // for messages: filename, image or spec
   std::string filename;  // file-backed targets only
   uint64_t create_size = 0;  // >0: create/extend the file to this size
+  enum class Layout { kSparse, kAllocate, kWrite };
+  Layout layout = Layout::kWrite;  // how a missing or short file is set up
+  Fallocate fallocate = Fallocate::kNative;  // kAllocate: which call
+  bool allow_create = true;
+  bool zero_fill = false;      // layout writes zeros (zero_buffers)
+  bool create_fsync = true;
+  bool invalidate = false;     // drop cached pages (buffered jobs only)
+  bool pre_read = false;
+  bool fill = false;           // fill_device: size a file to the free space
+  uint64_t region_offset = 0;  // pre_read: the job's region
+  uint64_t region_size = 0;
   // Busy-poll without sleeping while requests are in flight (fio's libaio
   // userspace_reap with iodepth_batch_complete_min=0, fio's rbd busy_poll):
   // the runner raises its loop's poll window to kSpinPollMaxNs for the job.
@@ -41,8 +70,18 @@ inline constexpr int64_t kSpinPollMaxNs = 1'000'000'000;
 
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone);
 
-// Creates filename sparse with create_size bytes when missing (or shorter,
-// for regular files).  No-op for other targets.
-Expected<void> PrepareTarget(const Target& t);
+// What PrepareTarget did, for the report.
+struct Prepared {
+  std::string action;      // "write", "allocate", "sparse", or "" (file was there)
+  uint64_t bytes = 0;      // written or allocated
+  double seconds = 0;      // laying out, allocating and pre-reading
+  bool invalidated = false;
+  uint64_t pre_read = 0;   // bytes read into the page cache
+  std::string warning;     // a preallocation that failed (not an error)
+};
+
+// Sets a file target up as described above.  No-op for other targets.
+// Errors name the file.
+Expected<Prepared> PrepareTarget(const Target& t);
 
 }  // namespace blk::bench

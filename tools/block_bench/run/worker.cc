@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "block/registry.h"
@@ -161,6 +162,9 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
       last_ios_[d] = 0;
     }
     if (ramp_end_ns_ > start_ns_ && !job_.time_based) source_->reset_budget();
+    // Samples cover whole intervals of the measured phase: a tick left over
+    // from the ramp would add a short, noisy one.
+    if (sampler_) sampler_->arm_at(now + sample_ns_);
   }
   if (due && measured) {
     ScheduleResult& sc = res_->schedule;
@@ -295,6 +299,10 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
                  "flush failed on '" + target_.display + "': " + ErrnoString(st.error()));
       }
     }
+  } else if (job_.fill_device && st.error() == -ENOSPC) {
+    // fill_device: the device is full, which ends the job; not an error.
+    res_->filled = true;
+    stop_ = true;
   } else if (cancelling_ && st.error() == -ECANCELED) {
     // Ended by cancel_in_flight(): the device never finished it.
     res_->dir[d].drop_ios++;
@@ -553,10 +561,23 @@ bool Worker::open_target(AioContext& ctx) {
   }
   target_ = std::move(*t);
   res_->target = target_.spec;
-  if (auto p = PrepareTarget(target_); !p.ok()) {
+  auto p = PrepareTarget(target_);
+  if (!p.ok()) {
     res_->error = -p.error().code;
     res_->error_message = p.error().message;
     return false;
+  }
+  res_->layout = p->action;
+  res_->layout_bytes = p->bytes;
+  res_->layout_seconds = p->seconds;
+  res_->invalidated = p->invalidated;
+  res_->pre_read_bytes = p->pre_read;
+  if (!p->warning.empty() && opts_.messages)
+    std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), p->warning.c_str());
+  if (p->action == "write" && opts_.messages) {
+    // fio's line, so that a slow start is explained.
+    std::fprintf(opts_.messages, "%s: Laid out IO file (1 file / %lluMiB) in %.2fs\n",
+                 job_.name.c_str(), (unsigned long long)(p->bytes >> 20), p->seconds);
   }
   OpenFlags flags;
   flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
@@ -699,7 +720,7 @@ Task<void> Worker::run(AioContext& ctx) {
     (void)co_await sleeps_.sleep_for(ctx, us * 1000);  // interrupt() cuts it short
   }
   std::optional<PollParams> saved_poll;  // while the target spins
-  if (!interrupted_ && open_target(ctx) && prepare_io()) {
+  if (!interrupted_ && open_target(ctx) && !job_.create_only && prepare_io()) {
     if (target_.spin) {
       saved_poll = ctx.poll_params();
       PollParams p = *saved_poll;

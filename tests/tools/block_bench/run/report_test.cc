@@ -80,6 +80,35 @@ TEST_F(ReportTest, TextHasFioSections) {
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
 }
 
+// With group_reporting the group is one unit in "Run status group" too, as
+// fio prints it: one bandwidth, so min == max, and one runtime.
+TEST_F(ReportTest, RunStatusOfAReportingGroupIsOneUnit) {
+  const std::string t = TextReport(run_);
+  const size_t at = t.find("   READ: bw=");
+  ASSERT_NE(at, std::string::npos) << t;
+  const std::string line = t.substr(at, t.find('\n', at) - at);
+  const size_t comma = line.find(", ");
+  const size_t dash = line.find('-', comma);
+  const std::string lo = line.substr(comma + 2, dash - comma - 2);
+  const std::string hi = line.substr(dash + 1, line.find(' ', dash) - dash - 1);
+  EXPECT_EQ(lo, hi) << line;
+  const size_t run = line.find("run=");
+  const std::string rt = line.substr(run + 4);
+  EXPECT_EQ(rt.substr(0, rt.find('-')), rt.substr(rt.find('-') + 1, rt.find("msec") - rt.find('-') - 1))
+      << line;
+}
+
+TEST(Report, PercentilesPrintTheirDecimals) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=p", "--ioengine=null", "--size=1m", "--percentile_list=50:99:99.999:99.9999"});
+  RunResult run = RunJobs(jobs);
+  const std::string t = TextReport(run);
+  EXPECT_NE(t.find("99.999th=["), std::string::npos) << t;
+  EXPECT_NE(t.find("99.9999th=["), std::string::npos) << t;
+  EXPECT_EQ(t.find("100.00th"), std::string::npos) << t;
+  EXPECT_NE(t.find(" 50.00th=["), std::string::npos) << t;
+}
+
 TEST(Report, WithoutGroupReportingEachCloneIsAJob) {
   auto jobs = ParseJobs({"--name=n", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=3"});
   RunResult r = RunJobs(jobs);

@@ -152,6 +152,20 @@ TEST(Runner, RuntimeAndRampTime) {
   EXPECT_GT(c.usr_s + c.sys_s, 0.2);
 }
 
+// Bandwidth samples cover whole intervals of the measured phase: none left
+// over from the ramp (a short one would inflate the stdev).  ramp 500 ms,
+// runtime 2 s, 500 ms samples: exactly 4.
+TEST(Runner, SamplesStartWithTheMeasuredPhase) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--rw=randread", "--size=1g", "--runtime=2",
+                 "--ramp_time=500ms", "--time_based", "--rate_iops=20000"});
+  RunResult r = RunJobs(jobs);
+  const CloneResult& c = r.clones[0];
+  ASSERT_EQ(c.error, 0) << c.error_message;
+  EXPECT_EQ(c.dir[0].iops_samples.size(), 4u);
+  for (double v : c.dir[0].iops_samples) EXPECT_NEAR(v, 20000, 4000);
+}
+
 TEST(Runner, NumjobsClonesAndStonewallSerialises) {
   std::vector<JobOptions> jobs =
       ParseJobs({"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=2",
