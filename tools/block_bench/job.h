@@ -213,6 +213,7 @@ struct JobOptions {
   std::optional<uint32_t> iodepth_batch_complete_max;  // empty: = min
   std::optional<uint32_t> iodepth_low;                 // empty: = iodepth
   uint32_t numjobs = 1;
+  bool thread = false;  // fio's thread: block-bench always runs threads
 
   // --- rate and think time ------------------------------------------------
   PerDir<uint64_t> rate{};       // bytes/s, 0: unlimited

@@ -32,7 +32,7 @@ constexpr std::string_view kUnsupportedFioOptions[] = {
     "refill_buffers", "registerfiles", "rw_sequencer",
     "scramble_buffers", "serialize_overlap", "significant_figures", "softrandommap", "sqthread_poll",
     "sqthread_poll_cpu", "stats", "sync", "sync_file_range", "thinktime_blocks_type", "thinktime_iotime",
-    "thinktime_spin", "thread", "touch_objects", "trim_backlog", "trim_backlog_batch",
+    "thinktime_spin", "touch_objects", "trim_backlog", "trim_backlog_batch",
     "trim_percentage", "trim_verify_zero", "uid", "unified_rw_reporting", "unique_filename",
     "unit_base", "unlink", "unlink_each_loop", "verify_async", "verify_backlog",
     "verify_backlog_batch", "verify_dump", "verify_interval", "verify_offset", "verify_only",

@@ -184,7 +184,12 @@ std::vector<OptionSpec> FlowOptions() {
   v.push_back(UintOption<&JobOptions::fsync, 0>("fsync", "fsync every N writes (0: never)"));
   v.push_back(UintOption<&JobOptions::fdatasync, 0>("fdatasync", "fdatasync every N writes (0: never)"));
   v.push_back(BoolOption<&JobOptions::end_fsync>("end_fsync", "1: fsync when writing is done"));
-  v.push_back(TimeOption<&JobOptions::runtime, kMicrosPerSecond>("runtime", "time limit (default unit s)"));
+  v.push_back(WithAliases(
+      TimeOption<&JobOptions::runtime, kMicrosPerSecond>("runtime", "time limit (default unit s)"),
+      {"timeout"}));
+  // fio's thread=1 runs jobs as threads instead of processes; block-bench
+  // always does, so the option changes nothing (accepted, rendered).
+  v.push_back(FlagOption<&JobOptions::thread>("thread", "jobs run as threads (always so in block-bench)"));
   v.push_back(FlagOption<&JobOptions::time_based>("time_based", "run for the whole runtime"));
   v.push_back(TimeOption<&JobOptions::ramp_time, kMicrosPerSecond>(
       "ramp_time", "run this long before measuring (default unit s)"));

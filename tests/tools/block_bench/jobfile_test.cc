@@ -75,7 +75,16 @@ TEST(Errors, UnknownOptionSuggestsTheClosest) {
 
 TEST(Errors, UnsupportedFioOptionsAreRejected) {
   EXPECT_EQ(FileError("[a]\nloops=2\n"), "job.fio:2: option 'loops' is not supported by block-bench");
-  EXPECT_EQ(FileError("[global]\nthread\n[a]\n"), "job.fio:2: option 'thread' is not supported by block-bench");
+  EXPECT_EQ(FileError("[global]\nexitall\n[a]\n"), "job.fio:2: option 'exitall' is not supported by block-bench");
+}
+
+// fio's thread (threads instead of processes) is what block-bench always
+// does; timeout is fio's alias of runtime.
+TEST(Options, ThreadIsAcceptedAndTimeoutIsRuntime) {
+  const auto jobs = Parse("[global]\nthread\ntimeout=7\n[a]\n");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_TRUE(jobs[0].thread);
+  EXPECT_EQ(jobs[0].runtime, std::chrono::seconds(7));
 }
 
 TEST(Errors, ValueErrorsNameFileLineAndOption) {

@@ -164,6 +164,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"write_iops_log", "write_iops_log=iops"},
       {"log_avg_msec", "log_avg_msec=250"},
       {"create_on_open", "create_on_open=1"},
+      {"thread", "thread"},
       {"create_only", "create_only=1"},
       {"allow_file_create", "allow_file_create=0"},
       {"overwrite", "overwrite=1"},

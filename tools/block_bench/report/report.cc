@@ -535,6 +535,9 @@ std::string TextReport(const RunResult& run) {
 nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
   std::vector<ReportUnit> units = ReportUnits(run);
   ojson top;
+  // fio's key too, for consumers that look for it (fio-plot, CBT): the value
+  // ("block-bench-X") cannot be taken for a fio version.
+  top["fio version"] = kBenchVersion;
   top["blkstack-bench version"] = kBenchVersion;
   top["timestamp"] = run.start_unix_ms / 1000;
   top["timestamp_ms"] = run.start_unix_ms;
