@@ -274,6 +274,17 @@ std::string ScheduleText(const ScheduleResult& sc) {
   return o;
 }
 
+// The I/O engine a graph spec really runs on (the file driver's aio mode,
+// null, rbd), whatever ioengine= asked: io_uring maps to libaio until the
+// file driver has an io_uring mode.
+std::string EngineOf(const std::string& spec) {
+  if (spec.find("aio=native") != std::string::npos) return "libaio";
+  if (spec.find("aio=threads") != std::string::npos) return "threads";
+  if (spec.rfind("driver=null", 0) == 0) return "null";
+  if (spec.rfind("driver=rbd", 0) == 0) return "rbd";
+  return "blockdev";
+}
+
 // How the target file was set up (run/target.h).
 std::string LayoutText(const CloneResult& r) {
   std::string parts;
@@ -595,6 +606,7 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     if (r.schedule.kind != ScheduleResult::Kind::kNone) j["schedule"] = ScheduleJson(r.schedule);
     ojson bs;
     bs["target"] = r.target;
+    bs["engine"] = EngineOf(r.target);
     if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) {
       ojson l;
       l["action"] = r.layout.empty() ? "none" : r.layout;

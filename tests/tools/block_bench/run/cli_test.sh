@@ -76,4 +76,14 @@ grep -q "null-randread: (groupid=0, jobs=2)" "$T/text.txt" || fail "group_report
 # 5. Parse errors exit 1 with the option named.
 "$BB" --name=x --bs=oops >/dev/null 2>"$T/p.txt" && fail "bad option exited 0"
 grep -q "bs" "$T/p.txt" || fail "parse message: $(cat "$T/p.txt")"
+
+# 6. ioengine=io_uring runs on libaio (no io_uring mode yet): never silently.
+"$BB" --name=u --ioengine=io_uring --filename="$T/u.dat" --size=1m --direct=1 \
+  >"$T/u.txt" 2>"$T/u.err" || fail "io_uring job: $(cat "$T/u.err")"
+grep -q "ioengine=io_uring runs on libaio" "$T/u.err" || fail "no io_uring warning: $(cat "$T/u.err")"
+grep -q "ioengine=libaio (io_uring asked)" "$T/u.txt" || fail "header: $(head -1 "$T/u.txt")"
+"$BB" --name=u --ioengine=io_uring --filename="$T/u.dat" --size=1m --direct=1 --output-format=json \
+  2>/dev/null | python3 -c "
+import json,sys
+assert json.load(sys.stdin)['jobs'][0]['blkstack']['engine'] == 'libaio'" || fail "JSON engine"
 echo PASS
