@@ -187,8 +187,9 @@ struct JobOptions {
   RwMode rw = RwMode::kRead;
   // rw=randread:N -> new random offset every N I/Os (random modes only).
   uint64_t rw_sequential_ios = 1;
-  // rw=write:4k -> skip 4k after every I/O (sequential modes only).
-  uint64_t rw_offset_skip = 0;
+  // rw=write:4k -> skip 4k after every I/O (sequential modes only);
+  // rw=read:-8k -> go back 8k after every I/O (backwards with bs=4k), as fio.
+  int64_t rw_offset_skip = 0;
   uint32_t rwmixread = 50;  // rwmixwrite=N sets rwmixread=100-N
   PerDir<BlockSizeRange> bs;                  // bs= and bsrange=
   PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used

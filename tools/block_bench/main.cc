@@ -63,7 +63,11 @@ std::string Header(const JobOptions& j, int groupid) {
   };
   std::string engine = j.blockdev.empty() ? std::string(Name(j.ioengine)) : "blockdev";
   // The file driver has no io_uring mode yet: say what really runs.
-  if (j.blockdev.empty() && j.ioengine == IoEngine::kIoUring) engine = "libaio (io_uring asked)";
+  if (j.blockdev.empty() && (j.ioengine == IoEngine::kLibaio || j.ioengine == IoEngine::kIoUring) &&
+      !j.direct)
+    engine = "threads (" + engine + " asked, direct=0)";
+  else if (j.blockdev.empty() && j.ioengine == IoEngine::kIoUring)
+    engine = "libaio (io_uring asked)";
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s: (g=%d): rw=%s, bs=(R) %s, (W) %s, (T) %s, ioengine=%s, iodepth=%u\n",
                 j.name.c_str(), groupid, std::string(Name(j.rw)).c_str(), bs(0).c_str(),
@@ -116,7 +120,13 @@ int Main(int argc, char** argv) {
   }
   if (flags.parse_only) return 0;
   for (const JobOptions& j : cl->jobs) {
-    if (j.blockdev.empty() && j.ioengine == IoEngine::kIoUring) {
+    if (j.blockdev.empty() && (j.ioengine == IoEngine::kLibaio || j.ioengine == IoEngine::kIoUring) &&
+        !j.direct) {
+      std::fprintf(stderr,
+                   "block-bench: job '%s': ioengine=%s with direct=0 runs on the thread pool "
+                   "(aio=threads): buffered io_submit would block the loop\n",
+                   j.name.c_str(), std::string(Name(j.ioengine)).c_str());
+    } else if (j.blockdev.empty() && j.ioengine == IoEngine::kIoUring) {
       std::fprintf(stderr,
                    "block-bench: job '%s': ioengine=io_uring runs on libaio (aio=native): the file "
                    "driver has no io_uring mode yet\n",

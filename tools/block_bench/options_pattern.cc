@@ -57,9 +57,14 @@ Expected<void> ApplyRw(JobOptions& job, std::optional<std::string_view> v) {
     }
     job.rw_sequential_ios = n.value();
   } else {
-    Expected<uint64_t> n = ParseSize(postfix, job.kb_base);
+    // A negative skip goes backwards (fio: rw=read:-8k with bs=4k reads the
+    // region from its end down).
+    const bool back = !postfix.empty() && postfix.front() == '-';
+    Expected<uint64_t> n = ParseSize(back ? postfix.substr(1) : postfix, job.kb_base);
     if (!n.ok()) return ValueError("after '" + std::string(mode) + ":' " + n.error().message);
-    job.rw_offset_skip = n.value();
+    if (n.value() > uint64_t(INT64_MAX))
+      return ValueError("after '" + std::string(mode) + ":' the skip is too large");
+    job.rw_offset_skip = back ? -int64_t(n.value()) : int64_t(n.value());
   }
   return {};
 }
@@ -74,7 +79,9 @@ void RenderRw(const JobOptions& job, std::string_view n, RenderedOptions& out) {
   if (IsRandom(job.rw) && job.rw_sequential_ios != 1) {
     value += ":" + std::to_string(job.rw_sequential_ios);
   } else if (!IsRandom(job.rw) && job.rw_offset_skip != 0) {
-    value += ":" + FormatSize(job.rw_offset_skip, job.kb_base);
+    const int64_t k = job.rw_offset_skip;
+    value += std::string(":") + (k < 0 ? "-" : "") +
+             FormatSize(k < 0 ? uint64_t(0) - uint64_t(k) : uint64_t(k), job.kb_base);
   }
   out.push_back({std::string(n), value});
 }
@@ -279,6 +286,9 @@ Expected<std::vector<ZoneSplit>> ParseZones(std::string_view text, bool absolute
   std::vector<ZoneSplit> zones;
   uint64_t access = 0;
   uint64_t sizes = 0;
+  // As fio: a blank access or (zoned) size percentage gets an equal share of
+  // what the others leave (zoned:50/5:30/15:20/ gives the last zone 80%).
+  std::vector<size_t> blank_access, blank_size;
   for (std::string_view item : items) {
     item = Trim(item);
     const size_t slash = item.find('/');
@@ -287,14 +297,41 @@ Expected<std::vector<ZoneSplit>> ParseZones(std::string_view text, bool absolute
                         (absolute ? "size" : "size%") + " separated by ':', got " +
                         QuoteInput(text));
     }
-    Expected<uint64_t> a = ParseInteger(Trim(item.substr(0, slash)), 1024, 0, 100);
-    if (!a.ok()) return ValueError("access percentage of zone " + QuoteInput(item) + ": " + a.error().message);
-    Expected<uint64_t> size = absolute ? ParseSize(Trim(item.substr(slash + 1)), kb, 1)
-                                       : ParseInteger(Trim(item.substr(slash + 1)), 1024, 0, 100);
-    if (!size.ok()) return ValueError("size of zone " + QuoteInput(item) + ": " + size.error().message);
-    access += a.value();
-    sizes += size.value();
-    zones.push_back(ZoneSplit{static_cast<uint32_t>(a.value()), size.value()});
+    const std::string_view a_text = Trim(item.substr(0, slash));
+    const std::string_view s_text = Trim(item.substr(slash + 1));
+    uint64_t a_value = 0, s_value = 0;
+    if (a_text.empty()) {
+      blank_access.push_back(zones.size());
+    } else {
+      Expected<uint64_t> a = ParseInteger(a_text, 1024, 0, 100);
+      if (!a.ok()) return ValueError("access percentage of zone " + QuoteInput(item) + ": " + a.error().message);
+      a_value = a.value();
+    }
+    if (s_text.empty() && !absolute) {
+      blank_size.push_back(zones.size());
+    } else {
+      Expected<uint64_t> size = absolute ? ParseSize(s_text, kb, 1) : ParseInteger(s_text, 1024, 0, 100);
+      if (!size.ok()) return ValueError("size of zone " + QuoteInput(item) + ": " + size.error().message);
+      s_value = size.value();
+    }
+    access += a_value;
+    sizes += s_value;
+    zones.push_back(ZoneSplit{static_cast<uint32_t>(a_value), s_value});
+  }
+  if (!blank_access.empty() && access <= 100) {
+    const uint64_t share = (100 - access) / blank_access.size();
+    for (size_t i : blank_access) zones[i].access_percent = uint32_t(share);
+    access += share * blank_access.size();
+    // Rounding leftovers go to the last blank zone.
+    zones[blank_access.back()].access_percent += uint32_t(100 - access);
+    access = 100;
+  }
+  if (!blank_size.empty() && sizes <= 100) {
+    const uint64_t share = (100 - sizes) / blank_size.size();
+    for (size_t i : blank_size) zones[i].size = share;
+    sizes += share * blank_size.size();
+    zones[blank_size.back()].size += 100 - sizes;
+    sizes = 100;
   }
   if (access != 100) {
     return ValueError("zone access percentages must add up to 100, got " + std::to_string(access) +

@@ -95,7 +95,7 @@ TEST(Examples, MixedRandRw) {
   EXPECT_EQ(oltp.runtime, microseconds(120'000'000));
   const JobOptions& backup = jobs[1];
   EXPECT_EQ(backup.rw, RwMode::kRead);
-  EXPECT_EQ(backup.rw_offset_skip, 65536u);
+  EXPECT_EQ(backup.rw_offset_skip, 65536);
   EXPECT_EQ(backup.bs[0].min, 1u << 20);
   EXPECT_TRUE(backup.stonewall);
   ExpectRoundTrip(jobs);

@@ -17,7 +17,7 @@ TEST(RwOption, Modes) {
   const JobOptions d = ParseOne("");
   EXPECT_EQ(d.rw, RwMode::kRead);
   EXPECT_EQ(d.rw_sequential_ios, 1u);
-  EXPECT_EQ(d.rw_offset_skip, 0u);
+  EXPECT_EQ(d.rw_offset_skip, 0);
   const std::pair<const char*, RwMode> cases[] = {
       {"read", RwMode::kRead},           {"write", RwMode::kWrite},
       {"trim", RwMode::kTrim},           {"randread", RwMode::kRandRead},
@@ -37,17 +37,19 @@ TEST(RwOption, OffsetModifierSuffix) {
   JobOptions j = ParseOne("rw=randread:8");
   EXPECT_EQ(j.rw, RwMode::kRandRead);
   EXPECT_EQ(j.rw_sequential_ios, 8u);
-  EXPECT_EQ(j.rw_offset_skip, 0u);
+  EXPECT_EQ(j.rw_offset_skip, 0);
   // Sequential modes: the value (a size) is added to each offset.
   j = ParseOne("rw=write:4k");
   EXPECT_EQ(j.rw, RwMode::kWrite);
-  EXPECT_EQ(j.rw_offset_skip, 4 * kK);
+  EXPECT_EQ(j.rw_offset_skip, int64_t(4 * kK));
   EXPECT_EQ(j.rw_sequential_ios, 1u);
   // A later rw= resets the modifier, as in fio.
   j = ParseOne("rw=randread:8\nrw=randread");
   EXPECT_EQ(j.rw_sequential_ios, 1u);
   EXPECT_OPTION_ERROR("rw=randread:0", 2, "rw", "after 'randread:' expected an integer >= 1, got '0'");
   EXPECT_OPTION_ERROR("rw=read:x", 2, "rw", "after 'read:' expected a size");
+  j = ParseOne("rw=read:-8k");
+  EXPECT_EQ(j.rw_offset_skip, -8192);
 }
 
 TEST(RwMixOptions, ReadAndWriteShareOneField) {
@@ -184,6 +186,11 @@ TEST(RandomDistributionOption, Zoned) {
   EXPECT_EQ(d.zones[0], (std::vector<ZoneSplit>{{50, 50}, {50, 50}}));
   EXPECT_EQ(d.zones[1], (std::vector<ZoneSplit>{{90, 10}, {10, 90}}));
   EXPECT_EQ(d.zones[2], d.zones[1]);
+  // A blank percentage gets an equal share of what the others leave, as fio.
+  d = ParseOne("random_distribution=zoned:50/5:30/15:20/").random_distribution;
+  EXPECT_EQ(d.zones[0], (std::vector<ZoneSplit>{{50, 5}, {30, 15}, {20, 80}}));
+  d = ParseOne("random_distribution=zoned:50/10:/20:/").random_distribution;
+  EXPECT_EQ(d.zones[0], (std::vector<ZoneSplit>{{50, 10}, {25, 20}, {25, 70}}));
   d = ParseOne("random_distribution=zoned_abs:60/20G:30/100G:10/500g").random_distribution;
   EXPECT_EQ(d.kind, Distribution::kZonedAbs);
   EXPECT_EQ(d.zones[0], (std::vector<ZoneSplit>{{60, 20 * 1024 * kM}, {30, 100 * 1024 * kM}, {10, 500 * 1024 * kM}}));
@@ -206,6 +213,7 @@ TEST(RandomDistributionOption, Errors) {
                       "zone sizes add up to 120%");
   EXPECT_OPTION_ERROR("random_distribution=zoned:100", 2, "random_distribution", "access%/size%");
   EXPECT_OPTION_ERROR("random_distribution=zoned_abs:100/x", 2, "random_distribution", "size of zone");
+  EXPECT_OPTION_ERROR("random_distribution=zoned_abs:50/1g:50/", 2, "random_distribution", "size of zone");
 }
 
 TEST(RandRepeatAndSeed, Defaults) {

@@ -62,6 +62,7 @@ TEST(Render, SpecialForms) {
   EXPECT_EQ(args("bssplit=4k/50:1k/:32k/"), "--bssplit=4k/50:1k/25:32k/25");
   EXPECT_EQ(args("rw=randread:8"), "--rw=randread:8");
   EXPECT_EQ(args("rw=write:64k"), "--rw=write:64k");
+  EXPECT_EQ(args("rw=read:-8k"), "--rw=read:-8k");
   EXPECT_EQ(args("readwrite=readwrite"), "--rw=rw");
   EXPECT_EQ(args("rwmixwrite=30"), "--rwmixread=70");
   EXPECT_EQ(args("buffered=0"), "--direct=1");

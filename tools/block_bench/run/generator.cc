@@ -89,6 +89,8 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     if (s.align == 0) s.align = minbs;
     s.blocks = std::max<uint64_t>(1, g.size_ / s.align);
     s.pos = g.start_;
+    // Backwards (negative skip) with an offset: fio starts where it wraps to.
+    if (job.rw_offset_skip < 0 && g.start_ > 0) s.pos = g.backward_wrap();
     s.perm = Permutation(s.blocks, seed ^ (0x5555 + d));
     s.rand_off = Rng(seed ^ (0x6666 + d)).below(s.blocks);
     const auto& rd = job.random_distribution;
@@ -222,7 +224,14 @@ bool IoGenerator::next(IoUnit* io) {
       if (!unlimited_ && !job_.io_size) return false;
       off = start_;
     }
-    s.pos = off + len + job_.rw_offset_skip;
+    if (job_.rw_offset_skip >= 0) {
+      s.pos = off + len + uint64_t(job_.rw_offset_skip);
+    } else {
+      // Backwards: below the region's start wraps to its end minus the skip,
+      // as fio's (rw=read:-8k, bs=4k, size=32k: 0, 24k, 20k, ... 4k, 0).
+      const uint64_t back = uint64_t(0) - uint64_t(job_.rw_offset_skip);
+      s.pos = off + len >= start_ + back ? off + len - back : backward_wrap();
+    }
   } else {
     off = start_ + pick_block(d) * s.align;
     if (off + len > end) {

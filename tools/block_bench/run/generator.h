@@ -4,7 +4,9 @@
 //
 // The region is [region_start, region_start + region_size) of the target;
 // * sequential modes walk it from the start, per direction, and wrap at its
-//   end; rw=write:4k skips 4k after every I/O;
+//   end; rw=write:4k skips 4k after every I/O; a negative skip goes
+//   backwards as fio's (rw=read:-8k, bs=4k, size=32k: 0, 24k, 20k, ..., 4k,
+//   then again; with an offset the first I/O is at the wrap point, end-8k);
 // * random modes pick block numbers in [0, blocks) with blocks = region_size
 //   / align (align = blockalign, else the direction's minimum block size)
 //   and issue at region_start + block * align (pulled back to fit when the
@@ -67,6 +69,11 @@ class IoGenerator final : public IoSource {
     double zetan = 0, zeta2 = 0, eta = 0, alpha = 0;
   };
   uint64_t pick_len(Dir d);
+  // Where a backwards sequential job (negative rw skip) wraps to.
+  uint64_t backward_wrap() const {
+    const uint64_t back = uint64_t(0) - uint64_t(job_.rw_offset_skip);
+    return size_ >= back ? start_ + size_ - back : start_;
+  }
   uint64_t pick_block(Dir d);
   uint64_t skewed_block(Dir d);
 

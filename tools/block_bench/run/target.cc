@@ -82,10 +82,14 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   }
   if (!job.directories.empty() && !f.empty() && f[0] != '/') f = job.directories[0] + "/" + f;
   const char* aio = "threads";
-  if (job.ioengine == IoEngine::kLibaio || job.ioengine == IoEngine::kIoUring) aio = "native";
+  // Native AIO needs O_DIRECT (buffered io_submit runs synchronously in the
+  // kernel and would block the loop; QEMU refuses it too): a buffered libaio
+  // job runs on the thread pool, and says so (main.cc, JSON engine).
+  if ((job.ioengine == IoEngine::kLibaio || job.ioengine == IoEngine::kIoUring) && job.direct)
+    aio = "native";
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
-  if (job.ioengine == IoEngine::kLibaio && job.libaio.userspace_reap &&
+  if (job.ioengine == IoEngine::kLibaio && job.direct && job.libaio.userspace_reap &&
       job.iodepth_batch_complete_min == 0) {
     t.spec += ",aio-poll=on";
     t.spin = true;

@@ -2,7 +2,9 @@
 //
 //   blockdev=SPEC          SPEC, verbatim (overrides everything below)
 //   ioengine=null          driver=null,size=<offset+size, default 1G>
-//   ioengine=libaio        driver=file,filename=F,aio=native,cache.direct=on|off
+//   ioengine=libaio        driver=file,filename=F,aio=native,cache.direct=on
+//                          (direct=0: aio=threads,cache.direct=off, as buffered
+//                          io_submit would block)
 //                          [,aio-poll=on with userspace_reap=1 and
 //                          iodepth_batch_complete_min=0: see Target::spin]
 //   ioengine=io_uring      as libaio (the file driver has no io_uring mode yet)

@@ -86,4 +86,13 @@ grep -q "ioengine=libaio (io_uring asked)" "$T/u.txt" || fail "header: $(head -1
   2>/dev/null | python3 -c "
 import json,sys
 assert json.load(sys.stdin)['jobs'][0]['blkstack']['engine'] == 'libaio'" || fail "JSON engine"
+# Buffered libaio (fio accepts it) runs on the thread pool, and says so.
+"$BB" --name=b --ioengine=libaio --direct=0 --filename="$T/u.dat" --size=1m --output-format=json \
+  >"$T/b.json" 2>"$T/b.err" || fail "buffered libaio job: $(cat "$T/b.err")"
+grep -q "ioengine=libaio with direct=0 runs on the thread pool" "$T/b.err" || fail "no note: $(cat "$T/b.err")"
+python3 -c "
+import json
+j=json.load(open('$T/b.json'))['jobs'][0]
+assert j['blkstack']['engine'] == 'threads', j['blkstack']
+assert j['read']['total_ios'] == 256, j['read']['total_ios']" || fail "buffered libaio JSON"
 echo PASS

@@ -55,6 +55,23 @@ TEST(Generator, OffsetAndSkip) {
   for (size_t i = 0; i < v.size(); i++) EXPECT_EQ(v[i].offset, want[i]) << i;
 }
 
+// fio's negative skip, as fio 3.33 issues it (checked against its
+// write_iolog): rw=read:-8k with bs=4k goes backwards, wrapping to the end
+// minus the skip; with an offset the first I/O is at that wrap point.
+TEST(Generator, NegativeSkipGoesBackwardsAsFio) {
+  JobOptions j = ParseJob({"--name=a", "--rw=read:-8k", "--bs=4k", "--size=32k"});
+  EXPECT_EQ(j.rw_offset_skip, -8192);
+  auto v = Take(j, 1 << 20, 100);
+  const uint64_t want[] = {0, 24, 20, 16, 12, 8, 4, 0};
+  ASSERT_EQ(v.size(), 8u);
+  for (size_t i = 0; i < v.size(); i++) EXPECT_EQ(v[i].offset, want[i] * 1024) << i;
+  JobOptions o = ParseJob({"--name=a", "--rw=read:-12k", "--bs=4k", "--offset=64k", "--size=32k"});
+  auto w = Take(o, 1 << 20, 100);
+  const uint64_t want_o[] = {20, 12, 4, 20, 12, 4, 20, 12};
+  ASSERT_EQ(w.size(), 8u);
+  for (size_t i = 0; i < w.size(); i++) EXPECT_EQ(w[i].offset, 65536 + want_o[i] * 1024) << i;
+}
+
 TEST(Generator, RandomMapVisitsEveryBlockOncePerPass) {
   JobOptions j = ParseJob({"--name=a", "--rw=randread", "--bs=4k", "--size=4000k",
                            "--time_based", "--runtime=1"});

@@ -21,6 +21,9 @@ Target Of(const std::vector<std::string>& args) {
 TEST(JobTarget, LibaioAndThreads) {
   Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x"});
   EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on");
+  // Buffered libaio would block in io_submit: the thread pool runs it.
+  t = Of({"--ioengine=libaio", "--filename=/dev/x"});
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=off");
   EXPECT_FALSE(t.spin);
   t = Of({"--filename=/tmp/a,b"});
   EXPECT_EQ(t.spec, "driver=file,filename=/tmp/a,,b,aio=threads,cache.direct=off");
@@ -30,11 +33,11 @@ TEST(JobTarget, LibaioAndThreads) {
 // fio spins on the ring only with userspace_reap and
 // iodepth_batch_complete_min=0; block-bench then spins too.
 TEST(JobTarget, UserspaceReapSpinsOnlyWithBatchCompleteMinZero) {
-  Target t = Of({"--ioengine=libaio", "--filename=/dev/x", "--userspace_reap=1",
+  Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x", "--userspace_reap=1",
                  "--iodepth_batch_complete_min=0"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=off,aio-poll=on");
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on,aio-poll=on");
   EXPECT_TRUE(t.spin);
-  t = Of({"--ioengine=libaio", "--filename=/dev/x", "--userspace_reap=1"});
+  t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x", "--userspace_reap=1"});
   EXPECT_EQ(t.spec.find("aio-poll"), std::string::npos) << t.spec;
   EXPECT_FALSE(t.spin);
 }
