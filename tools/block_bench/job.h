@@ -215,6 +215,12 @@ struct JobOptions {
   std::optional<uint32_t> iodepth_low;                 // empty: = iodepth
   uint32_t numjobs = 1;
   bool thread = false;  // fio's thread: block-bench always runs threads
+  bool exitall = false;           // a clone that ends ends the others running
+  bool exitall_on_error = false;  // ... when it ends with an error
+  // CPUs the clones' threads may run on (cpus_allowed= / cpumask=); empty:
+  // any.  split: clone k runs on the k-th of them (modulo), as fio's policy.
+  std::vector<uint32_t> cpus_allowed;
+  bool cpus_split = false;
 
   // --- rate and think time ------------------------------------------------
   PerDir<uint64_t> rate{};       // bytes/s, 0: unlimited

@@ -1,5 +1,7 @@
 // Options controlling how I/O flows: queue depth and batching, job count,
 // rate limits and think time, syncing, run time, start delay and grouping.
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 #include "tools/block_bench/option_helpers.h"
@@ -152,6 +154,100 @@ OptionSpec IoDepth() {
   return s;
 }
 
+constexpr uint32_t kMaxCpu = 4095;
+
+// cpus_allowed=0-3,6 (fio's list syntax): the CPUs, sorted, without repeats.
+Expected<std::vector<uint32_t>> ParseCpuList(std::string_view text) {
+  std::vector<uint32_t> cpus;
+  for (std::string_view item : SplitTopLevel(text, ',')) {
+    item = Trim(item);
+    const size_t dash = item.find('-');
+    const std::string_view lo_text = dash == std::string_view::npos ? item : item.substr(0, dash);
+    Expected<uint64_t> lo = ParseInteger(Trim(lo_text), 1024, 0, kMaxCpu);
+    if (!lo.ok()) return ValueError("CPU " + QuoteInput(item) + ": " + lo.error().message);
+    uint64_t hi = lo.value();
+    if (dash != std::string_view::npos) {
+      Expected<uint64_t> h = ParseInteger(Trim(item.substr(dash + 1)), 1024, 0, kMaxCpu);
+      if (!h.ok()) return ValueError("CPU range " + QuoteInput(item) + ": " + h.error().message);
+      hi = h.value();
+      if (hi < lo.value()) return ValueError("CPU range " + QuoteInput(item) + " goes backwards");
+    }
+    for (uint64_t c = lo.value(); c <= hi; c++) cpus.push_back(uint32_t(c));
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  if (cpus.empty()) return ValueError("expected a CPU list such as 0-3,6");
+  return cpus;
+}
+
+std::string FormatCpuList(const std::vector<uint32_t>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) j++;
+    if (!out.empty()) out += ',';
+    out += std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+OptionSpec CpusAllowed() {
+  OptionSpec s;
+  s.name = "cpus_allowed";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    auto cpus = ParseCpuList(*v);
+    if (!cpus.ok()) return cpus.error();
+    job.cpus_allowed = std::move(*cpus);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.cpus_allowed.empty()) out.push_back({std::string(n), FormatCpuList(job.cpus_allowed)});
+  };
+  s.help = "CPUs the job's threads may run on, e.g. 0-3,6";
+  return s;
+}
+
+// cpumask=0x5 (or decimal): CPU i when bit i is set.
+OptionSpec CpuMask() {
+  OptionSpec s;
+  s.name = "cpumask";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    std::string_view t = Trim(*v);
+    const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+    if (hex) t = t.substr(2);
+    uint64_t mask = 0;
+    const char* first = t.data();
+    auto r = std::from_chars(first, first + t.size(), mask, hex ? 16 : 10);
+    if (t.empty() || r.ec != std::errc() || r.ptr != first + t.size() || mask == 0)
+      return ValueError("expected a non-zero CPU bit mask such as 0x5, got " + QuoteInput(*v));
+    job.cpus_allowed.clear();
+    for (uint32_t c = 0; c < 64; c++)
+      if (mask >> c & 1) job.cpus_allowed.push_back(c);
+    return {};
+  };
+  s.render = [](const JobOptions&, std::string_view, RenderedOptions&) {};  // as cpus_allowed
+  s.help = "CPU bit mask (0x5: CPUs 0 and 2); the same as cpus_allowed";
+  return s;
+}
+
+OptionSpec CpusAllowedPolicy() {
+  OptionSpec s;
+  s.name = "cpus_allowed_policy";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "shared") job.cpus_split = false;
+    else if (*v == "split") job.cpus_split = true;
+    else return ValueError("expected shared or split, got " + QuoteInput(*v));
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.cpus_split) out.push_back({std::string(n), "split"});
+  };
+  s.help = "shared: every clone may use all the CPUs; split: clone k gets the k-th";
+  return s;
+}
+
 OptionSpec WithAliases(OptionSpec s, std::vector<std::string_view> aliases) {
   s.aliases = std::move(aliases);
   return s;
@@ -190,6 +286,12 @@ std::vector<OptionSpec> FlowOptions() {
   // fio's thread=1 runs jobs as threads instead of processes; block-bench
   // always does, so the option changes nothing (accepted, rendered).
   v.push_back(FlagOption<&JobOptions::thread>("thread", "jobs run as threads (always so in block-bench)"));
+  v.push_back(FlagOption<&JobOptions::exitall>("exitall", "a job that ends ends the others running"));
+  v.push_back(FlagOption<&JobOptions::exitall_on_error>(
+      "exitall_on_error", "a job that ends with an error ends the others running"));
+  v.push_back(CpusAllowed());
+  v.push_back(CpuMask());
+  v.push_back(CpusAllowedPolicy());
   v.push_back(FlagOption<&JobOptions::time_based>("time_based", "run for the whole runtime"));
   v.push_back(TimeOption<&JobOptions::ramp_time, kMicrosPerSecond>(
       "ramp_time", "run this long before measuring (default unit s)"));

@@ -75,7 +75,7 @@ TEST(Errors, UnknownOptionSuggestsTheClosest) {
 
 TEST(Errors, UnsupportedFioOptionsAreRejected) {
   EXPECT_EQ(FileError("[a]\nloops=2\n"), "job.fio:2: option 'loops' is not supported by block-bench");
-  EXPECT_EQ(FileError("[global]\nexitall\n[a]\n"), "job.fio:2: option 'exitall' is not supported by block-bench");
+  EXPECT_EQ(FileError("[global]\ngtod_reduce=1\n[a]\n"), "job.fio:2: option 'gtod_reduce' is not supported by block-bench");
 }
 
 // fio's thread (threads instead of processes) is what block-bench always

@@ -214,6 +214,7 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
   ProgressMeter meter(rr, live, seg.c0, seg.c1);
   const StopSource* stop = opts.stop;
   bool interrupted = false;
+  bool exited_all = false;  // exitall/exitall_on_error fired
   int64_t next_progress = NowNs() + kProgressNs;
   std::vector<SteadyMonitor> steady = SteadyMonitors(rr, seg);
   auto check_steady = [&] {
@@ -243,6 +244,22 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
     poll(p, 2, int((wait_ns + 999'999) / 1'000'000));
     running -= std::min<uint64_t>(running, done.take());
     if (!interrupted) check_steady();
+    if (!interrupted && !exited_all && running > 0) {
+      // exitall / exitall_on_error: a clone that ended (in error) ends the
+      // others running beside it, as at the end of their runtime.
+      for (size_t k = seg.c0; k < seg.c1 && !exited_all; k++) {
+        if (!live[k].done.load()) continue;
+        const CloneResult& c = rr.clones[k];
+        exited_all = c.job->exitall || (c.job->exitall_on_error && (c.error || c.total_errors));
+      }
+      if (exited_all) {
+        for (size_t i = 0; i < seg.threads.size(); i++) {
+          if (!seg.threads[i]) continue;
+          Worker* w = seg.workers[i].get();
+          seg.threads[i]->ctx().post([w] { w->end_now(); });
+        }
+      }
+    }
     if (NowNs() >= next_progress) {
       next_progress = NowNs() + kProgressNs;
       if (opts.on_progress && running > 0) opts.on_progress(meter.snapshot());

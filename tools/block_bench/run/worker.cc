@@ -1,7 +1,10 @@
 #include "tools/block_bench/run/worker.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -78,7 +81,14 @@ void Worker::arm_overdue() {
 }
 
 void Worker::end_now() {
-  if (finished_ || interrupted_ || io_finished_ || verify_phase_ || !ctx_) return;
+  if (finished_ || interrupted_ || io_finished_ || verify_phase_) return;
+  if (!ctx_ || start_ns_ == 0) {
+    // Not started yet (run() not entered, start delay, set-up): end as soon
+    // as the I/O would start.
+    end_requested_ = true;
+    sleeps_.cancel_all();
+    return;
+  }
   const int64_t now = NowNs();
   if (now >= end_ns_) return;
   end_ns_ = now;
@@ -700,6 +710,7 @@ bool Worker::prepare_io() {
   pacer_.start(start_ns_);
   ramp_end_ns_ = start_ns_ + int64_t(job_.ramp_time.count()) * 1000;
   if (time_limited) end_ns_ = ramp_end_ns_ + int64_t(job_.runtime.count()) * 1000;
+  if (end_requested_) end_ns_ = start_ns_;  // end_now() came before the start
   live_->start_ns.store(start_ns_);
   live_->planned_ns.store(time_limited ? end_ns_ - start_ns_ : 0);
   live_->planned_bytes.store(source_->io_limit());
@@ -708,19 +719,38 @@ bool Worker::prepare_io() {
   return true;
 }
 
+bool Worker::bind_cpus() {
+  const std::vector<uint32_t>& cpus = job_.cpus_allowed;
+  if (cpus.empty()) return true;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (job_.cpus_split) CPU_SET(cpus[res_->clone % cpus.size()], &set);
+  else for (uint32_t c : cpus) CPU_SET(c, &set);
+  const int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  if (e == 0) return true;
+  std::string list;
+  for (uint32_t c : cpus) list += (list.empty() ? "" : ",") + std::to_string(c);
+  res_->error = e;
+  res_->error_message = "cpus_allowed (" + list + "): cannot run the clone's thread there: " +
+                        ErrnoString(-e) + " (this machine has " +
+                        std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs online)";
+  return false;
+}
+
 Task<void> Worker::run(AioContext& ctx) {
   ctx_ = &ctx;
   rusage ru0;
   getrusage(RUSAGE_THREAD, &ru0);
   const int64_t t_begin = NowNs();
-  if (job_.startdelay.max.count() > 0 && !interrupted_) {
+  const bool bound = bind_cpus();  // else no I/O: the error says why
+  if (bound && job_.startdelay.max.count() > 0 && !interrupted_) {
     int64_t lo = job_.startdelay.min.count(), hi = job_.startdelay.max.count();
     Rng r(res_->seed ^ 0x7777);
     int64_t us = lo + int64_t(r.below(uint64_t(hi - lo + 1)));
     (void)co_await sleeps_.sleep_for(ctx, us * 1000);  // interrupt() cuts it short
   }
   std::optional<PollParams> saved_poll;  // while the target spins
-  if (!interrupted_ && open_target(ctx) && !job_.create_only && prepare_io()) {
+  if (bound && !interrupted_ && open_target(ctx) && !job_.create_only && prepare_io()) {
     if (target_.spin) {
       saved_poll = ctx.poll_params();
       PollParams p = *saved_poll;

@@ -110,9 +110,11 @@ class Worker {
   // Loop thread; at any time, also before run() starts or after it ended.
   void interrupt();
   // Ends the main phase now as if its runtime had ended (steady state was
-  // reached): no new requests; those in flight complete (or are cancelled
-  // kEndGraceNs later, as at the runtime's end); the clone is not marked
-  // interrupted.  A no-op once the main phase is over.  On the clone's loop.
+  // reached, exitall): no new requests; those in flight complete (or are
+  // cancelled kEndGraceNs later, as at the runtime's end); the clone is not
+  // marked interrupted.  Before the I/O started (also before run()) the
+  // clone ends as soon as it would start.  A no-op once the main phase is
+  // over.  On the clone's loop.
   void end_now();
 
  private:
@@ -151,6 +153,9 @@ class Worker {
   };
 
   // Set-up after the start delay; false (with res_->error set) on failure.
+  // cpus_allowed: binds the clone's thread; false (with res_->error) when
+  // the CPUs cannot be used.
+  bool bind_cpus();
   bool open_target(AioContext& ctx);
   // read_iolog: loads the trace and decides the target job (filename from
   // replay_redirect or the iolog, size from the trace's extent).
@@ -221,6 +226,7 @@ class Worker {
   bool interrupted_ = false;
   bool cancelling_ = false;   // cancel_in_flight() ran
   bool io_finished_ = false;  // the submitter returned: all I/O done
+  bool end_requested_ = false;  // end_now() before the I/O started
   bool finished_ = false;     // run() is past its last use of the graph
   uint32_t completions_since_wake_ = 0;
 

@@ -4,6 +4,7 @@
 #include "tools/block_bench/run/runner.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <set>
 #include <chrono>
@@ -164,6 +166,55 @@ TEST(Runner, SamplesStartWithTheMeasuredPhase) {
   ASSERT_EQ(c.error, 0) << c.error_message;
   EXPECT_EQ(c.dir[0].iops_samples.size(), 4u);
   for (double v : c.dir[0].iops_samples) EXPECT_NEAR(v, 20000, 4000);
+}
+
+// cpus_allowed binds the clones' threads; split gives clone k the k-th CPU.
+TEST(Runner, CpusAllowedBindsTheClones) {
+  std::vector<JobOptions> jobs = ParseJobs({"--name=a", "--ioengine=null", "--size=4m",
+                                            "--numjobs=2", "--cpus_allowed=0-1",
+                                            "--cpus_allowed_policy=split"});
+  std::mutex mu;
+  std::map<uint32_t, std::set<int>> cpus;  // thread number -> CPUs seen
+  RunOptions o;
+  o.on_issue = [&](const CloneResult& c, const IoUnit&) {
+    std::lock_guard<std::mutex> l(mu);
+    cpus[c.thread_number].insert(sched_getcpu());
+  };
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "SKIPPED: needs 2 CPUs";
+  RunResult r = RunJobs(jobs, o);
+  for (const CloneResult& c : r.clones) ASSERT_EQ(c.error, 0) << c.error_message;
+  EXPECT_EQ(cpus[1], std::set<int>{0});
+  EXPECT_EQ(cpus[2], std::set<int>{1});
+  // A CPU the machine does not have: an error naming it, no I/O.
+  std::vector<JobOptions> bad = ParseJobs({"--name=a", "--ioengine=null", "--size=4m",
+                                           "--cpus_allowed=4000"});
+  RunResult b = RunJobs(bad);
+  EXPECT_NE(b.clones[0].error, 0);
+  EXPECT_NE(b.clones[0].error_message.find("cpus_allowed (4000)"), std::string::npos)
+      << b.clones[0].error_message;
+  EXPECT_EQ(b.clones[0].dir[0].ios, 0u);
+}
+
+// exitall: the first job to end ends the others; exitall_on_error only when
+// it ended with an error.
+TEST(Runner, ExitallEndsTheOthers) {
+  std::vector<JobOptions> jobs = ParseJobs({"--name=short", "--ioengine=null", "--size=1m",
+                                            "--exitall", "--name=long", "--ioengine=null",
+                                            "--size=1g", "--runtime=30", "--time_based"});
+  const int64_t t0 = NowNs();
+  RunResult r = RunJobs(jobs);
+  EXPECT_LT(NowNs() - t0, 10'000'000'000) << "exitall did not end the long job";
+  EXPECT_EQ(r.clones[1].error, 0);
+  EXPECT_FALSE(r.clones[1].interrupted);  // ended, as at its runtime's end
+
+  std::vector<JobOptions> err = ParseJobs(
+      {"--name=bad", "--rw=read", "--exitall_on_error",
+       "--blockdev=driver=error-inject,event=read,errno=5,after=10,file.driver=null,file.size=1m",
+       "--name=long", "--ioengine=null", "--size=1g", "--runtime=30", "--time_based"});
+  const int64_t t1 = NowNs();
+  RunResult e = RunJobs(err);
+  EXPECT_LT(NowNs() - t1, 10'000'000'000) << "exitall_on_error did not end the long job";
+  EXPECT_NE(e.clones[0].error, 0);
 }
 
 TEST(Runner, NumjobsClonesAndStonewallSerialises) {
