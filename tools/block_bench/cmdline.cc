@@ -1,5 +1,7 @@
 #include "tools/block_bench/cmdline.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "tools/block_bench/jobfile.h"
@@ -87,8 +89,47 @@ class Parser {
                         " jobs over the command line and job files (fio's limit too)");
       }
     }
+    if (!out_.flags.sections.empty()) {
+      // --section: only the named jobs (fio's sections), in their order.
+      std::vector<JobOptions> kept;
+      for (const std::string& want : out_.flags.sections) {
+        bool found = false;
+        for (const JobOptions& j : out_.jobs)
+          if (j.name == want) found = true;
+        if (!found) return FlagError("section", "no job (section) named " + QuoteInput(want));
+      }
+      for (JobOptions& j : out_.jobs) {
+        if (std::find(out_.flags.sections.begin(), out_.flags.sections.end(), j.name) !=
+            out_.flags.sections.end())
+          kept.push_back(std::move(j));
+      }
+      out_.jobs = std::move(kept);
+    }
     if (out_.jobs.empty()) {
       return CmdError("no jobs defined (give a job file or --name=NAME with job options)");
+    }
+    if (out_.flags.max_jobs) {
+      uint64_t clones = 0;
+      for (const JobOptions& j : out_.jobs) clones += std::max<uint32_t>(1, j.numjobs);
+      if (clones > out_.flags.max_jobs)
+        return FlagError("max-jobs", "the jobs need " + std::to_string(clones) +
+                                         " threads, more than --max-jobs=" +
+                                         std::to_string(out_.flags.max_jobs));
+    }
+    if (out_.flags.readonly) {
+      for (JobOptions& j : out_.jobs) {
+        const bool writes = j.read_iolog.empty() && j.rw != RwMode::kRead && j.rw != RwMode::kRandRead;
+        if (writes)
+          return FlagError("readonly", "job " + QuoteInput(j.name) + " would " +
+                                           (j.rw == RwMode::kTrim || j.rw == RwMode::kRandTrim ? "trim" : "write") +
+                                           " (rw=" + std::string(Name(j.rw)) + ")");
+        j.readonly = true;  // a replayed trace's writes fail at the read-only graph
+      }
+    }
+    if (!out_.flags.aux_path.empty()) {
+      struct stat st;
+      if (::stat(out_.flags.aux_path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        return FlagError("aux-path", QuoteInput(out_.flags.aux_path) + " is not a directory");
     }
     return std::move(out_);
   }
@@ -112,6 +153,34 @@ class Parser {
     if (eq != std::string::npos) value = body.substr(eq + 1);
     if (name.empty()) return CmdError("malformed argument " + QuoteInput(arg));
 
+    if (name == "readonly" || name == "warnings-fatal" || name == "bandwidth-log") {
+      if (value) return FlagError(name, "takes no value");
+      bool& flag = name == "readonly"         ? out_.flags.readonly
+                   : name == "warnings-fatal" ? out_.flags.warnings_fatal
+                                              : out_.flags.bandwidth_log;
+      flag = true;
+      return {};
+    }
+    if (name == "max-jobs" || name == "section" || name == "alloc-size" || name == "eta-newline" ||
+        name == "aux-path") {
+      Expected<std::string> v = FlagValue(name, value);
+      if (!v.ok()) return v.error();
+      if (name == "section") {
+        out_.flags.sections.push_back(v.value());
+      } else if (name == "aux-path") {
+        out_.flags.aux_path = v.value();
+      } else if (name == "eta-newline") {
+        Expected<std::chrono::microseconds> t = ParseTime(v.value(), 1000);  // default unit: ms
+        if (!t.ok()) return FlagError(name, t.error().message);
+        out_.flags.eta_newline_ms = t.value().count() / 1000;
+      } else {
+        Expected<uint64_t> n = ParseInteger(v.value(), 1024, 1, name == "max-jobs" ? kMaxJobs : UINT32_MAX);
+        if (!n.ok()) return FlagError(name, n.error().message);
+        if (name == "max-jobs") out_.flags.max_jobs = uint32_t(n.value());
+        else out_.flags.alloc_size_kb = n.value();
+      }
+      return {};
+    }
     if (name == "parse-only" || name == "showcmd" || name == "version" || name == "help" ||
         name == "h") {
       if (value) return FlagError(name, "takes no value");
@@ -219,6 +288,13 @@ std::string UsageText(std::string_view program) {
       "  --parse-only               parse the jobs and exit\n"
       "  --showcmd                  print the jobs as a command line and exit\n"
       "  --eta=WHEN                 always, never or auto (default)\n"
+      "  --eta-newline=TIME         start a new progress line this often (default unit ms)\n"
+      "  --section=NAME             run only this job of the job files (repeatable)\n"
+      "  --readonly                 refuse writing jobs; open every target read-only\n"
+      "  --max-jobs=N               refuse to run more than N threads (clones)\n"
+      "  --warnings-fatal           a warning (e.g. io_uring running on libaio) stops the run\n"
+      "  --bandwidth-log            write agg-read_bw.log etc.: all clones' bandwidth\n"
+      "  --alloc-size=KB, --aux-path=DIR   fio's; accepted, no effect (no pool, no aux files)\n"
       "  --version                  print the version and exit\n"
       "  --help, -h                 print this help and exit\n\n"
       "job options:\n";

@@ -50,6 +50,18 @@ struct ToolFlags {
   bool version = false;
   bool help = false;
   EtaMode eta = EtaMode::kAuto;
+  // fio's flags that harnesses pass to every run:
+  uint32_t max_jobs = 0;              // --max-jobs: more clones is an error; 0: no cap
+  bool readonly = false;              // --readonly: no job may write or trim
+  std::vector<std::string> sections;  // --section (repeatable): only these jobs
+  bool warnings_fatal = false;        // --warnings-fatal: a warning is an error
+  int64_t eta_newline_ms = 0;         // --eta-newline: a new progress line this often
+  bool bandwidth_log = false;         // --bandwidth-log: agg-{read,write,trim}_bw.log
+  // Accepted with no effect on block-bench's results (documented): fio's
+  // shared-memory pool size and the directory for its auxiliary files
+  // (block-bench keeps no pool and writes no auxiliary files).
+  uint64_t alloc_size_kb = 0;         // --alloc-size
+  std::string aux_path;               // --aux-path (must be a directory)
   friend bool operator==(const ToolFlags&, const ToolFlags&) = default;
 };
 

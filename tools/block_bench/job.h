@@ -215,6 +215,7 @@ struct JobOptions {
   std::optional<uint32_t> iodepth_low;                 // empty: = iodepth
   uint32_t numjobs = 1;
   bool thread = false;  // fio's thread: block-bench always runs threads
+  bool readonly = false;  // --readonly: the graph is opened read-only
   bool exitall = false;           // a clone that ends ends the others running
   bool exitall_on_error = false;  // ... when it ends with an error
   // CPUs the clones' threads may run on (cpus_allowed= / cpumask=); empty:

@@ -38,6 +38,7 @@
 #include "tools/block_bench/plot/plot.h"
 #include "tools/block_bench/trace/info.h"
 #include "tools/block_bench/verdict/cli.h"
+#include "util/clock.h"
 
 namespace blk::bench {
 namespace {
@@ -119,19 +120,27 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (flags.parse_only) return 0;
+  int warnings = 0;
   for (const JobOptions& j : cl->jobs) {
     if (j.blockdev.empty() && (j.ioengine == IoEngine::kLibaio || j.ioengine == IoEngine::kIoUring) &&
         !j.direct) {
+      warnings++;
       std::fprintf(stderr,
                    "block-bench: job '%s': ioengine=%s with direct=0 runs on the thread pool "
                    "(aio=threads): buffered io_submit would block the loop\n",
                    j.name.c_str(), std::string(Name(j.ioengine)).c_str());
     } else if (j.blockdev.empty() && j.ioengine == IoEngine::kIoUring) {
+      warnings++;
       std::fprintf(stderr,
                    "block-bench: job '%s': ioengine=io_uring runs on libaio (aio=native): the file "
                    "driver has no io_uring mode yet\n",
                    j.name.c_str());
     }
+  }
+  if (warnings && flags.warnings_fatal) {
+    std::fprintf(stderr, "block-bench: --warnings-fatal: %d warning%s above, not running\n",
+                 warnings, warnings == 1 ? "" : "s");
+    return 1;
   }
 
   bool want_json = false, want_normal = false;
@@ -178,6 +187,7 @@ int Main(int argc, char** argv) {
   RunOptions ro;
   ro.stop = &stop;
   size_t last_len = 0;
+  int64_t last_newline = 0;
   if (progress) {
     ro.on_progress = [&](const ProgressSnapshot& p) {
       static const char* const kIec[] = {"B", "KiB", "MiB", "GiB", "TiB", nullptr};
@@ -198,6 +208,12 @@ int Main(int argc, char** argv) {
       size_t len = line.size();
       if (len < last_len) line += std::string(last_len - len, ' ');
       last_len = len;
+      // --eta-newline: keep a line every so often (fio's behaviour).
+      const int64_t now = NowNs();
+      if (flags.eta_newline_ms && now - last_newline >= flags.eta_newline_ms * 1'000'000) {
+        if (last_newline) std::fputc('\n', prog);
+        last_newline = now;
+      }
       std::fprintf(prog, "\r%s", line.c_str());
       std::fflush(prog);
     };
@@ -213,6 +229,12 @@ int Main(int argc, char** argv) {
     return 1;
   }
   int status = rr.failed() ? 1 : 0;
+  if (flags.bandwidth_log) {
+    if (auto w = WriteAggregateBwLogs(rr, "."); !w.ok()) {
+      std::fprintf(stderr, "block-bench: --bandwidth-log: %s\n", w.error().message.c_str());
+      status = 1;
+    }
+  }
   for (const CloneResult& c : rr.clones) {
     auto say = [&](const std::string& what) {
       std::fprintf(stderr, "block-bench: job '%s' (clone %u): %s\n", c.job->name.c_str(), c.clone,

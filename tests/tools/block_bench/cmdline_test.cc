@@ -45,6 +45,33 @@ TEST(ToolFlags, AllFlags) {
   EXPECT_EQ(Name(EtaMode::kNever), "never");
 }
 
+// fio's flags that harnesses pass to every run.
+TEST(ToolFlags, FioHarnessFlags) {
+  const CommandLine c = Ok({"--max-jobs=8", "--warnings-fatal", "--bandwidth-log", "--alloc-size=4096",
+                            "--eta-newline=2s", "--aux-path=/tmp", "--name=x", "--numjobs=4"});
+  EXPECT_EQ(c.flags.max_jobs, 8u);
+  EXPECT_TRUE(c.flags.warnings_fatal);
+  EXPECT_TRUE(c.flags.bandwidth_log);
+  EXPECT_EQ(c.flags.alloc_size_kb, 4096u);
+  EXPECT_EQ(c.flags.eta_newline_ms, 2000);
+  EXPECT_EQ(c.flags.aux_path, "/tmp");
+  EXPECT_EQ(CmdError({"--max-jobs=3", "--name=x", "--numjobs=4"}),
+            "<command line>: option '--max-jobs': the jobs need 4 threads, more than --max-jobs=3");
+  EXPECT_EQ(CmdError({"--aux-path=/nonexistent/dir", "--name=x"}),
+            "<command line>: option '--aux-path': '/nonexistent/dir' is not a directory");
+  // --section: only the named jobs; a name that is not there is an error.
+  const CommandLine s = Ok({"--section=b", "--name=a", "--name=b", "--name=c"});
+  ASSERT_EQ(s.jobs.size(), 1u);
+  EXPECT_EQ(s.jobs[0].name, "b");
+  EXPECT_EQ(CmdError({"--section=z", "--name=a"}),
+            "<command line>: option '--section': no job (section) named 'z'");
+  // --readonly: a writing job is refused; reading jobs open read-only.
+  EXPECT_EQ(CmdError({"--readonly", "--name=w", "--rw=randwrite"}),
+            "<command line>: option '--readonly': job 'w' would write (rw=randwrite)");
+  const CommandLine r = Ok({"--readonly", "--name=r", "--rw=read"});
+  EXPECT_TRUE(r.jobs[0].readonly);
+}
+
 TEST(ToolFlags, HelpAndVersionNeedNoJobs) {
   FakeEnv fake;
   std::vector<std::string> reads;

@@ -666,4 +666,28 @@ Expected<void> WriteLogs(const RunResult& run) {
   return {};
 }
 
+Expected<void> WriteAggregateBwLogs(const RunResult& run, const std::string& dir) {
+  static const char* const kNames[] = {"read", "write", "trim"};
+  for (int d = 0; d < kNumDirs; d++) {
+    std::vector<double> sum;  // bytes/s per interval, over the clones
+    uint32_t msec = 500;
+    for (const CloneResult& c : run.clones) {
+      if (c.not_run) continue;
+      const auto& v = c.dir[d].bw_samples;
+      if (sum.size() < v.size()) sum.resize(v.size());
+      for (size_t i = 0; i < v.size(); i++) sum[i] += v[i];
+      if (c.job->log_avg_msec) msec = c.job->log_avg_msec;
+    }
+    if (sum.empty()) continue;
+    const std::string path = dir + "/agg-" + kNames[d] + "_bw.log";
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+    for (size_t i = 0; i < sum.size(); i++)
+      std::fprintf(f, "%llu, %llu, %d, 0, 0\n", (unsigned long long)(msec * (i + 1)),
+                   (unsigned long long)(sum[i] / 1024), d);
+    if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+  }
+  return {};
+}
+
 }  // namespace blk::bench

@@ -42,4 +42,9 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus);
 // clone's thread number, prefix = the option's value or the job name.
 Expected<void> WriteLogs(const RunResult& run);
 
+// fio's --bandwidth-log: dir/agg-read_bw.log (and write, trim for the
+// directions that ran): per sample interval, the bandwidth of all clones
+// together, in fio's log layout (msec, KiB/s, direction, 0, 0).
+Expected<void> WriteAggregateBwLogs(const RunResult& run, const std::string& dir);
+
 }  // namespace blk::bench

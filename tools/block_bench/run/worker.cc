@@ -591,7 +591,8 @@ bool Worker::open_target(AioContext& ctx) {
   }
   OpenFlags flags;
   flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
-  if (trace_) {
+  if (job_.readonly) flags.read_only = true;  // --readonly: writes fail (EROFS/EPERM)
+  if (trace_ && !job_.readonly) {
     flags.read_only = true;
     for (const trace::Record& r : trace_->records)
       if (r.op != trace::Op::kRead && !(job_.replay_skip & (1u << int(r.op)))) flags.read_only = false;

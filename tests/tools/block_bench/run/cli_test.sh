@@ -95,4 +95,32 @@ import json
 j=json.load(open('$T/b.json'))['jobs'][0]
 assert j['blkstack']['engine'] == 'threads', j['blkstack']
 assert j['read']['total_ios'] == 256, j['read']['total_ios']" || fail "buffered libaio JSON"
+"$BB" --warnings-fatal --name=u --ioengine=io_uring --filename="$T/u.dat" --size=1m --direct=1 \
+  >"$T/wf.txt" 2>&1 && fail "--warnings-fatal ran despite a warning"
+grep -q "warnings-fatal" "$T/wf.txt" || fail "--warnings-fatal message: $(cat "$T/wf.txt")"
+
+# 7. fio's harness flags: --bandwidth-log writes the aggregate log of all
+# clones; --section runs one job of a file; --readonly fails a replay's writes.
+(cd "$T" && "$BB" --bandwidth-log --name=bw --ioengine=null --size=1g --numjobs=2 --runtime=1200ms \
+  --time_based --rate=40m >/dev/null) || fail "--bandwidth-log run"
+[ -f "$T/agg-read_bw.log" ] || fail "no agg-read_bw.log: $(ls "$T")"
+python3 - "$T/agg-read_bw.log" <<'PY' || fail "agg-read_bw.log"
+import sys
+rows = [l.split(",") for l in open(sys.argv[1])]
+assert len(rows) >= 2, rows
+for r in rows:
+    assert int(r[2]) == 0 and int(r[0]) % 500 == 0, r
+    kib = int(r[1])
+    assert 60000 < kib < 100000, r   # two clones at 40 MiB/s each: ~80 MiB/s
+PY
+printf '[a]\nioengine=null\nsize=1m\n[b]\nioengine=null\nsize=2m\n' >"$T/two.fio"
+"$BB" --section=b --output-format=json "$T/two.fio" >"$T/sec.json" || fail "--section run"
+python3 -c "
+import json
+j=json.load(open('$T/sec.json'))['jobs']
+assert [x['jobname'] for x in j] == ['b'], [x['jobname'] for x in j]" || fail "--section ran other jobs"
+printf 'fio version 3 iolog\n0 d add\n1 d write 0 4096\n' >"$T/w.log"
+"$BB" --readonly --name=r --filename="$T/u.dat" --read_iolog="$T/w.log" >"$T/ro.txt" 2>&1 \
+  && fail "--readonly let a replayed write through"
+grep -q "write error" "$T/ro.txt" || fail "--readonly replay: $(cat "$T/ro.txt")"
 echo PASS
