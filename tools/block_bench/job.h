@@ -198,10 +198,14 @@ struct JobOptions {
   std::optional<SizeSpec> size;     // empty: whole device/file
   std::optional<SizeSpec> io_size;  // empty: same as size
   uint64_t number_ios = 0;          // 0: no limit
+  uint32_t loops = 1;               // the job's I/O this many times over
   RandomDistribution random_distribution;
   bool randrepeat = true;
   std::optional<uint64_t> randseed;
   bool norandommap = false;
+  // random_generator=lfsr: every block once per pass even with norandommap
+  // (tausworthe, tausworthe64: block-bench's own generator, the default).
+  bool lfsr = false;
   // Written data: all zeros instead of random bytes (fio's zero_buffers).
   // Verify blocks are filled by verify whatever this says.
   bool zero_buffers = false;

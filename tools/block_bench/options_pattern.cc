@@ -479,6 +479,30 @@ OptionSpec Make(std::string_view name, std::vector<std::string_view> aliases, Op
 
 }  // namespace
 
+namespace {
+
+// fio's random_generator: tausworthe (its default), tausworthe64 or lfsr.
+// block-bench draws from its own generator either way (the offsets are not
+// fio's, with any of them); lfsr keeps its property: every block once per
+// pass without a map.
+OptionSpec RandomGenerator() {
+  OptionSpec s;
+  s.name = "random_generator";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "tausworthe" || *v == "tausworthe64") job.lfsr = false;
+    else if (*v == "lfsr") job.lfsr = true;
+    else return internal::ValueError("expected tausworthe, tausworthe64 or lfsr, got " + QuoteInput(*v));
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.lfsr) out.push_back({std::string(n), "lfsr"});
+  };
+  s.help = "tausworthe (default), tausworthe64, or lfsr (every block once per pass, also with norandommap)";
+  return s;
+}
+
+}  // namespace
+
 std::vector<OptionSpec> PatternOptions() {
   using namespace internal;
   std::vector<OptionSpec> v;
@@ -513,6 +537,8 @@ std::vector<OptionSpec> PatternOptions() {
   v.push_back(RandSeed());
   v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
   v.push_back(FlagOption<&JobOptions::zero_buffers>("zero_buffers", "write zeros instead of random bytes"));
+  v.push_back(internal::UintOption<&JobOptions::loops, 1>("loops", "run the job's I/O this many times over"));
+  v.push_back(RandomGenerator());
   return v;
 }
 

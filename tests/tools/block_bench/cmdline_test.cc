@@ -210,8 +210,8 @@ TEST(Errors, OptionErrorsNameTheOption) {
             "suffix), got '4q'");
   EXPECT_EQ(CmdError({"--name=x", "--iodepht=4"}),
             "<command line>: unknown option '--iodepht' (did you mean '--iodepth'?)");
-  EXPECT_EQ(CmdError({"--name=x", "--loops=2"}),
-            "<command line>: option '--loops' is not supported by block-bench");
+  EXPECT_EQ(CmdError({"--name=x", "--gtod_reduce=1"}),
+            "<command line>: option '--gtod_reduce' is not supported by block-bench");
   EXPECT_EQ(CmdError({"--name=x", "--iodepth"}), "<command line>: option '--iodepth': requires a value");
   EXPECT_EQ(CmdError({"--name=x", "--pool=p"}),
             "<command line>: option '--pool' is only valid with ioengine=rbd (ioengine is psync)");

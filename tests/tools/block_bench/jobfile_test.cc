@@ -74,7 +74,7 @@ TEST(Errors, UnknownOptionSuggestsTheClosest) {
 }
 
 TEST(Errors, UnsupportedFioOptionsAreRejected) {
-  EXPECT_EQ(FileError("[a]\nloops=2\n"), "job.fio:2: option 'loops' is not supported by block-bench");
+  EXPECT_EQ(FileError("[a]\nlog_hist_msec=2\n"), "job.fio:2: option 'log_hist_msec' is not supported by block-bench");
   EXPECT_EQ(FileError("[global]\ngtod_reduce=1\n[a]\n"), "job.fio:2: option 'gtod_reduce' is not supported by block-bench");
 }
 

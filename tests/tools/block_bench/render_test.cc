@@ -166,6 +166,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"log_avg_msec", "log_avg_msec=250"},
       {"create_on_open", "create_on_open=1"},
       {"thread", "thread"},
+      {"loops", "loops=3"},
+      {"random_generator", "random_generator=lfsr"},
       {"exitall", "exitall"},
       {"exitall_on_error", "exitall_on_error"},
       {"cpus_allowed", "cpus_allowed=0-3,6,8-9"},

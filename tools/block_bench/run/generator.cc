@@ -69,6 +69,8 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
                                   std::to_string(g.size_) + ") is beyond the end of the target (" +
                                   std::to_string(dev_size) + " bytes)");
   g.io_limit_ = job.io_size ? Resolve(*job.io_size, g.size_) : g.size_;
+  // loops=N: the job's I/O N times over (each pass again from the start).
+  if (job.loops > 1) g.io_limit_ = g.io_limit_ > UINT64_MAX / job.loops ? UINT64_MAX : g.io_limit_ * job.loops;
   g.unlimited_ = job.time_based;
   g.rand_off_ = Rng(seed ^ 0x1111);
   g.rand_dir_ = Rng(seed ^ 0x2222);
@@ -195,7 +197,9 @@ uint64_t IoGenerator::skewed_block(Dir d) {
 uint64_t IoGenerator::pick_block(Dir d) {
   DirState& s = st_[int(d)];
   if (job_.random_distribution.kind != Distribution::kRandom) return skewed_block(d);
-  if (job_.norandommap) return rand_off_.below(s.blocks);
+  // random_generator=lfsr visits every block once per pass without a map,
+  // whatever norandommap says (fio's LFSR is a full-period sequence).
+  if (job_.norandommap && !job_.lfsr) return rand_off_.below(s.blocks);
   if (s.perm_index == s.blocks) {
     s.perm_index = 0;
     s.pass++;
@@ -221,7 +225,7 @@ bool IoGenerator::next(IoUnit* io) {
     if (off + len > end) {
       // End of the region: fio ends a sequential pass here unless the job
       // is time based or io_size asks for more than one pass.
-      if (!unlimited_ && !job_.io_size) return false;
+      if (!unlimited_ && !job_.io_size && job_.loops <= 1) return false;
       off = start_;
     }
     if (job_.rw_offset_skip >= 0) {

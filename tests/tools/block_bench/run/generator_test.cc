@@ -46,6 +46,37 @@ TEST(Generator, SizeEndsTheJobWithoutTimeBased) {
   EXPECT_EQ(Take(n, 1 << 20, 1000).size(), 5u);
 }
 
+// loops=N: the job's I/O N times over, each sequential pass from the start.
+TEST(Generator, LoopsRepeatThePasses) {
+  JobOptions j = ParseJob({"--name=a", "--rw=read", "--bs=4k", "--size=16k", "--loops=3"});
+  auto v = Take(j, 1 << 20, 100);
+  ASSERT_EQ(v.size(), 12u);
+  for (size_t i = 0; i < v.size(); i++) EXPECT_EQ(v[i].offset, (i % 4) * 4096) << i;
+  JobOptions r = ParseJob({"--name=a", "--rw=randread", "--bs=4k", "--size=64k", "--loops=2"});
+  auto w = Take(r, 1 << 20, 100);
+  ASSERT_EQ(w.size(), 32u);
+  std::map<uint64_t, int> seen;
+  for (const IoUnit& u : w) seen[u.offset]++;
+  EXPECT_EQ(seen.size(), 16u);
+  for (auto& [off, n] : seen) EXPECT_EQ(n, 2) << off;  // every block once per loop
+}
+
+// random_generator=lfsr: every block once per pass, also with norandommap.
+TEST(Generator, LfsrVisitsEveryBlockOnceWithoutAMap) {
+  JobOptions j = ParseJob({"--name=a", "--rw=randread", "--bs=4k", "--size=256k", "--norandommap",
+                           "--random_generator=lfsr"});
+  auto v = Take(j, 1 << 20, 1000);
+  ASSERT_EQ(v.size(), 64u);
+  std::set<uint64_t> seen;
+  for (const IoUnit& u : v) seen.insert(u.offset);
+  EXPECT_EQ(seen.size(), 64u);
+  // Without lfsr, norandommap draws independently: repeats are expected.
+  JobOptions k = ParseJob({"--name=a", "--rw=randread", "--bs=4k", "--size=256k", "--norandommap"});
+  std::set<uint64_t> seen_k;
+  for (const IoUnit& u : Take(k, 1 << 20, 1000)) seen_k.insert(u.offset);
+  EXPECT_LT(seen_k.size(), 64u);
+}
+
 TEST(Generator, OffsetAndSkip) {
   JobOptions j = ParseJob({"--name=a", "--rw=write:4k", "--bs=4k", "--offset=1m", "--size=32k"});
   auto v = Take(j, 4 << 20, 6);
