@@ -60,6 +60,9 @@ struct SteadyState {
   friend bool operator==(const SteadyState&, const SteadyState&) = default;
 };
 enum class VerifyMethod { kNone, kCrc32c };
+// fio's unified_rw_reporting: per direction (none), their sum only ("mixed"),
+// or both.
+enum class UnifiedRw { kNone, kMixed, kBoth };
 // fio's fallocate=: how a writing job's new file is preallocated.
 enum class Fallocate { kNone, kNative, kPosix, kKeep, kTruncate };
 enum class ContinueOnError { kNone, kRead, kWrite, kIo, kVerify, kAll };
@@ -264,6 +267,7 @@ struct JobOptions {
   std::vector<double> percentile_list = DefaultPercentileList();
   bool clat_percentiles = true;
   bool lat_percentiles = false;
+  UnifiedRw unified_rw = UnifiedRw::kNone;  // unified_rw_reporting=
   bool slat_percentiles = false;
   // Empty optional: no log.  Empty string: log under fio's default name.
   std::optional<std::string> write_lat_log;

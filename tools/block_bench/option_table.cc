@@ -31,7 +31,7 @@ constexpr std::string_view kUnsupportedFioOptions[] = {
     "scramble_buffers", "serialize_overlap", "significant_figures", "softrandommap", "sqthread_poll",
     "sqthread_poll_cpu", "stats", "sync", "sync_file_range", "thinktime_blocks_type", "thinktime_iotime",
     "thinktime_spin", "touch_objects", "trim_backlog", "trim_backlog_batch",
-    "trim_percentage", "trim_verify_zero", "uid", "unified_rw_reporting", "unique_filename",
+    "trim_percentage", "trim_verify_zero", "uid", "unique_filename",
     "unit_base", "unlink", "unlink_each_loop", "verify_async", "verify_backlog",
     "verify_backlog_batch", "verify_dump", "verify_interval", "verify_offset", "verify_only",
     "verify_pattern", "verify_state_load", "verify_state_save", "wait_for", "write_barrier",

@@ -109,6 +109,24 @@ OptionSpec LogOption(std::string_view name, std::string_view help) {
   return s;
 }
 
+OptionSpec UnifiedRwReporting() {
+  OptionSpec s;
+  s.name = "unified_rw_reporting";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "none" || *v == "0") job.unified_rw = UnifiedRw::kNone;
+    else if (*v == "mixed" || *v == "1") job.unified_rw = UnifiedRw::kMixed;
+    else if (*v == "both" || *v == "2") job.unified_rw = UnifiedRw::kBoth;
+    else return ValueError("expected none, mixed, both, 0, 1 or 2, got " + QuoteInput(*v));
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.unified_rw == UnifiedRw::kMixed) out.push_back({std::string(n), "mixed"});
+    if (job.unified_rw == UnifiedRw::kBoth) out.push_back({std::string(n), "both"});
+  };
+  s.help = "report read/write/trim summed as 'mixed' (mixed), both, or not (none)";
+  return s;
+}
+
 }  // namespace
 
 std::vector<OptionSpec> ReportOptions() {
@@ -119,6 +137,7 @@ std::vector<OptionSpec> ReportOptions() {
   v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
   v.push_back(ContinueOnErrorOption());
   v.push_back(PercentileList());
+  v.push_back(UnifiedRwReporting());
   v.push_back(BoolOption<&JobOptions::clat_percentiles>("clat_percentiles", "report completion latency percentiles"));
   v.push_back(BoolOption<&JobOptions::lat_percentiles>("lat_percentiles", "report total latency percentiles"));
   v.push_back(BoolOption<&JobOptions::slat_percentiles>("slat_percentiles", "report submission latency percentiles"));

@@ -167,6 +167,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"create_on_open", "create_on_open=1"},
       {"thread", "thread"},
       {"loops", "loops=3"},
+      {"unified_rw_reporting", "unified_rw_reporting=both"},
       {"random_generator", "random_generator=lfsr"},
       {"exitall", "exitall"},
       {"exitall_on_error", "exitall_on_error"},

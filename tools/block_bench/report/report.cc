@@ -418,6 +418,22 @@ std::vector<ReportUnit> ReportUnits(const RunResult& run) {
   return units;
 }
 
+// The directions a job's report shows: read, write, trim, and (index
+// kNumDirs) "mixed", their sum, as unified_rw_reporting says.
+std::vector<int> ShownDirs(const JobOptions& job) {
+  std::vector<int> v;
+  if (job.unified_rw != UnifiedRw::kMixed) v = {0, 1, 2};
+  if (job.unified_rw != UnifiedRw::kNone) v.push_back(kNumDirs);
+  return v;
+}
+
+DirResult Mixed(const CloneResult& r) {
+  DirResult m = r.dir[0];
+  m.merge(r.dir[1]);
+  m.merge(r.dir[2]);
+  return m;
+}
+
 std::string TextReport(const RunResult& run) {
   std::vector<ReportUnit> units = ReportUnits(run);
   std::string o;
@@ -433,12 +449,14 @@ std::string TextReport(const RunResult& run) {
              u.jobs, r.error, int(getpid()), tbuf);
     if (r.error) o += "  error: " + r.error_message + "\n";
     uint64_t ms = RuntimeMs(r);
-    for (int d = 0; d < kNumDirs; d++) {
-      const DirResult& x = r.dir[d];
+    // unified_rw_reporting: "mixed" (index kNumDirs) sums the directions.
+    const DirResult mixed = Mixed(r);
+    for (int d : ShownDirs(job)) {
+      const DirResult& x = d < kNumDirs ? r.dir[d] : mixed;
       if (!x.ios) continue;
       double iops = PerSec(x.ios, r);
       double bw = PerSec(x.bytes, r);
-      o += Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", kDirName[d],
+      o += Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", d < kNumDirs ? kDirName[d] : "mixed",
                NumToStr(iops, 4, 1000, kSi).c_str(), Bw(bw).c_str(),
                NumToStr(double(x.bytes), 4, 1024, kIecB).c_str(), (unsigned long long)ms);
       TextLat(o, "clat", x.clat);
@@ -452,7 +470,9 @@ std::string TextReport(const RunResult& run) {
       if (!x.bw_samples.empty()) {
         std::vector<double> k;
         for (double b : x.bw_samples) k.push_back(b / 1024);
-        double gb = gbw[d][r.groupid];
+        double gb = 0;
+        for (int k = 0; k < kNumDirs; k++)
+          if (d == kNumDirs || k == d) gb += gbw[k][r.groupid];
         o += Fmt("   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%zu\n",
                  *std::min_element(k.begin(), k.end()), *std::max_element(k.begin(), k.end()),
                  gb > 0 ? 100.0 * bw / gb : 0.0, Mean(k), Stddev(k), k.size());
@@ -571,7 +591,17 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     j["eta"] = 0;
     j["elapsed"] = (r.elapsed_ns + 999999999) / 1000000000;
     j["job options"] = JobOptionsJson(job);
-    for (int d = 0; d < kNumDirs; d++) j[kDirName[d]] = DirJson(u, d, plus, gbw[d][r.groupid]);
+    for (int d : ShownDirs(job)) {
+      if (d < kNumDirs) {
+        j[kDirName[d]] = DirJson(u, d, plus, gbw[d][r.groupid]);
+        continue;
+      }
+      ReportUnit m = u;  // "mixed": the directions summed, as fio's
+      m.r.dir = {Mixed(r), DirResult{}, DirResult{}};
+      double gb = 0;
+      for (int k = 0; k < kNumDirs; k++) gb += gbw[k][r.groupid];
+      j["mixed"] = DirJson(m, 0, plus, gb);
+    }
     ojson sync;
     sync["total_ios"] = r.syncs;
     sync["lat_ns"] = LatJson(r.sync_lat, false, {}, false);

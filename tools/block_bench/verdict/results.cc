@@ -24,7 +24,8 @@ constexpr MetricInfo kMetrics[kNumMetrics] = {
     {Metric::kSchedP99, "sched_p99", "sched lat p99", false, true},
 };
 
-constexpr const char* kDirs[3] = {"read", "write", "trim"};
+// "mixed": fio's unified_rw_reporting sum of the directions.
+constexpr const char* kDirs[4] = {"read", "write", "trim", "mixed"};
 
 using Json = nlohmann::json;
 
@@ -218,7 +219,7 @@ Expected<ResultDoc> ParseResultJson(std::string_view text, const std::string& pa
       }
     }
     bool any = false;
-    for (int d = 0; d < 3; d++) {
+    for (int d = 0; d < 4; d++) {
       auto it = j.find(kDirs[d]);
       if (it == j.end()) continue;
       if (!it->is_object()) return Bad(path, "job " + QuoteInput(key) + ": \"" + kDirs[d] +

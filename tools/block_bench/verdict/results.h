@@ -47,7 +47,7 @@ Expected<std::vector<Metric>> ParseMetrics(std::string_view list);
 // One job's one direction in one result document.
 struct Sample {
   std::string job;  // name, or "name[i]" (see above)
-  int dir = 0;      // 0 read, 1 write, 2 trim
+  int dir = 0;      // 0 read, 1 write, 2 trim, 3 mixed
   std::array<double, kNumMetrics> value{};
   std::array<bool, kNumMetrics> has{};  // whether the document gave the metric
   // The completion-latency distribution as (percentile 0..100, ns) points,
@@ -59,7 +59,7 @@ struct Sample {
   std::vector<std::pair<double, double>> curve;
 };
 
-const char* DirName(int dir);  // "read", "write", "trim"
+const char* DirName(int dir);  // "read", "write", "trim", "mixed" (unified_rw_reporting)
 
 struct ResultDoc {
   std::string path;  // where it was read from ("-" for text given directly)

@@ -101,6 +101,25 @@ TEST_F(ReportTest, RunStatusOfAReportingGroupIsOneUnit) {
       << line;
 }
 
+// unified_rw_reporting: "mixed" sums the directions (only it with mixed,
+// beside them with both), in text and JSON as fio names it.
+TEST(Report, UnifiedRwReporting) {
+  for (const char* mode : {"mixed", "both"}) {
+    std::vector<JobOptions> jobs = ParseJobs({"--name=u", "--ioengine=null", "--rw=randrw",
+                                              "--size=4m", std::string("--unified_rw_reporting=") + mode});
+    RunResult run = RunJobs(jobs);
+    const CloneResult& c = run.clones[0];
+    auto j = JsonReport(run, false)["jobs"][0];
+    ASSERT_TRUE(j.contains("mixed")) << mode;
+    EXPECT_EQ(j["mixed"]["total_ios"], c.dir[0].ios + c.dir[1].ios) << mode;
+    EXPECT_EQ(j["mixed"]["io_bytes"], c.dir[0].bytes + c.dir[1].bytes) << mode;
+    EXPECT_EQ(j.contains("read"), std::string(mode) == "both") << mode;
+    const std::string t = TextReport(run);
+    EXPECT_NE(t.find("  mixed: IOPS="), std::string::npos) << t;
+    EXPECT_EQ(t.find("  read: IOPS=") != std::string::npos, std::string(mode) == "both") << t;
+  }
+}
+
 TEST(Report, PercentilesPrintTheirDecimals) {
   std::vector<JobOptions> jobs = ParseJobs(
       {"--name=p", "--ioengine=null", "--size=1m", "--percentile_list=50:99:99.999:99.9999"});

@@ -50,6 +50,18 @@ TEST(ResultsTest, ReadsBlockBenchAndFioLayouts) {
   }
 }
 
+// fio's unified_rw_reporting=mixed writes "mixed" instead of the directions.
+TEST(ResultsTest, ReadsMixedDirection) {
+  const std::string job =
+      "{\"jobname\": \"j\", \"error\": 0, \"mixed\": {\"total_ios\": 10, \"iops\": 5, "
+      "\"clat_ns\": {\"percentile\": {\"50.000000\": 900, \"99.000000\": 1000}}}}";
+  auto d = ParseResultJson(Doc("fio version", job), "r.json");
+  ASSERT_TRUE(d) << d.error().message;
+  ASSERT_EQ(d->samples.size(), 1u);
+  EXPECT_EQ(d->samples[0].dir, 3);
+  EXPECT_STREQ(DirName(3), "mixed");
+}
+
 TEST(ResultsTest, ReadsLatencyFromTheDueTimeOfPacedJobs) {
   const std::string job =
       "{\"jobname\": \"j\", \"error\": 0, \"read\": {\"total_ios\": 10, \"iops\": 5, "
