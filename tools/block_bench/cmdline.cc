@@ -153,11 +153,13 @@ class Parser {
     if (eq != std::string::npos) value = body.substr(eq + 1);
     if (name.empty()) return CmdError("malformed argument " + QuoteInput(arg));
 
-    if (name == "readonly" || name == "warnings-fatal" || name == "bandwidth-log") {
+    if (name == "readonly" || name == "warnings-fatal" || name == "bandwidth-log" ||
+        name == "blkstack-counters") {
       if (value) return FlagError(name, "takes no value");
       bool& flag = name == "readonly"         ? out_.flags.readonly
                    : name == "warnings-fatal" ? out_.flags.warnings_fatal
-                                              : out_.flags.bandwidth_log;
+                   : name == "bandwidth-log"  ? out_.flags.bandwidth_log
+                                              : out_.flags.blkstack_counters;
       flag = true;
       return {};
     }
@@ -294,6 +296,7 @@ std::string UsageText(std::string_view program) {
       "  --max-jobs=N               refuse to run more than N threads (clones)\n"
       "  --warnings-fatal           a warning (e.g. io_uring running on libaio) stops the run\n"
       "  --bandwidth-log            write agg-read_bw.log etc.: all clones' bandwidth\n"
+      "  --blkstack-counters        also print the driver counters in the text report\n"
       "  --alloc-size=KB, --aux-path=DIR   fio's; accepted, no effect (no pool, no aux files)\n"
       "  --version                  print the version and exit\n"
       "  --help, -h                 print this help and exit\n\n"

@@ -57,6 +57,7 @@ struct ToolFlags {
   bool warnings_fatal = false;        // --warnings-fatal: a warning is an error
   int64_t eta_newline_ms = 0;         // --eta-newline: a new progress line this often
   bool bandwidth_log = false;         // --bandwidth-log: agg-{read,write,trim}_bw.log
+  bool blkstack_counters = false;     // --blkstack-counters: driver counters in text
   // Accepted with no effect on block-bench's results (documented): fio's
   // shared-memory pool size and the directory for its auxiliary files
   // (block-bench keeps no pool and writes no auxiliary files).

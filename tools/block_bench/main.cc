@@ -167,8 +167,10 @@ int Main(int argc, char** argv) {
   std::vector<int> groups = GroupIds(cl->jobs);
   if (want_normal && !json_on_stdout) {
     for (size_t i = 0; i < cl->jobs.size(); i++)
-      if (i == 0 || cl->jobs[i].name != cl->jobs[i - 1].name)
+      if (i == 0 || cl->jobs[i].name != cl->jobs[i - 1].name) {
         std::fputs(Header(cl->jobs[i], groups[i]).c_str(), out);
+        if (cl->jobs[i].numjobs > 1) std::fputs("...\n", out);  // fio's line for clones
+      }
     uint32_t n = 0;
     for (auto& j : cl->jobs) n += std::max<uint32_t>(1, j.numjobs);
     std::fprintf(out, "%s\nStarting %u thread%s\n", kBenchVersion, n, n == 1 ? "" : "s");
@@ -268,10 +270,10 @@ int Main(int argc, char** argv) {
     if (f == OutputFormat::kNormal) {
       if (json_on_stdout) {
         // Keep stdout pure JSON: the text report goes to stderr.
-        std::fputs(TextReport(rr).c_str(), stderr);
+        std::fputs(TextReport(rr, flags.blkstack_counters).c_str(), stderr);
       } else {
         std::fputs("\n", out);
-        std::fputs(TextReport(rr).c_str(), out);
+        std::fputs(TextReport(rr, flags.blkstack_counters).c_str(), out);
       }
     } else {
       std::string doc = JsonReport(rr, f == OutputFormat::kJsonPlus).dump(2);

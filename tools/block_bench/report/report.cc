@@ -434,7 +434,7 @@ DirResult Mixed(const CloneResult& r) {
   return m;
 }
 
-std::string TextReport(const RunResult& run) {
+std::string TextReport(const RunResult& run, bool counters) {
   std::vector<ReportUnit> units = ReportUnits(run);
   std::string o;
   std::map<int, double> gbw[kNumDirs];
@@ -513,7 +513,7 @@ std::string TextReport(const RunResult& run) {
     if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) o += LayoutText(r);
     if (r.interrupted) o += "  interrupted  : stopped early by a signal\n";
     o += "  blkstack     : " + r.target + "\n";
-    if (!r.counters.empty()) {
+    if (counters && !r.counters.empty()) {
       std::string line;
       for (size_t i = 0; i < r.counters.size(); i++) {
         line += Fmt("%s%s=%llu", i % 4 ? ", " : "", r.counters[i].name.c_str(),

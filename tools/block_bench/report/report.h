@@ -34,7 +34,9 @@ std::vector<ReportUnit> ReportUnits(const RunResult& run);
 // fio's num2str-like formatting: "2398k", "12.3M", "9367MiB".
 std::string NumToStr(double v, int maxlen, double base, const char* const* units);
 
-std::string TextReport(const RunResult& run);
+// `counters`: also the driver counters of each job (--blkstack-counters);
+// JSON always has them.
+std::string TextReport(const RunResult& run, bool counters = false);
 nlohmann::ordered_json JsonReport(const RunResult& run, bool plus);
 
 // Writes the log files the jobs asked for.  Files: <prefix>_lat.N.log,

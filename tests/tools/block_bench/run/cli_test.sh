@@ -99,6 +99,10 @@ assert j['read']['total_ios'] == 256, j['read']['total_ios']" || fail "buffered 
   >"$T/wf.txt" 2>&1 && fail "--warnings-fatal ran despite a warning"
 grep -q "warnings-fatal" "$T/wf.txt" || fail "--warnings-fatal message: $(cat "$T/wf.txt")"
 
+# numjobs: fio's "..." line after the job's header.
+"$BB" --name=n --ioengine=null --size=1m --numjobs=2 >"$T/n.txt" || fail "numjobs run"
+sed -n 2p "$T/n.txt" | grep -qx "\.\.\." || fail "no '...' line: $(head -3 "$T/n.txt")"
+
 # 7. fio's harness flags: --bandwidth-log writes the aggregate log of all
 # clones; --section runs one job of a file; --readonly fails a replay's writes.
 (cd "$T" && "$BB" --bandwidth-log --name=bw --ioengine=null --size=1g --numjobs=2 --runtime=1200ms \

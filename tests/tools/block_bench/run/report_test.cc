@@ -81,6 +81,14 @@ TEST_F(ReportTest, TextHasFioSections) {
                         "IO depths    : 1=", "issued rwts: total=",
                         "Run status group 0 (all jobs):", "   READ: bw=", "  WRITE: bw="})
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  // Driver counters only when asked for (--blkstack-counters).
+  EXPECT_EQ(t.find("counters  :"), std::string::npos) << t;
+  RunResult with = run_;
+  for (CloneResult& c : with.clones) c.counters.push_back(DriverCounter{"null.reads", 7});
+  EXPECT_EQ(TextReport(with).find("counters  :"), std::string::npos);
+  EXPECT_NE(TextReport(with, /*counters=*/true).find("     counters  : null.reads=14"),
+            std::string::npos)
+      << TextReport(with, true);
 }
 
 // With group_reporting the group is one unit in "Run status group" too, as
