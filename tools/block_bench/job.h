@@ -289,6 +289,10 @@ struct JobOptions {
   uint64_t replay_scale = 1;          // offsets divided by this
   uint32_t replay_skip = 0;           // bit (1 << trace::Op) per skipped op
   std::string write_iolog;            // record issued I/O (fio iolog v3)
+  // fio reads a chunked iolog gradually to bound its memory; block-bench
+  // reads every trace whole (24 bytes per record) and replays the same I/O
+  // at the same times either way, so the option is accepted with a note.
+  bool read_iolog_chunked = false;
 
   friend bool operator==(const JobOptions&, const JobOptions&) = default;
 };

@@ -137,6 +137,15 @@ int Main(int argc, char** argv) {
                    j.name.c_str());
     }
   }
+  for (const JobOptions& j : cl->jobs) {
+    if (j.read_iolog_chunked && !j.read_iolog.empty()) {
+      warnings++;
+      std::fprintf(stderr,
+                   "block-bench: job '%s': read_iolog_chunked: the trace is read whole (24 bytes "
+                   "per record); the replay is the same\n",
+                   j.name.c_str());
+    }
+  }
   if (warnings && flags.warnings_fatal) {
     std::fprintf(stderr, "block-bench: --warnings-fatal: %d warning%s above, not running\n",
                  warnings, warnings == 1 ? "" : "s");

@@ -108,6 +108,8 @@ std::vector<OptionSpec> ReplayOptions() {
   std::vector<OptionSpec> v;
   v.push_back(NameList<&JobOptions::read_iolog>(
       "read_iolog", "replay a trace (fio iolog, blktrace, perf, CSV); ':'-separated: one per clone"));
+  v.push_back(BoolOption<&JobOptions::read_iolog_chunked>(
+      "read_iolog_chunked", "accepted: block-bench reads a trace whole (same replay, 24 B per record)"));
   v.push_back(TraceFormat());
   v.push_back(StringOption<&JobOptions::trace_device>(
       "trace_device", "replay only this device/volume of the trace (MAJ,MIN, device id, ...)"));

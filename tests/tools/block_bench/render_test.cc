@@ -183,6 +183,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"fallocate", "fallocate=keep"},
       {"read_iolog", "read_iolog=a.log:b\\:c.log"},
       {"trace_format", "trace_format=blktrace\nread_iolog=t"},
+      {"read_iolog_chunked", "read_iolog_chunked=1\nread_iolog=t"},
       {"trace_device", "trace_device=8,16\nread_iolog=t"},
       {"trace_skip_bad", "trace_skip_bad=1"},
       {"replay_no_stall", "replay_no_stall=1"},
