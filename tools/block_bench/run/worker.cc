@@ -228,19 +228,23 @@ Task<void> Worker::do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool 
 
 Task<void> Worker::do_flush(int64_t t0, bool measured) {
   Status st = co_await blk_->flush();
-  int64_t t1 = NowNs();
   inflight_--;
-  if (!(cancelling_ && st.error() == -ECANCELED)) {
-    if (measured) {
-      res_->syncs++;
-      res_->sync_lat.record(uint64_t(t1 - t0));
-    }
-    if (!st.ok()) {
-      io_error(Dir::kWrite, -st.error(),
-               "flush failed on '" + target_.display + "': " + ErrnoString(st.error()));
-    }
-  }
+  flush_done(t0, measured, st);
   wake_if_due();
+}
+
+void Worker::flush_done(int64_t t0, bool measured, Status st) {
+  const int64_t t1 = NowNs();
+  last_done_ns_ = t1;
+  if (cancelling_ && st.error() == -ECANCELED) return;  // never reached the device
+  if (measured) {
+    res_->syncs++;
+    res_->sync_lat.record(uint64_t(t1 - t0));
+  }
+  if (!st.ok()) {
+    io_error(Dir::kWrite, -st.error(),
+             "flush failed on '" + target_.display + "': " + ErrnoString(st.error()));
+  }
 }
 
 void Worker::plan_verify_read(uint32_t slot, const IoUnit& u) {
@@ -296,19 +300,7 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
                       Status st) {
   const int d = int(u.dir);
   if (u.flush) {
-    // A trace's flush: accounted as fsync= flushes are.
-    const int64_t t1 = NowNs();
-    last_done_ns_ = t1;
-    if (!(cancelling_ && st.error() == -ECANCELED)) {
-      if (measured) {
-        res_->syncs++;
-        res_->sync_lat.record(uint64_t(t1 - t0));
-      }
-      if (!st.ok()) {
-        io_error(Dir::kWrite, -st.error(),
-                 "flush failed on '" + target_.display + "': " + ErrnoString(st.error()));
-      }
-    }
+    flush_done(t0, measured, st);  // a trace's flush: as fsync= flushes
   } else if (job_.fill_device && st.error() == -ENOSPC) {
     // fill_device: the device is full, which ends the job; not an error.
     res_->filled = true;

@@ -171,6 +171,8 @@ class Worker {
   int64_t due_of(const IoUnit& u);
   Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured);
   Task<void> do_flush(int64_t t0, bool measured);
+  // Accounts a completed flush (fsync=, or a trace's): sync latency, errors.
+  void flush_done(int64_t t0, bool measured, Status st);
   // `due`: 0, or when the schedule wanted it; `held`: it waited for room.
   void issue(const IoUnit& u, int64_t now, int64_t due, bool held);
   void complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured, Status st);
