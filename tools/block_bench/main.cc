@@ -35,6 +35,7 @@
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/stop.h"
+#include "tools/block_bench/run/target.h"
 #include "tools/block_bench/plot/plot.h"
 #include "tools/block_bench/trace/info.h"
 #include "tools/block_bench/verdict/cli.h"
@@ -63,12 +64,10 @@ std::string Header(const JobOptions& j, int groupid) {
     return std::to_string(j.bs[d].min) + "B-" + std::to_string(j.bs[d].max) + "B";
   };
   std::string engine = j.blockdev.empty() ? std::string(Name(j.ioengine)) : "blockdev";
-  // The file driver has no io_uring mode yet: say what really runs.
-  if (j.blockdev.empty() && (j.ioengine == IoEngine::kLibaio || j.ioengine == IoEngine::kIoUring) &&
-      !j.direct)
-    engine = "threads (" + engine + " asked, direct=0)";
-  else if (j.blockdev.empty() && j.ioengine == IoEngine::kIoUring)
-    engine = "libaio (io_uring asked)";
+  // Say what really runs (run/target.h).
+  if (const auto sub = SubstitutedEngine(j)) {
+    engine = sub->used + " (" + engine + " asked" + (j.direct ? "" : ", direct=0") + ")";
+  }
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s: (g=%d): rw=%s, bs=(R) %s, (W) %s, (T) %s, ioengine=%s, iodepth=%u\n",
                 j.name.c_str(), groupid, std::string(Name(j.rw)).c_str(), bs(0).c_str(),
@@ -122,22 +121,13 @@ int Main(int argc, char** argv) {
   if (flags.parse_only) return 0;
   int warnings = 0;
   for (const JobOptions& j : cl->jobs) {
-    if (j.blockdev.empty() && (j.ioengine == IoEngine::kLibaio || j.ioengine == IoEngine::kIoUring) &&
-        !j.direct) {
+    if (const auto sub = SubstitutedEngine(j)) {
       warnings++;
-      std::fprintf(stderr,
-                   "block-bench: job '%s': ioengine=%s with direct=0 runs on the thread pool "
-                   "(aio=threads): buffered io_submit would block the loop\n",
-                   j.name.c_str(), std::string(Name(j.ioengine)).c_str());
-    } else if (j.blockdev.empty() && j.ioengine == IoEngine::kIoUring) {
-      warnings++;
-      std::fprintf(stderr,
-                   "block-bench: job '%s': ioengine=io_uring runs on libaio (aio=native): the file "
-                   "driver has no io_uring mode yet\n",
-                   j.name.c_str());
+      std::fprintf(stderr, "block-bench: job '%s': ioengine=%s%s runs on %s: %s\n", j.name.c_str(),
+                   std::string(Name(j.ioengine)).c_str(), j.direct ? "" : " with direct=0",
+                   sub->used == "threads" ? "the thread pool (aio=threads)" : "libaio (aio=native)",
+                   sub->why.c_str());
     }
-  }
-  for (const JobOptions& j : cl->jobs) {
     if (j.read_iolog_chunked && !j.read_iolog.empty()) {
       warnings++;
       std::fprintf(stderr,

@@ -31,6 +31,18 @@ std::string Esc(const std::string& s) {
 
 }  // namespace
 
+std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job) {
+  if (!job.blockdev.empty()) return std::nullopt;
+  const bool aio = job.ioengine == IoEngine::kLibaio || job.ioengine == IoEngine::kIoUring;
+  // Native AIO needs O_DIRECT (buffered io_submit runs synchronously in the
+  // kernel and would block the loop; QEMU refuses it too).
+  if (aio && !job.direct)
+    return EngineSubstitution{"threads", "buffered io_submit would block the loop"};
+  if (job.ioengine == IoEngine::kIoUring)
+    return EngineSubstitution{"libaio", "the file driver has no io_uring mode yet"};
+  return std::nullopt;
+}
+
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   Target t;
   if (!job.blockdev.empty()) {
@@ -82,11 +94,10 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   }
   if (!job.directories.empty() && !f.empty() && f[0] != '/') f = job.directories[0] + "/" + f;
   const char* aio = "threads";
-  // Native AIO needs O_DIRECT (buffered io_submit runs synchronously in the
-  // kernel and would block the loop; QEMU refuses it too): a buffered libaio
-  // job runs on the thread pool, and says so (main.cc, JSON engine).
-  if ((job.ioengine == IoEngine::kLibaio || job.ioengine == IoEngine::kIoUring) && job.direct)
-    aio = "native";
+  if (job.ioengine == IoEngine::kLibaio || job.ioengine == IoEngine::kIoUring) {
+    const auto sub = SubstitutedEngine(job);
+    if (!sub || sub->used == "libaio") aio = "native";
+  }
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
   if (job.ioengine == IoEngine::kLibaio && job.direct && job.libaio.userspace_reap &&

@@ -39,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "tools/block_bench/job.h"
@@ -71,6 +72,15 @@ struct Target {
 inline constexpr int64_t kSpinPollMaxNs = 1'000'000'000;
 
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone);
+
+// When a job's graph runs on another engine than its ioengine= asks (the
+// file driver has no io_uring mode: libaio; libaio or io_uring without
+// O_DIRECT: the thread pool), that engine and why; empty otherwise.
+struct EngineSubstitution {
+  std::string used;  // "libaio" or "threads"
+  std::string why;
+};
+std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job);
 
 // What PrepareTarget did, for the report.
 struct Prepared {
