@@ -153,16 +153,6 @@ class Parser {
     if (eq != std::string::npos) value = body.substr(eq + 1);
     if (name.empty()) return CmdError("malformed argument " + QuoteInput(arg));
 
-    if (name == "readonly" || name == "warnings-fatal" || name == "bandwidth-log" ||
-        name == "blkstack-counters") {
-      if (value) return FlagError(name, "takes no value");
-      bool& flag = name == "readonly"         ? out_.flags.readonly
-                   : name == "warnings-fatal" ? out_.flags.warnings_fatal
-                   : name == "bandwidth-log"  ? out_.flags.bandwidth_log
-                                              : out_.flags.blkstack_counters;
-      flag = true;
-      return {};
-    }
     if (name == "max-jobs" || name == "section" || name == "alloc-size" || name == "eta-newline" ||
         name == "aux-path") {
       Expected<std::string> v = FlagValue(name, value);
@@ -183,14 +173,23 @@ class Parser {
       }
       return {};
     }
-    if (name == "parse-only" || name == "showcmd" || name == "version" || name == "help" ||
-        name == "h") {
+    // Bare flags: present or not, never a value.
+    static constexpr struct {
+      std::string_view name;
+      bool ToolFlags::*flag;
+    } kBareFlags[] = {{"parse-only", &ToolFlags::parse_only},
+                      {"showcmd", &ToolFlags::showcmd},
+                      {"version", &ToolFlags::version},
+                      {"help", &ToolFlags::help},
+                      {"h", &ToolFlags::help},
+                      {"readonly", &ToolFlags::readonly},
+                      {"warnings-fatal", &ToolFlags::warnings_fatal},
+                      {"bandwidth-log", &ToolFlags::bandwidth_log},
+                      {"blkstack-counters", &ToolFlags::blkstack_counters}};
+    for (const auto& f : kBareFlags) {
+      if (name != f.name) continue;
       if (value) return FlagError(name, "takes no value");
-      bool& flag = name == "parse-only" ? out_.flags.parse_only
-                   : name == "showcmd"  ? out_.flags.showcmd
-                   : name == "version"  ? out_.flags.version
-                                        : out_.flags.help;
-      flag = true;
+      out_.flags.*f.flag = true;
       return {};
     }
     if (name == "output" || name == "output-format" || name == "eta") {
