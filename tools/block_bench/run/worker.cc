@@ -402,7 +402,7 @@ Task<void> Worker::wait_all() {
 int64_t Worker::due_of(const IoUnit& u) {
   if (verify_phase_) return 0;
   if (pacer_.active()) return pacer_.due(u);
-  if (u.at_ns >= 0) return sched_start_ + u.at_ns;
+  if (u.at_ns >= 0) return start_ns_ + u.at_ns;  // the schedule starts with the clone
   return 0;
 }
 
@@ -433,6 +433,12 @@ Task<void> Worker::wait_until(int64_t due) {
 Task<void> Worker::submitter() {
   uint32_t issued = 0;  // in the current batch
   bool plugged = false;
+  // The next I/O, fetched from the source and not yet issued: when it is
+  // due (0: now) and whether it waited for room after that.
+  IoUnit pending;
+  bool have = false;
+  int64_t pending_due = 0;
+  bool held = false;
   // Ends the current batch: unplug and count it.
   auto end_batch = [&] {
     if (plugged) blk_->unplug();
@@ -458,11 +464,11 @@ Task<void> Worker::submitter() {
       continue;
     }
     bool finished = false;  // the main phase (or the verify phase) is done
-    if (!have_) {
-      if (next_unit(&pending_)) {
-        have_ = true;
-        pending_held_ = false;
-        pending_due_ = due_of(pending_);
+    if (!have) {
+      if (next_unit(&pending)) {
+        have = true;
+        held = false;
+        pending_due = due_of(pending);
       } else {
         finished = true;
       }
@@ -477,20 +483,20 @@ Task<void> Worker::submitter() {
         if (stop_) break;
         verify_phase_ = true;
         verify_it_ = written_.begin();
-        have_ = false;
+        have = false;
         continue;
       }
       break;
     }
     // Not yet due: wait for its time (requests complete meanwhile).
-    if (pending_due_ > now) {
+    if (pending_due > now) {
       end_batch();
-      co_await wait_until(pending_due_);
+      co_await wait_until(pending_due);
       continue;
     }
     // Due, but the depth is full: wait for a completion.
     if (inflight_ >= depth_ || free_.empty()) {
-      if (pending_due_) pending_held_ = true;
+      if (pending_due) held = true;
       end_batch();
       co_await WaitAwaiter{this};
       res_->complete[BatchBucket(completions_since_wake_)]++;
@@ -503,8 +509,8 @@ Task<void> Worker::submitter() {
       blk_->plug();
       plugged = true;
     }
-    issue(pending_, now, pending_due_, pending_held_);
-    have_ = false;
+    issue(pending, now, pending_due, held);
+    have = false;
     if (++issued >= batch_) end_batch();
     if (job_.thinktime.count() > 0 && ++since_think_ >= job_.thinktime_blocks) {
       since_think_ = 0;
@@ -699,7 +705,6 @@ bool Worker::prepare_io() {
 
   if (!open_iolog()) return false;
   start_ns_ = NowNs();
-  sched_start_ = start_ns_;
   pacer_.start(start_ns_);
   ramp_end_ns_ = start_ns_ + int64_t(job_.ramp_time.count()) * 1000;
   if (time_limited) end_ns_ = ramp_end_ns_ + int64_t(job_.runtime.count()) * 1000;
@@ -784,7 +789,7 @@ Task<void> Worker::run(AioContext& ctx) {
       iolog_.reset();
     }
     if (res_->schedule.kind == ScheduleResult::Kind::kTrace && last_issue_ns_)
-      res_->schedule.replay_span_ns = last_issue_ns_ - sched_start_;
+      res_->schedule.replay_span_ns = last_issue_ns_ - start_ns_;
     if (verify_ && job_.do_verify && source_->has_dir(Dir::kWrite)) {
       for (const auto& [offset, w] : written_)
         if (!w.checked) res_->verify_not_verified++;

@@ -208,14 +208,9 @@ class Worker {
   std::shared_ptr<const trace::Trace> trace_;  // read_iolog
   TraceSource* trace_source_ = nullptr;        // source_, when replaying
   RatePacer pacer_;
-  int64_t sched_start_ = 0;     // the schedule's origin (the clone's start)
   int64_t spin_ns_ = kSpinMinNs;
   int64_t last_issue_ns_ = 0;
   std::optional<trace::IologWriter> iolog_;  // write_iolog
-  IoUnit pending_;              // fetched from the source, not yet issued
-  bool have_ = false;
-  int64_t pending_due_ = 0;
-  bool pending_held_ = false;
   SleepGroup sleeps_;  // startdelay, rate, thinktime
   std::unique_ptr<Timer> overdue_;  // runtime end + grace: cancel_in_flight()
   std::vector<Slot> slots_;
