@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench_test_util.h"
+#include "replay_test_util.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/worker.h"
 #include "tools/block_bench/trace/trace.h"
@@ -22,53 +23,12 @@
 namespace blk::bench {
 namespace {
 
+using testing::Issued;
 using testing::ParseJobs;
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name + "." + std::to_string(getpid());
-}
-
-struct Rec {
-  char op;  // r w t s
-  uint64_t t_us, offset, len;
-};
-
-// Writes an iolog v3 naming one file.
-std::string WriteIolog(const std::string& name, const std::vector<Rec>& recs) {
-  const std::string path = TempPath(name);
-  std::ofstream f(path);
-  f << "fio version 3 iolog\n0 dev add\n0 dev open\n";
-  for (const Rec& r : recs) {
-    const char* w = r.op == 'r' ? "read" : r.op == 'w' ? "write" : r.op == 't' ? "trim" : "sync";
-    f << r.t_us << " dev " << w << " " << r.offset << " " << r.len << "\n";
-  }
-  f << (recs.empty() ? 0 : recs.back().t_us) << " dev close\n";
-  return path;
-}
-
-struct Issued {
-  std::mutex mu;
-  std::vector<IoUnit> ios;
-  std::vector<int64_t> when;
-};
-
-RunResult RunReplay(const std::vector<std::string>& args, Issued* rec = nullptr) {
-  std::vector<JobOptions> jobs = ParseJobs(args);
-  EXPECT_EQ(jobs.size(), 1u);
-  // Results point into the jobs: keep them alive for the test.
-  static std::vector<std::vector<JobOptions>> keep;
-  keep.push_back(jobs);
-  RunOptions o;
-  if (rec) {
-    o.on_issue = [rec](const CloneResult&, const IoUnit& u) {
-      std::lock_guard<std::mutex> l(rec->mu);
-      rec->ios.push_back(u);
-      rec->when.push_back(NowNs());
-    };
-  }
-  return RunJobs(keep.back(), o);
-}
+using testing::Rec;
+using testing::RunReplay;
+using testing::TempPath;
+using testing::WriteIolog;
 
 TEST(Replay, IssuesEveryRecordInOrder) {
   std::vector<Rec> recs;
@@ -136,36 +96,6 @@ TEST(Replay, AbsoluteScheduleDoesNotDrift) {
                      double(c.schedule.trace_span_ns);
   EXPECT_LT(err, 0.02) << c.schedule.replay_span_ns << " vs " << c.schedule.trace_span_ns;
   EXPECT_EQ(c.schedule.lateness.count(), recs.size());
-}
-
-// Open loop: on a device with 5 ms latency, I/Os due every 250 us are issued
-// on time while earlier ones are in flight (up to the cap); with iodepth=1
-// they are held back, and the latency from the due time shows the queueing
-// that the completion latency hides.
-TEST(Replay, OpenLoopUpToTheDepthCapAndHeldBackBeyond) {
-  std::vector<Rec> recs;
-  for (int i = 0; i < 400; i++) recs.push_back({'r', uint64_t(i * 250), uint64_t(i) * 4096, 4096});
-  const std::string log = WriteIolog("open", recs);
-  const std::string dev = "--blockdev=driver=null,size=16M,latency-ns=5000000";
-  RunResult open = RunReplay({"--name=a", dev, "--read_iolog=" + log});
-  const CloneResult& o = open.clones[0];
-  ASSERT_EQ(o.error, 0) << o.error_message;
-  EXPECT_EQ(o.schedule.depth, kDefaultReplayDepth);
-  EXPECT_EQ(o.schedule.held_back, 0u);
-  EXPECT_GT(o.depth[DepthBucket(16)], 0u) << "I/Os were not overlapped";
-  EXPECT_EQ(o.dir[0].ios, recs.size());
-
-  RunResult capped = RunReplay({"--name=a", dev, "--read_iolog=" + log, "--iodepth=1"});
-  const CloneResult& k = capped.clones[0];
-  ASSERT_EQ(k.error, 0) << k.error_message;
-  EXPECT_EQ(k.schedule.depth, 1u);
-  EXPECT_GT(k.schedule.held_back, recs.size() / 2);
-  EXPECT_GT(k.schedule.late_1ms, recs.size() / 2);
-  // clat stays ~5 ms; from the due time the wait adds up (400 x 5 ms queued
-  // behind one slot: the last is ~1.9 s late).
-  EXPECT_LT(k.dir[0].clat.percentile(50), 50'000'000u);
-  EXPECT_GT(k.dir[0].sched_lat.percentile(99), 10 * k.dir[0].clat.percentile(99));
-  EXPECT_GT(k.schedule.replay_span_ns, 10 * k.schedule.trace_span_ns);
 }
 
 // numjobs clones take read_iolog's entries in turn; clones replaying the
