@@ -1,7 +1,5 @@
 #include "block/rbd/rbd.h"
 
-#include <rados/librados.h>
-#include <rbd/librbd.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -12,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "block/rbd/ceph_api.h"
 #include "block/rbd/rbd_config.h"
 
 namespace blk {
@@ -19,6 +18,7 @@ namespace {
 
 // librbd handles of one open image.  Closed by CloseHandles().
 struct RbdHandles {
+  const CephApi* api = nullptr;
   rados_t cluster = nullptr;
   rados_ioctx_t io = nullptr;
   rbd_image_t image = nullptr;
@@ -26,10 +26,10 @@ struct RbdHandles {
 };
 
 void CloseHandlesNow(RbdHandles h) {
-  if (h.image) rbd_close(h.image);
+  if (h.image) h.api->rbd_close(h.image);
   if (h.efd >= 0) close(h.efd);
-  if (h.io) rados_ioctx_destroy(h.io);
-  if (h.cluster) rados_shutdown(h.cluster);
+  if (h.io) h.api->rados_ioctx_destroy(h.io);
+  if (h.cluster) h.api->rados_shutdown(h.cluster);
 }
 
 // Closes on a helper thread and waits at most `timeout_s`: rbd_close flushes
@@ -67,6 +67,7 @@ void CloseHandles(RbdHandles h, int64_t timeout_s, const std::string& name) {
 struct RbdRequest {
   std::coroutine_handle<> waiter;
   AioContext* ctx = nullptr;
+  const CephApi* api = nullptr;
   ssize_t ret = 0;
 };
 
@@ -114,9 +115,9 @@ class RbdDriver final : public BlockDriver {
     ssize_t r = co_await Submit([&](rbd_completion_t c) {
       if (qiov.count() == 1) {
         const iovec& v = qiov.data()[0];
-        return rbd_aio_read(h_.image, offset, v.iov_len, static_cast<char*>(v.iov_base), c);
+        return h_.api->rbd_aio_read(h_.image, offset, v.iov_len, static_cast<char*>(v.iov_base), c);
       }
-      return rbd_aio_readv(h_.image, qiov.data(), qiov.count(), offset, c);
+      return h_.api->rbd_aio_readv(h_.image, qiov.data(), qiov.count(), offset, c);
     });
     if (r < 0) co_return Status(static_cast<int>(r));
     // librbd returns the byte count; zero anything it did not fill.
@@ -127,26 +128,26 @@ class RbdDriver final : public BlockDriver {
     ssize_t r = co_await Submit([&](rbd_completion_t c) {
       if (qiov.count() == 1) {
         const iovec& v = qiov.data()[0];
-        return static_cast<int>(rbd_aio_write(h_.image, offset, v.iov_len,
+        return static_cast<int>(h_.api->rbd_aio_write(h_.image, offset, v.iov_len,
                                               static_cast<const char*>(v.iov_base), c));
       }
-      return rbd_aio_writev(h_.image, qiov.data(), qiov.count(), offset, c);
+      return h_.api->rbd_aio_writev(h_.image, qiov.data(), qiov.count(), offset, c);
     });
     co_return ToStatus(r);
   }
   Task<Status> co_flush() override {
-    ssize_t r = co_await Submit([&](rbd_completion_t c) { return rbd_aio_flush(h_.image, c); });
+    ssize_t r = co_await Submit([&](rbd_completion_t c) { return h_.api->rbd_aio_flush(h_.image, c); });
     co_return ToStatus(r);
   }
   Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override {
     ssize_t r = co_await Submit(
-        [&](rbd_completion_t c) { return rbd_aio_discard(h_.image, offset, bytes, c); });
+        [&](rbd_completion_t c) { return h_.api->rbd_aio_discard(h_.image, offset, bytes, c); });
     co_return ToStatus(r);
   }
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t) override {
     // Not a discard: a small discard may leave old data (64K granularity).
     ssize_t r = co_await Submit([&](rbd_completion_t c) {
-      return rbd_aio_write_zeroes(h_.image, offset, bytes, c, 0, 0);
+      return h_.api->rbd_aio_write_zeroes(h_.image, offset, bytes, c, 0, 0);
     });
     co_return ToStatus(r);
   }
@@ -196,15 +197,16 @@ class RbdDriver final : public BlockDriver {
     bool await_suspend(std::coroutine_handle<> h) {
       req.waiter = h;
       req.ctx = drv->ctx_;
+      req.api = drv->h_.api;
       rbd_callback_t cb = drv->cfg_.completion == RbdCompletion::kBh ? &OnCallback : nullptr;
       rbd_completion_t c;
-      int r = rbd_aio_create_completion(&req, cb, &c);
+      int r = drv->h_.api->rbd_aio_create_completion(&req, cb, &c);
       if (r < 0) return Fail(r);
       // The completion may fire on a librbd thread before this returns; it
       // only queues a resume on our loop, which runs after we suspend.
       r = fn(c);
       if (r < 0) {
-        rbd_aio_release(c);
+        drv->h_.api->rbd_aio_release(c);
         return Fail(r);
       }
       drv->submitted_++;
@@ -227,8 +229,8 @@ class RbdDriver final : public BlockDriver {
   // soon as the resume is posted, so nothing touches it afterwards.
   static void OnCallback(rbd_completion_t c, void* arg) {
     auto* req = static_cast<RbdRequest*>(arg);
-    req->ret = rbd_aio_get_return_value(c);
-    rbd_aio_release(c);
+    req->ret = req->api->rbd_aio_get_return_value(c);
+    req->api->rbd_aio_release(c);
     AioContext* ctx = req->ctx;
     std::coroutine_handle<> h = req->waiter;
     ctx->post_resume(h);
@@ -248,14 +250,14 @@ class RbdDriver final : public BlockDriver {
     bool any = false;
     rbd_completion_t comps[kBatch];
     for (;;) {
-      int n = rbd_poll_io_events(h_.image, comps, kBatch);
+      int n = h_.api->rbd_poll_io_events(h_.image, comps, kBatch);
       if (n <= 0) break;
       event_batches_++;
       any = true;
       for (int i = 0; i < n; ++i) {
-        auto* req = static_cast<RbdRequest*>(rbd_aio_get_arg(comps[i]));
-        req->ret = rbd_aio_get_return_value(comps[i]);
-        rbd_aio_release(comps[i]);
+        auto* req = static_cast<RbdRequest*>(h_.api->rbd_aio_get_arg(comps[i]));
+        req->ret = h_.api->rbd_aio_get_return_value(comps[i]);
+        h_.api->rbd_aio_release(comps[i]);
         completed_++;
         ctx_->defer(req->waiter);
       }
@@ -285,20 +287,23 @@ Error OpenError(int code, std::string msg) { return MakeError(code, "driver 'rbd
 // Connects, opens the pool and the image.  On failure everything opened so
 // far is closed and the error names the resource.
 Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) {
+  auto api = LoadCephApi();
+  if (!api.ok()) return OpenError(api.error().code, api.error().message);
   RbdHandles h;
+  h.api = api.value();
   auto fail = [&](int code, std::string msg) -> Error {
     CloseHandles(h, cfg.close_timeout_s, cfg.Name());
     return OpenError(code, std::move(msg));
   };
   const char* id = cfg.user.empty() ? nullptr : cfg.user.c_str();
-  int r = rados_create(&h.cluster, id);
+  int r = h.api->rados_create(&h.cluster, id);
   if (r < 0) return fail(r, "rados_create(user '" + cfg.user + "') failed: " + Errno(r));
 
   if (!cfg.conf.empty()) {
-    r = rados_conf_read_file(h.cluster, cfg.conf.c_str());
+    r = h.api->rados_conf_read_file(h.cluster, cfg.conf.c_str());
     if (r < 0) return fail(r, "cannot read Ceph config 'conf=" + cfg.conf + "': " + Errno(r));
   } else {
-    r = rados_conf_read_file(h.cluster, nullptr);
+    r = h.api->rados_conf_read_file(h.cluster, nullptr);
     bool have_mon = false;
     for (const auto& kv : cfg.rados) have_mon |= kv.first == "mon_host" || kv.first == "mon host";
     if (r < 0 && !have_mon) {
@@ -315,14 +320,14 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
       {"rbd_cache", cfg.write_cache ? "true" : "false"},
   };
   for (const auto& [k, v] : settings) {
-    r = rados_conf_set(h.cluster, k, v.c_str());
+    r = h.api->rados_conf_set(h.cluster, k, v.c_str());
     if (r < 0) return fail(r, std::string("rados_conf_set(") + k + ") failed: " + Errno(r));
   }
   for (const auto& [k, v] : cfg.rados) {
-    r = rados_conf_set(h.cluster, k.c_str(), v.c_str());
+    r = h.api->rados_conf_set(h.cluster, k.c_str(), v.c_str());
     if (r == -EINVAL && (v == "on" || v == "off")) {
       // JSON true/false arrive as on/off; Ceph's booleans want true/false.
-      r = rados_conf_set(h.cluster, k.c_str(), v == "on" ? "true" : "false");
+      r = h.api->rados_conf_set(h.cluster, k.c_str(), v == "on" ? "true" : "false");
     }
     if (r < 0) {
       return fail(r, "librados setting '" + k + "=" + v + "' (option 'rados." + k +
@@ -330,7 +335,7 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
     }
   }
 
-  r = rados_connect(h.cluster);
+  r = h.api->rados_connect(h.cluster);
   if (r < 0) {
     std::string conf = cfg.conf.empty() ? "librados' default search/CEPH_CONF" : cfg.conf;
     std::string why = r == -ETIMEDOUT ? " (no monitor answered within connect-timeout=" +
@@ -341,17 +346,17 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
     return fail(r, "cannot connect to the Ceph cluster (conf " + conf + ", user '" +
                        (cfg.user.empty() ? "admin" : cfg.user) + "'): " + Errno(r) + why);
   }
-  r = rados_ioctx_create(h.cluster, cfg.pool.c_str(), &h.io);
+  r = h.api->rados_ioctx_create(h.cluster, cfg.pool.c_str(), &h.io);
   if (r < 0) {
     h.io = nullptr;
     return fail(r, "cannot open pool '" + cfg.pool + "': " + Errno(r) +
                        (r == -ENOENT ? " (no such pool)" : ""));
   }
-  rados_ioctx_set_namespace(h.io, cfg.ns.empty() ? nullptr : cfg.ns.c_str());
+  h.api->rados_ioctx_set_namespace(h.io, cfg.ns.empty() ? nullptr : cfg.ns.c_str());
 
   const char* snap = cfg.snapshot.empty() ? nullptr : cfg.snapshot.c_str();
-  r = read_only ? rbd_open_read_only(h.io, cfg.image.c_str(), &h.image, snap)
-                : rbd_open(h.io, cfg.image.c_str(), &h.image, snap);
+  r = read_only ? h.api->rbd_open_read_only(h.io, cfg.image.c_str(), &h.image, snap)
+                : h.api->rbd_open(h.io, cfg.image.c_str(), &h.image, snap);
   if (r < 0) {
     h.image = nullptr;
     std::string why = r != -ENOENT ? ""
@@ -360,13 +365,13 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
     return fail(r, "cannot open image '" + cfg.Name() + "': " + Errno(r) + why);
   }
   uint64_t size = 0;
-  r = rbd_get_size(h.image, &size);
+  r = h.api->rbd_get_size(h.image, &size);
   if (r < 0) return fail(r, "rbd_get_size('" + cfg.Name() + "') failed: " + Errno(r));
 
   if (cfg.completion != RbdCompletion::kBh) {
     h.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (h.efd < 0) return fail(-errno, "eventfd() failed: " + Errno(-errno));
-    r = rbd_set_image_notification(h.image, h.efd, EVENT_TYPE_EVENTFD);
+    r = h.api->rbd_set_image_notification(h.image, h.efd, EVENT_TYPE_EVENTFD);
     if (r < 0) return fail(r, "rbd_set_image_notification failed: " + Errno(r));
   }
   // With `rbd cache writethrough until flush` (librbd's default) the cache
@@ -374,7 +379,7 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
   // write-back from the start.  Never on a read-only open.
   const bool open_flush = cfg.write_cache && !read_only;
   if (open_flush) {
-    r = rbd_flush(h.image);
+    r = h.api->rbd_flush(h.image);
     if (r < 0) return fail(r, "initial flush of '" + cfg.Name() + "' failed: " + Errno(r));
   }
   return std::unique_ptr<BlockDriver>(std::make_unique<RbdDriver>(std::move(cfg), h, size, open_flush));
