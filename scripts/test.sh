@@ -157,6 +157,26 @@ run() {
 # fuzz run, not again in the asan one; the benchmark programs (tools/bench)
 # are built in the optimised run only.
 run default -- //... -//tests/block/rbd:rbd_fault_test -//tests/tools/block_bench/run:fault_test
+# The install command of docs/embedding.md, as a user runs it (the outputs
+# are those of the default run: nothing is rebuilt).  The consumers built
+# against an installed prefix are //tests/install:consumers_test.
+install_check() {
+  local prefix
+  prefix="$(mktemp -d "${TMPDIR:-/tmp}/blkstack-install.XXXXXX")"
+  echo
+  echo "=== test.sh [install]: scripts/install.sh $prefix"
+  if bash scripts/install.sh "$prefix" > "$LOGDIR/install.log" 2>&1 &&
+     [[ "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion blkstack)" != "" ]] &&
+     [[ -f "$prefix/lib/cmake/blkstack/blkstackConfig.cmake" && -f "$prefix/lib/libblkstack.a" ]]; then
+    summary+=("[install] scripts/install.sh: ok")
+  else
+    cat "$LOGDIR/install.log"
+    summary+=("[install] scripts/install.sh: FAILED (log above)")
+    bazel_failed=1
+  fi
+  rm -rf "$prefix"
+}
+install_check
 run asan --config=asan --test_tag_filters=-timing -- //... -//tests/fuzz/... -//tools/bench/...
 # TSan: the tests that start threads (the loop's cross-thread paths,
 # IOThreads, the embedding adapters, the file driver's pool, the C API,

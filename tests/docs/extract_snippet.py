@@ -4,6 +4,8 @@
   extract_snippet.py DOC.md NAME OUT
 
 The block is the fenced one right after the line `<!-- snippet: NAME -->`.
+OUT starts with a comment naming the source: `//` for C and C++ files, `#`
+for anything else (shell, CMakeLists.txt, meson.build).
 Exits 1 (naming the file) when the marker or its block is missing.
 """
 import sys
@@ -21,8 +23,9 @@ def main():
         body = []
         for line2 in lines[i + 2:]:
             if line2.startswith("```"):
+                c_like = out.endswith((".c", ".cc", ".cpp", ".h"))
                 with open(out, "w", encoding="utf-8") as f:
-                    f.write("// Extracted from %s (snippet %s) by tests/docs.\n" % (doc, name))
+                    f.write(("// " if c_like else "# ") + "Extracted from %s (snippet %s) by tests/docs.\n" % (doc, name))
                     f.write("\n".join(body) + "\n")
                 return
             body.append(line2)
