@@ -1,7 +1,6 @@
 #include "block/file/file.h"
 
 #include <fcntl.h>
-#include <libaio.h>
 #include <limits.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
@@ -12,19 +11,29 @@
 #include <cerrno>
 
 #include "block/file/geometry.h"
-#include "block/file/linux_aio.h"
+#include "block/file/kernel_aio.h"
+#include "block/file/libaio_queue.h"
 #include "block/file/thread_pool.h"
+#include "block/file/uring_queue.h"
 
 namespace blk {
 namespace {
 
 struct FileConfig {
   std::string path;
-  bool native = false;  // aio=native
+  enum class Engine { kThreads, kNative, kIoUring };
+  Engine engine = Engine::kThreads;  // aio=
   bool direct = false;  // cache.direct=on (O_DIRECT)
   bool discard_unmap = false;
   int pool_threads = 16;
-  LinuxAio::Config aio;
+  KernelAio::Config aio;
+  int ring_size = 128;       // aio-ring-size
+  bool use_ring = true;      // aio-ring-peek (native)
+  bool sqpoll = false;       // aio-sqpoll (io_uring)
+  int sqpoll_idle_ms = 0;
+  int sqpoll_cpu = -1;
+  bool register_file = false;  // aio-register-file (io_uring)
+  bool force_async = false;    // aio-force-async (io_uring)
 };
 
 // "Not possible here" errors of fallocate/ioctl: the caller turns them into
@@ -52,7 +61,7 @@ class FileDriver final : public BlockDriver {
  public:
   // `pool`: the started workers of aio=threads; null in native mode, which
   // makes one on first use (flush, discard, write-zeroes fallbacks).
-  FileDriver(int fd, FileConfig cfg, FileGeometry geo, std::unique_ptr<LinuxAio> aio,
+  FileDriver(int fd, FileConfig cfg, FileGeometry geo, std::unique_ptr<KernelAio> aio,
              std::unique_ptr<ThreadPool> pool, bool read_only)
       : fd_(fd),
         cfg_(std::move(cfg)),
@@ -104,8 +113,7 @@ class FileDriver final : public BlockDriver {
     int64_t res;
     if (aio_) {
       // The common case inline: one frame, no extra coroutine.
-      LinuxAio::Request req;
-      io_prep_preadv(&req.iocb, fd_, qiov.data(), qiov.count(), int64_t(offset));
+      IoRequest req = IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset);
       res = co_await aio_->submit(req);
     } else {
       res = co_await PoolRw(pool(), *ctx_, fd_, false, offset, &qiov);
@@ -118,8 +126,7 @@ class FileDriver final : public BlockDriver {
                           uint32_t) override {
     int64_t res;
     if (aio_) {
-      LinuxAio::Request req;
-      io_prep_pwritev(&req.iocb, fd_, qiov.data(), qiov.count(), int64_t(offset));
+      IoRequest req = IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset);
       res = co_await aio_->submit(req);
     } else {
       res = co_await PoolRw(pool(), *ctx_, fd_, true, offset, &qiov);
@@ -161,12 +168,8 @@ class FileDriver final : public BlockDriver {
   // One read or write of `iov` at `offset`: byte count or negative errno.
   Task<int64_t> rw_once(bool write, uint64_t offset, const IoVec& iov) {
     if (aio_) {
-      LinuxAio::Request req;
-      if (write) {
-        io_prep_pwritev(&req.iocb, fd_, iov.data(), iov.count(), int64_t(offset));
-      } else {
-        io_prep_preadv(&req.iocb, fd_, iov.data(), iov.count(), int64_t(offset));
-      }
+      IoRequest req = write ? IoRequest::Write(fd_, iov.data(), int(iov.count()), offset)
+                            : IoRequest::Read(fd_, iov.data(), int(iov.count()), offset);
       co_return co_await aio_->submit(req);
     }
     co_return co_await PoolRw(pool(), *ctx_, fd_, write, offset, &iov);
@@ -219,7 +222,7 @@ class FileDriver final : public BlockDriver {
   int fd_;
   FileConfig cfg_;
   FileGeometry geo_;
-  std::unique_ptr<LinuxAio> aio_;  // null in aio=threads mode
+  std::unique_ptr<KernelAio> aio_;  // null in aio=threads mode
   std::unique_ptr<ThreadPool> pool_;
   bool read_only_;
   AioContext* ctx_ = nullptr;
@@ -236,8 +239,7 @@ class FileDriver final : public BlockDriver {
 
 Task<Status> FileDriver::co_flush() {
   if (aio_ && fdsync_ != kNo) {
-    LinuxAio::Request req;
-    io_prep_fdsync(&req.iocb, fd_);
+    IoRequest req = IoRequest::Fdatasync(fd_);
     int64_t res = co_await aio_->submit(req);
     if (res != -EINVAL || fdsync_ == kYes) {
       fdsync_ = kYes;
@@ -296,8 +298,10 @@ const std::vector<OptionSpec>& Schema() {
   static const std::vector<OptionSpec> schema = {
       {"filename", T::kString, "", false, true, {}, INT64_MIN, INT64_MAX,
        "path of the file or block device"},
-      {"aio", T::kEnum, "threads", true, false, {"threads", "native"}, INT64_MIN, INT64_MAX,
-       "I/O engine: a worker pool (preadv/pwritev) or Linux native AIO (needs cache.direct=on)"},
+      {"aio", T::kEnum, "threads", true, false, {"threads", "native", "io_uring"}, INT64_MIN,
+       INT64_MAX,
+       "I/O engine: a worker pool (preadv/pwritev), Linux native AIO (needs cache.direct=on) or "
+       "io_uring"},
       {"cache.direct", T::kBool, "off", true, false, {}, INT64_MIN, INT64_MAX,
        "open with O_DIRECT (bypass the host page cache)"},
       {"discard", T::kEnum, "ignore", true, false, {"ignore", "unmap"}, INT64_MIN, INT64_MAX,
@@ -309,7 +313,7 @@ const std::vector<OptionSpec>& Schema() {
        "io_submit returns (an asynchronous device starts on them sooner); aio-max-batch while "
        "it completes them inside io_submit"},
       {"aio-ring-size", T::kInt, "128", true, false, {}, 1, 65536,
-       "io_setup size: the most requests in the kernel at once"},
+       "io_setup size / io_uring SQ entries: the most requests in the kernel at once"},
       {"aio-max-inflight", T::kInt, "0", true, false, {}, 0, 1 << 20,
        "requests allowed in the kernel (0: aio-ring-size); larger values exercise -EAGAIN"},
       {"peek-after-submit", T::kBool, "on", true, false, {}, INT64_MIN, INT64_MAX,
@@ -321,6 +325,16 @@ const std::vector<OptionSpec>& Schema() {
       {"aio-poll", T::kEnum, "auto", true, false, {"auto", "on", "off"}, INT64_MIN, INT64_MAX,
        "busy-poll the completion ring from the loop: auto withdraws polling while it does not "
        "find completions (e.g. a loop device, whose kernel worker needs the CPU we spin on)"},
+      {"aio-sqpoll", T::kBool, "off", true, false, {}, INT64_MIN, INT64_MAX,
+       "aio=io_uring: a kernel thread polls the submission ring (IORING_SETUP_SQPOLL)"},
+      {"aio-sqpoll-idle-ms", T::kInt, "0", true, false, {}, 0, 3600000,
+       "aio-sqpoll: ms without requests before the kernel thread sleeps (0: the kernel's 1 s)"},
+      {"aio-sqpoll-cpu", T::kInt, "-1", true, false, {}, -1, 4095,
+       "aio-sqpoll: the CPU of the kernel thread (-1: not pinned)"},
+      {"aio-force-async", T::kBool, "off", true, false, {}, INT64_MIN, INT64_MAX,
+       "aio=io_uring: send every request to the kernel's io-wq workers (IOSQE_ASYNC)"},
+      {"aio-register-file", T::kBool, "off", true, false, {}, INT64_MIN, INT64_MAX,
+       "aio=io_uring: register the file with the ring (IOSQE_FIXED_FILE)"},
       {"thread-pool-size", T::kInt, "16", true, false, {}, 1, 256,
        "worker threads (aio=threads I/O; flush/discard/zeroes fallbacks)"},
   };
@@ -331,24 +345,40 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   const ParsedOptions& o = args.opts;
   FileConfig cfg;
   cfg.path = o.str("filename");
-  cfg.native = o.choice("aio") == "native";
+  cfg.engine = o.choice("aio") == "native"     ? FileConfig::Engine::kNative
+               : o.choice("aio") == "io_uring" ? FileConfig::Engine::kIoUring
+                                               : FileConfig::Engine::kThreads;
+  const bool kernel_aio = cfg.engine != FileConfig::Engine::kThreads;
   cfg.direct = o.flag("cache.direct");
   cfg.discard_unmap = o.choice("discard") == "unmap";
   cfg.pool_threads = int(o.integer("thread-pool-size"));
   cfg.aio.max_batch = int(o.integer("aio-max-batch"));
-  cfg.aio.ring_size = int(o.integer("aio-ring-size"));
+  cfg.ring_size = int(o.integer("aio-ring-size"));
   cfg.aio.max_inflight = int(o.integer("aio-max-inflight"));
   cfg.aio.peek_after_submit = o.flag("peek-after-submit");
   cfg.aio.adapt_batch = o.flag("aio-batch-adapt");
-  cfg.aio.use_ring = o.flag("aio-ring-peek");
-  cfg.aio.poll_mode = o.choice("aio-poll") == "on"    ? LinuxAio::PollMode::kOn
-                      : o.choice("aio-poll") == "off" ? LinuxAio::PollMode::kOff
-                                                      : LinuxAio::PollMode::kAuto;
-  cfg.aio.submit_mode = o.choice("aio-submit") == "bh" ? LinuxAio::SubmitMode::kBottomHalf
-                                                         : LinuxAio::SubmitMode::kImmediate;
+  cfg.use_ring = o.flag("aio-ring-peek");
+  cfg.sqpoll = o.flag("aio-sqpoll");
+  cfg.sqpoll_idle_ms = int(o.integer("aio-sqpoll-idle-ms"));
+  cfg.register_file = o.flag("aio-register-file");
+  cfg.sqpoll_cpu = int(o.integer("aio-sqpoll-cpu"));
+  cfg.force_async = o.flag("aio-force-async");
+  cfg.aio.poll_mode = o.choice("aio-poll") == "on"    ? KernelAio::PollMode::kOn
+                      : o.choice("aio-poll") == "off" ? KernelAio::PollMode::kOff
+                                                      : KernelAio::PollMode::kAuto;
+  cfg.aio.submit_mode = o.choice("aio-submit") == "bh" ? KernelAio::SubmitMode::kBottomHalf
+                                                         : KernelAio::SubmitMode::kImmediate;
   const std::string where = "driver 'file': '" + cfg.path + "': ";
   if (cfg.path.empty()) return MakeError(-EINVAL, "driver 'file': option 'filename' is empty");
-  if (cfg.native && !cfg.direct) {
+  if (cfg.engine != FileConfig::Engine::kIoUring) {
+    for (const char* opt : {"aio-sqpoll", "aio-register-file", "aio-force-async"}) {
+      if (o.flag(opt)) return MakeError(-EINVAL, where + opt + "=on needs aio=io_uring");
+    }
+  }
+  if (cfg.sqpoll_cpu >= 0 && !cfg.sqpoll) {
+    return MakeError(-EINVAL, where + "aio-sqpoll-cpu needs aio-sqpoll=on");
+  }
+  if (cfg.engine == FileConfig::Engine::kNative && !cfg.direct) {
     return MakeError(-EINVAL, where + "aio=native requires cache.direct=on (without O_DIRECT "
                                       "io_submit would block the loop)");
   }
@@ -380,17 +410,31 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     close(fd);
     return MakeError(e, where + "fcntl: " + ErrnoString(e));
   }
-  std::unique_ptr<LinuxAio> aio;
-  if (cfg.native) {
-    auto a = LinuxAio::Create(cfg.aio);
-    if (!a.ok()) {
-      close(fd);
-      return MakeError(a.error().code, where + a.error().message);
+  std::unique_ptr<KernelAio> aio;
+  if (kernel_aio) {
+    Expected<std::unique_ptr<KernelQueue>> q = MakeError(-EINVAL, "");
+    if (cfg.engine == FileConfig::Engine::kNative) {
+      auto a = LibaioQueue::Create(cfg.ring_size, cfg.use_ring);
+      if (a.ok()) q = std::unique_ptr<KernelQueue>(std::move(a.value())); else q = a.error();
+    } else {
+      UringQueue::Config uc;
+      uc.entries = cfg.ring_size;
+      uc.sqpoll = cfg.sqpoll;
+      uc.sqpoll_idle_ms = cfg.sqpoll_idle_ms;
+      uc.sqpoll_cpu = cfg.sqpoll_cpu;
+      uc.force_async = cfg.force_async;
+      uc.registered_fd = cfg.register_file ? fd : -1;
+      auto u = UringQueue::Create(uc);
+      if (u.ok()) q = std::unique_ptr<KernelQueue>(std::move(u.value())); else q = u.error();
     }
-    aio = std::move(a.value());
+    if (!q.ok()) {
+      close(fd);
+      return MakeError(q.error().code, where + "aio=" + o.choice("aio") + ": " + q.error().message);
+    }
+    aio = std::make_unique<KernelAio>(cfg.aio, std::move(q.value()));
   }
   std::unique_ptr<ThreadPool> pool;
-  if (!cfg.native) {
+  if (!kernel_aio) {
     pool = std::make_unique<ThreadPool>(cfg.pool_threads);
     if (auto r = pool->start(); !r.ok()) {
       pool.reset();

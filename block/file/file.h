@@ -1,21 +1,30 @@
 // The file protocol driver, QEMU's `file` (file-posix): a regular file or a
 // block device.
 //
-//   driver=file,filename=PATH[,aio=native|threads][,cache.direct=on|off]
+//   driver=file,filename=PATH[,aio=threads|native|io_uring][,cache.direct=on|off]
 //              [,discard=ignore|unmap][,aio-max-batch=N][,aio-ring-size=N]
 //              [,peek-after-submit=on|off][,aio-submit=immediate|bh]
-//              [,aio-ring-peek=on|off][,aio-max-inflight=N][,thread-pool-size=N]
+//              [,aio-ring-peek=on|off][,aio-max-inflight=N][,aio-poll=auto|on|off]
+//              [,aio-sqpoll=on|off][,aio-sqpoll-idle-ms=N][,aio-sqpoll-cpu=N]
+//              [,aio-register-file=on|off][,aio-force-async=on|off]
+//              [,thread-pool-size=N]
 //
-// aio=native sends reads and writes with Linux native AIO (block/file/
-// linux_aio.h) and requires cache.direct=on (O_DIRECT), as in QEMU.
 // aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool.
-// Flush uses IOCB_CMD_FDSYNC in native mode when the kernel accepts it
-// (probed on the first flush), else fdatasync on the pool.  Discard punches
-// holes (files) or BLKDISCARD (devices); write-zeroes uses
-// FALLOC_FL_ZERO_RANGE / BLKZEROOUT; both run on the pool; -ENOTSUP lets the
-// generic layer write zeros.  Length comes from fstat or BLKGETSIZE64; the
-// O_DIRECT alignment from statx, BLKSSZGET or probing reads
-// (block/file/geometry.h).
+// aio=native (Linux native AIO) and aio=io_uring go through one policy,
+// KernelAio (block/file/kernel_aio.h: plug batching, completion peeks after
+// each submission and from the loop's polling, the poll governor), over a
+// LibaioQueue or a UringQueue.  aio=native requires cache.direct=on
+// (O_DIRECT), as in QEMU; io_uring also serves buffered I/O.  The aio-sqpoll*,
+// aio-register-file and aio-force-async options are io_uring's
+// (block/file/uring_queue.h).  If io_uring cannot be set up the open fails
+// with the cause (e.g. kernel.io_uring_disabled); there is no fallback.
+// Flush uses IOCB_CMD_FDSYNC / IORING_OP_FSYNC (datasync) in those modes when
+// the kernel accepts it (probed on the first flush), else fdatasync on the
+// pool.  Discard punches holes (files) or BLKDISCARD (devices); write-zeroes
+// uses FALLOC_FL_ZERO_RANGE / BLKZEROOUT; both run on the pool; -ENOTSUP
+// lets the generic layer write zeros.  Length comes from fstat or
+// BLKGETSIZE64; the O_DIRECT alignment from statx, BLKSSZGET or probing
+// reads (block/file/geometry.h).
 //
 // Reads: a short read at end of file reads the rest as zeros; another short
 // read is retried for the remainder.  A short write fails with -ENOSPC.

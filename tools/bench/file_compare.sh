@@ -189,7 +189,7 @@ for (name, rw, qd, tool), rs in results.items():
     if not tool.startswith("file_bench"): continue
     c = rs[-1]["counters"]
     keys = [k for k in sorted(c) if k.startswith(("aio_reap", "aio_requests_per_submit", "aio_poll", "loop_"))
-            or k in ("aio_io_submit_calls", "aio_requests_submitted", "aio_empty_peeks", "aio_resumed_inline",
+            or k in ("aio_submit_calls", "aio_requests_submitted", "aio_empty_peeks", "aio_resumed_inline",
                      "aio_resumed_deferred", "aio_resumed_direct")]
     keys = [k for k in keys if not k.endswith("_0")]
     print(f"- {name} {rw} qd={qd} {tool}: " + ", ".join(f"{k.removeprefix('aio_')}={c[k]}" for k in keys))

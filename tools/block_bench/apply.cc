@@ -19,8 +19,15 @@ Error OptionError(const RawOption& opt, const std::string& detail) {
 Error UnknownOption(const RawOption& opt) {
   const std::string shown = QuoteInput(DisplayName(opt.name, opt.where));
   if (IsUnsupportedFioOption(opt.name)) {
-    return MakeError(-ENOTSUP,
-                     opt.where.ToString() + ": option " + shown + " is not supported by block-bench");
+    std::string why;
+    if (opt.name == "fixedbufs") {
+      why = " (io_uring fixed buffers: the file driver's requests carry the caller's buffers, "
+            "which are not registered with the ring)";
+    } else if (opt.name == "hipri" || opt.name == "hipri_percentage") {
+      why = " (polled completions, IORING_SETUP_IOPOLL, are not implemented in the file driver)";
+    }
+    return MakeError(-ENOTSUP, opt.where.ToString() + ": option " + shown +
+                                   " is not supported by block-bench" + why);
   }
   std::string msg = opt.where.ToString() + ": unknown option " + shown;
   if (std::optional<std::string> close = SuggestOption(opt.name)) {
@@ -86,6 +93,7 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   }
   if (job.ioengine != IoEngine::kRbd) job.rbd = RbdOptions{};
   if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
+  if (job.ioengine != IoEngine::kIoUring) job.io_uring = IoUringOptions{};
   // Whether iodepth was written only matters to a replay's depth cap.
   if (job.read_iolog.empty()) job.iodepth_given = false;
   return {};

@@ -293,7 +293,7 @@ std::string UsageText(std::string_view program) {
       "  --section=NAME             run only this job of the job files (repeatable)\n"
       "  --readonly                 refuse writing jobs; open every target read-only\n"
       "  --max-jobs=N               refuse to run more than N threads (clones)\n"
-      "  --warnings-fatal           a warning (e.g. io_uring running on libaio) stops the run\n"
+      "  --warnings-fatal           a warning (e.g. buffered libaio running on threads) stops the run\n"
       "  --bandwidth-log            write agg-read_bw.log etc.: all clones' bandwidth\n"
       "  --blkstack-counters        also print the driver counters in the text report\n"
       "  --alloc-size=KB, --aux-path=DIR   fio's; accepted, no effect (no pool, no aux files)\n"

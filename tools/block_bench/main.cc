@@ -125,7 +125,7 @@ int Main(int argc, char** argv) {
       warnings++;
       std::fprintf(stderr, "block-bench: job '%s': ioengine=%s%s runs on %s: %s\n", j.name.c_str(),
                    std::string(Name(j.ioengine)).c_str(), j.direct ? "" : " with direct=0",
-                   sub->used == "threads" ? "the thread pool (aio=threads)" : "libaio (aio=native)",
+                   "the thread pool (aio=threads)",
                    sub->why.c_str());
     }
     if (j.read_iolog_chunked && !j.read_iolog.empty()) {

@@ -120,6 +120,44 @@ OptionSpec UserspaceReap() {
   return s;
 }
 
+// An io_uring engine option held in IoUringOptions::*F: a 0/1 flag (bool)
+// or an integer (int).
+template <auto F, int64_t Lo, int64_t Hi>
+OptionSpec UringOption(std::string_view name, std::string_view help) {
+  OptionSpec s;
+  s.name = name;
+  s.engine_only = IoEngine::kIoUring;
+  s.value_required = !std::is_same_v<std::remove_cvref_t<decltype(IoUringOptions{}.*F)>, bool>;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    using T = std::remove_cvref_t<decltype(job.io_uring.*F)>;
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!v) {
+        job.io_uring.*F = true;
+        return {};
+      }
+      Expected<bool> b = ParseBool(*v);
+      if (!b.ok()) return b.error();
+      job.io_uring.*F = b.value();
+    } else {
+      Expected<int64_t> n = ParseInt(*v);
+      if (!n.ok()) return n.error();
+      if (n.value() < Lo || n.value() > Hi) {
+        return ValueError("expected an integer from " + std::to_string(Lo) + " to " +
+                          std::to_string(Hi));
+      }
+      job.io_uring.*F = T(n.value());
+    }
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.io_uring.*F != DefaultJob().io_uring.*F) {
+      out.push_back({std::string(n), std::to_string(int64_t(job.io_uring.*F))});
+    }
+  };
+  s.help = help;
+  return s;
+}
+
 OptionSpec JobName() {
   OptionSpec s;
   s.name = "name";
@@ -210,6 +248,17 @@ std::vector<OptionSpec> TargetOptions() {
   v.push_back(RbdString<&RbdOptions::clustername>("clustername", "rbd: Ceph cluster name"));
   v.push_back(RbdBusyPoll());
   v.push_back(UserspaceReap());
+  v.push_back(UringOption<&IoUringOptions::sqthread_poll, 0, 1>(
+      "sqthread_poll", "io_uring: a kernel thread polls the submission ring (SQPOLL)"));
+  v.push_back(UringOption<&IoUringOptions::sqthread_poll_cpu, 0, 4095>(
+      "sqthread_poll_cpu", "io_uring: the CPU of the SQPOLL thread"));
+  v.push_back(UringOption<&IoUringOptions::registerfiles, 0, 1>(
+      "registerfiles", "io_uring: register the file with the ring (IOSQE_FIXED_FILE)"));
+  v.push_back(UringOption<&IoUringOptions::force_async, 0, 1>(
+      "force_async", "io_uring: every request through the io-wq workers (IOSQE_ASYNC)"));
+  v.push_back(UringOption<&IoUringOptions::nonvectored, -1, 1>(
+      "nonvectored", "io_uring: READ/WRITE instead of READV/WRITEV (one-buffer requests always "
+      "are)"));
   v.push_back(NameList<&JobOptions::filenames>("filename", "target file(s), ':'-separated (\\: escapes)"));
   v.push_back(NameList<&JobOptions::directories>("directory", "directory(ies) for generated file names"));
   v.push_back(Blockdev());

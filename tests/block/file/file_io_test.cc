@@ -1,11 +1,12 @@
 // Data-path tests of the file driver through BlockBackend, run in every
 // engine configuration: native AIO with peek-after-submit on and off, with
-// io_getevents instead of the ring, with bottom-half submission, and the
-// aio=threads pool (buffered and O_DIRECT).
+// io_getevents instead of the ring, with bottom-half submission; io_uring
+// with O_DIRECT and buffered, with SQPOLL, with a registered file and no
+// peek; and the aio=threads pool (buffered and O_DIRECT).
 #include <cstring>
 #include <vector>
 
-#include "block/file/linux_aio.h"
+#include "block/file/kernel_aio.h"
 #include "tests/block/file/file_test_util.h"
 
 namespace blk::test {
@@ -14,17 +15,24 @@ namespace {
 struct Mode {
   const char* name;
   const char* opts;
-  bool native;
+  bool native;  // a kernel interface (KernelAio): aio=native or aio=io_uring
   bool direct;
+  bool uring;
 };
 
 const Mode kModes[] = {
-    {"native_peek", "aio=native,cache.direct=on,peek-after-submit=on", true, true},
-    {"native_nopeek", "aio=native,cache.direct=on,peek-after-submit=off", true, true},
-    {"native_getevents", "aio=native,cache.direct=on,aio-ring-peek=off", true, true},
-    {"native_bh", "aio=native,cache.direct=on,aio-submit=bh", true, true},
-    {"threads", "aio=threads", false, false},
-    {"threads_direct", "aio=threads,cache.direct=on", false, true},
+    {"native_peek", "aio=native,cache.direct=on,peek-after-submit=on", true, true, false},
+    {"native_nopeek", "aio=native,cache.direct=on,peek-after-submit=off", true, true, false},
+    {"native_getevents", "aio=native,cache.direct=on,aio-ring-peek=off", true, true, false},
+    {"native_bh", "aio=native,cache.direct=on,aio-submit=bh", true, true, false},
+    {"uring", "aio=io_uring,cache.direct=on", true, true, true},
+    {"uring_buffered", "aio=io_uring", true, false, true},
+    {"uring_sqpoll", "aio=io_uring,cache.direct=on,aio-sqpoll=on,aio-sqpoll-idle-ms=20", true,
+     true, true},
+    {"uring_regfile_nopeek",
+     "aio=io_uring,cache.direct=on,aio-register-file=on,peek-after-submit=off", true, true, true},
+    {"threads", "aio=threads", false, false, false},
+    {"threads_direct", "aio=threads,cache.direct=on", false, true, false},
 };
 
 class FileIoTest : public ::testing::TestWithParam<Mode> {
@@ -53,7 +61,7 @@ TEST_P(FileIoTest, WriteReadRoundTrip) {
   for (int i = 0; i < 4096; i++) ASSERT_EQ(r.data()[i], TempFile::Pattern(4096 + i)) << i;
   if (GetParam().native) {
     EXPECT_GE(Counter(*b, "aio_requests_submitted"), 3u);
-    EXPECT_GE(Counter(*b, "aio_io_submit_calls"), 1u);
+    EXPECT_GE(Counter(*b, "aio_submit_calls"), 1u);
     EXPECT_EQ(Counter(*b, "aio_in_flight"), 0u);
   }
 }
@@ -286,12 +294,18 @@ TEST_P(FileIoTest, MoreRequestsThanTheRingHolds) {
 }
 
 TEST_P(FileIoTest, PeekAfterSubmitCountersFollowTheOption) {
-  if (!GetParam().native) GTEST_SKIP() << "native AIO counters only";
   TempFile f(1 << 20);
   auto b = OpenFile(f);
   ASSERT_TRUE(b);
   AlignedBuffer r(4096);
   for (int i = 0; i < 20; i++) ASSERT_EQ(Read(*b, uint64_t(i) * 4096, r.data(), 4096), 0);
+  if (!GetParam().native) {
+    // The pool has no kernel queue and reports none of its counters.
+    EXPECT_EQ(Counter(*b, "aio_reaps_after_submit"), UINT64_MAX);
+    EXPECT_EQ(Counter(*b, "io_uring_sqes"), UINT64_MAX);
+    EXPECT_EQ(Counter(*b, "file_pool_jobs"), 20u);
+    return;
+  }
   const std::string opts = GetParam().opts;
   const uint64_t after_submit = Counter(*b, "aio_reaps_after_submit");
   if (opts.find("peek-after-submit=off") != std::string::npos) {
@@ -299,10 +313,20 @@ TEST_P(FileIoTest, PeekAfterSubmitCountersFollowTheOption) {
   } else {
     EXPECT_GE(after_submit, 20u);
   }
-  const bool ring = opts.find("aio-ring-peek=off") == std::string::npos;
-  EXPECT_EQ(Counter(*b, "aio_ring_peek"), ring ? 1u : 0u);
-  if (!ring) {
-    EXPECT_GT(Counter(*b, "aio_getevents_fallbacks"), 0u);
+  if (GetParam().uring) {
+    EXPECT_EQ(Counter(*b, "io_uring_sqes"), 20u);
+    EXPECT_GE(Counter(*b, "io_uring_enters"), 1u);
+    EXPECT_EQ(Counter(*b, "io_uring_sqpoll"), opts.find("aio-sqpoll=on") != std::string::npos);
+    EXPECT_EQ(Counter(*b, "io_uring_registered_file"),
+              opts.find("aio-register-file=on") != std::string::npos);
+    EXPECT_EQ(Counter(*b, "io_uring_submit_errors"), 0u);
+    EXPECT_EQ(Counter(*b, "aio_ring_peek"), UINT64_MAX);  // libaio's
+  } else {
+    const bool ring = opts.find("aio-ring-peek=off") == std::string::npos;
+    EXPECT_EQ(Counter(*b, "aio_ring_peek"), ring ? 1u : 0u);
+    if (!ring) {
+      EXPECT_GT(Counter(*b, "aio_getevents_fallbacks"), 0u);
+    }
   }
   EXPECT_EQ(Counter(*b, "aio_resumed_inline") + Counter(*b, "aio_resumed_deferred") +
                 Counter(*b, "aio_resumed_direct"),
@@ -433,7 +457,7 @@ TEST(FileAioTest, PeekAfterSubmitKeepsBatching) {
     GTEST_SKIP() << "tmpfs O_DIRECT did not complete inside io_submit";
   }
   // Mostly full batches: far fewer io_submit calls than requests.
-  EXPECT_LT(Counter(*b, "aio_io_submit_calls") * 4, n);
+  EXPECT_LT(Counter(*b, "aio_submit_calls") * 4, n);
   EXPECT_GT(Counter(*b, "aio_requests_per_submit_32-63"), 0u);
   EXPECT_EQ(Counter(*b, "aio_in_flight"), 0u);
   // aio-batch-adapt keeps the full batch on a device that completes inside
@@ -443,14 +467,14 @@ TEST(FileAioTest, PeekAfterSubmitKeepsBatching) {
 
 TEST(FileAioTest, ChooseBatchRule) {
   // At least half found done inside io_submit: full batches.
-  EXPECT_EQ(LinuxAio::ChooseBatch(256, 512, 4, 32, 4), 32);
-  EXPECT_EQ(LinuxAio::ChooseBatch(512, 512, 32, 32, 4), 32);
+  EXPECT_EQ(KernelAio::ChooseBatch(256, 512, 4, 32, 4), 32);
+  EXPECT_EQ(KernelAio::ChooseBatch(512, 512, 32, 32, 4), 32);
   // Fewer than a quarter: small batches (never above max_batch).
-  EXPECT_EQ(LinuxAio::ChooseBatch(127, 512, 32, 32, 4), 4);
-  EXPECT_EQ(LinuxAio::ChooseBatch(0, 512, 32, 2, 4), 2);
+  EXPECT_EQ(KernelAio::ChooseBatch(127, 512, 32, 32, 4), 4);
+  EXPECT_EQ(KernelAio::ChooseBatch(0, 512, 32, 2, 4), 2);
   // In between: unchanged, whichever it was.
-  EXPECT_EQ(LinuxAio::ChooseBatch(128, 512, 32, 32, 4), 32);
-  EXPECT_EQ(LinuxAio::ChooseBatch(255, 512, 4, 32, 4), 4);
+  EXPECT_EQ(KernelAio::ChooseBatch(128, 512, 32, 32, 4), 32);
+  EXPECT_EQ(KernelAio::ChooseBatch(255, 512, 4, 32, 4), 4);
 }
 
 }  // namespace

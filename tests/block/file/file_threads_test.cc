@@ -78,6 +78,14 @@ TEST(FileThreadsTest, NativeNoPeekOnManyIOThreads) {
   RunThreads("aio=native,cache.direct=on,peek-after-submit=off");
 }
 
+TEST(FileThreadsTest, IoUringOnManyIOThreads) {
+  RunThreads("aio=io_uring,cache.direct=on");
+}
+
+TEST(FileThreadsTest, IoUringSqpollRegisteredFileOnManyIOThreads) {
+  RunThreads("aio=io_uring,cache.direct=on,aio-sqpoll=on,aio-register-file=on");
+}
+
 TEST(FileThreadsTest, ThreadPoolOnManyIOThreads) {
   RunThreads("aio=threads,thread-pool-size=4");
 }

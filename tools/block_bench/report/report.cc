@@ -275,10 +275,11 @@ std::string ScheduleText(const ScheduleResult& sc) {
 }
 
 // The I/O engine a graph spec really runs on (the file driver's aio mode,
-// null, rbd), whatever ioengine= asked: io_uring maps to libaio until the
-// file driver has an io_uring mode.
+// null, rbd), whatever ioengine= asked (libaio with direct=0 runs on the
+// thread pool).
 std::string EngineOf(const std::string& spec) {
   if (spec.find("aio=native") != std::string::npos) return "libaio";
+  if (spec.find("aio=io_uring") != std::string::npos) return "io_uring";
   if (spec.find("aio=threads") != std::string::npos) return "threads";
   if (spec.rfind("driver=null", 0) == 0) return "null";
   if (spec.rfind("driver=rbd", 0) == 0) return "rbd";

@@ -33,13 +33,11 @@ std::string Esc(const std::string& s) {
 
 std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job) {
   if (!job.blockdev.empty()) return std::nullopt;
-  const bool aio = job.ioengine == IoEngine::kLibaio || job.ioengine == IoEngine::kIoUring;
   // Native AIO needs O_DIRECT (buffered io_submit runs synchronously in the
-  // kernel and would block the loop; QEMU refuses it too).
-  if (aio && !job.direct)
+  // kernel and would block the loop; QEMU refuses it too).  io_uring serves
+  // buffered I/O itself (its workers take what would block).
+  if (job.ioengine == IoEngine::kLibaio && !job.direct)
     return EngineSubstitution{"threads", "buffered io_submit would block the loop"};
-  if (job.ioengine == IoEngine::kIoUring)
-    return EngineSubstitution{"libaio", "the file driver has no io_uring mode yet"};
   return std::nullopt;
 }
 
@@ -94,12 +92,19 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   }
   if (!job.directories.empty() && !f.empty() && f[0] != '/') f = job.directories[0] + "/" + f;
   const char* aio = "threads";
-  if (job.ioengine == IoEngine::kLibaio || job.ioengine == IoEngine::kIoUring) {
-    const auto sub = SubstitutedEngine(job);
-    if (!sub || sub->used == "libaio") aio = "native";
-  }
+  if (job.ioengine == IoEngine::kLibaio && !SubstitutedEngine(job)) aio = "native";
+  if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
+  if (job.ioengine == IoEngine::kIoUring) {
+    const IoUringOptions& u = job.io_uring;
+    if (u.sqthread_poll) t.spec += ",aio-sqpoll=on";
+    if (u.sqthread_poll && u.sqthread_poll_cpu >= 0) {
+      t.spec += ",aio-sqpoll-cpu=" + std::to_string(u.sqthread_poll_cpu);
+    }
+    if (u.registerfiles) t.spec += ",aio-register-file=on";
+    if (u.force_async) t.spec += ",aio-force-async=on";
+  }
   if (job.ioengine == IoEngine::kLibaio && job.direct && job.libaio.userspace_reap &&
       job.iodepth_batch_complete_min == 0) {
     t.spec += ",aio-poll=on";

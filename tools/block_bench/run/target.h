@@ -7,7 +7,11 @@
 //                          io_submit would block)
 //                          [,aio-poll=on with userspace_reap=1 and
 //                          iodepth_batch_complete_min=0: see Target::spin]
-//   ioengine=io_uring      as libaio (the file driver has no io_uring mode yet)
+//   ioengine=io_uring      driver=file,filename=F,aio=io_uring,cache.direct=on|off
+//                          [,aio-sqpoll=on with sqthread_poll=1 (and
+//                          aio-sqpoll-cpu=N with sqthread_poll_cpu=N)]
+//                          [,aio-register-file=on with registerfiles=1]
+//                          [,aio-force-async=on with force_async=1]
 //   ioengine=psync|sync|pvsync|pvsync2
 //                          driver=file,filename=F,aio=threads,cache.direct=on|off
 //   ioengine=rbd           driver=rbd,pool=P,image=I[,user=U][,completion=poll
@@ -73,11 +77,10 @@ inline constexpr int64_t kSpinPollMaxNs = 1'000'000'000;
 
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone);
 
-// When a job's graph runs on another engine than its ioengine= asks (the
-// file driver has no io_uring mode: libaio; libaio or io_uring without
-// O_DIRECT: the thread pool), that engine and why; empty otherwise.
+// When a job's graph runs on another engine than its ioengine= asks (libaio
+// without O_DIRECT: the thread pool), that engine and why; empty otherwise.
 struct EngineSubstitution {
-  std::string used;  // "libaio" or "threads"
+  std::string used;  // "threads"
   std::string why;
 };
 std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job);

@@ -77,15 +77,24 @@ grep -q "null-randread: (groupid=0, jobs=2)" "$T/text.txt" || fail "group_report
 "$BB" --name=x --bs=oops >/dev/null 2>"$T/p.txt" && fail "bad option exited 0"
 grep -q "bs" "$T/p.txt" || fail "parse message: $(cat "$T/p.txt")"
 
-# 6. ioengine=io_uring runs on libaio (no io_uring mode yet): never silently.
+# 6. ioengine=io_uring runs on the file driver's io_uring mode, with fio's
+# io_uring options mapped to the driver's (the counters prove they took).
 "$BB" --name=u --ioengine=io_uring --filename="$T/u.dat" --size=1m --direct=1 \
   >"$T/u.txt" 2>"$T/u.err" || fail "io_uring job: $(cat "$T/u.err")"
-grep -q "ioengine=io_uring runs on libaio" "$T/u.err" || fail "no io_uring warning: $(cat "$T/u.err")"
-grep -q "ioengine=libaio (io_uring asked)" "$T/u.txt" || fail "header: $(head -1 "$T/u.txt")"
-"$BB" --name=u --ioengine=io_uring --filename="$T/u.dat" --size=1m --direct=1 --output-format=json \
-  2>/dev/null | python3 -c "
+[ -s "$T/u.err" ] && fail "io_uring job warned: $(cat "$T/u.err")"
+head -1 "$T/u.txt" | grep -q "ioengine=io_uring, iodepth" || fail "header: $(head -1 "$T/u.txt")"
+"$BB" --name=u --ioengine=io_uring --sqthread_poll=1 --registerfiles=1 --filename="$T/u.dat" \
+  --size=1m --direct=1 --output-format=json 2>/dev/null | python3 -c "
 import json,sys
-assert json.load(sys.stdin)['jobs'][0]['blkstack']['engine'] == 'libaio'" || fail "JSON engine"
+j = json.load(sys.stdin)['jobs'][0]
+assert j['blkstack']['engine'] == 'io_uring', j['blkstack']['engine']
+c = j['blkstack']['counters']
+assert c['io_uring_sqes'] == 256 and c['io_uring_sqpoll'] == 1 and c['io_uring_registered_file'] == 1, c
+assert j['read']['total_ios'] == 256" || fail "io_uring JSON"
+"$BB" --name=u --ioengine=io_uring --fixedbufs=1 --filename="$T/u.dat" --size=1m 2>"$T/fb.err" &&
+  fail "fixedbufs accepted"
+grep -q "fixedbufs' is not supported by block-bench (io_uring fixed buffers" "$T/fb.err" ||
+  fail "fixedbufs message: $(cat "$T/fb.err")"
 # Buffered libaio (fio accepts it) runs on the thread pool, and says so.
 "$BB" --name=b --ioengine=libaio --direct=0 --filename="$T/u.dat" --size=1m --output-format=json \
   >"$T/b.json" 2>"$T/b.err" || fail "buffered libaio job: $(cat "$T/b.err")"
@@ -95,7 +104,7 @@ import json
 j=json.load(open('$T/b.json'))['jobs'][0]
 assert j['blkstack']['engine'] == 'threads', j['blkstack']
 assert j['read']['total_ios'] == 256, j['read']['total_ios']" || fail "buffered libaio JSON"
-"$BB" --warnings-fatal --name=u --ioengine=io_uring --filename="$T/u.dat" --size=1m --direct=1 \
+"$BB" --warnings-fatal --name=u --ioengine=libaio --filename="$T/u.dat" --size=1m --direct=0 \
   >"$T/wf.txt" 2>&1 && fail "--warnings-fatal ran despite a warning"
 grep -q "warnings-fatal" "$T/wf.txt" || fail "--warnings-fatal message: $(cat "$T/wf.txt")"
 

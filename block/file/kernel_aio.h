@@ -1,9 +1,10 @@
-// LinuxAio: one Linux native AIO context (io_setup) driven by one loop.
+// KernelAio: requests sent to the kernel through a KernelQueue (Linux
+// native AIO or io_uring, kernel_queue.h), driven by one loop.  The policy
+// both interfaces share lives here; the queue is the mechanism.
 //
-// Requests live in the awaiting coroutine's frame (LinuxAio::Request holds
-// the iocb); `co_await aio.submit(req)` queues the iocb, sends it with
-// io_submit and resumes with the kernel's result (byte count or negative
-// errno).
+// `co_await aio.submit(req)` queues the request (IoRequest, in the awaiting
+// coroutine's frame), sends it and resumes with the kernel's result (byte
+// count or negative errno).
 //
 // Submission.  Requests queue while plugged (plug()/unplug() nest); a queue
 // that reaches max_batch is sent at once even while plugged.  Unplugged, a
@@ -11,21 +12,19 @@
 // the end of the loop iteration (kBottomHalf).  At most `max_inflight`
 // requests are in the kernel; the rest wait in the queue ("ring full"), as
 // do those refused with -EAGAIN, and go out when completions free slots.
-// Any other io_submit error fails only the first request of the batch.
+// Any other submission error fails only the first request of the batch.
 //
-// Completion.  The kernel signals an eventfd (io_set_eventfd) registered as
-// an fd handler; completions are read from the kernel's completion ring in
-// user space (no io_getevents syscall) at three places:
-//   (a) right after io_submit (peek_after_submit),
+// Completion.  The queue's eventfd is registered as an fd handler;
+// completions are read from the kernel's completion ring in user space (no
+// system call) at three places:
+//   (a) right after a submission (peek_after_submit),
 //   (b) in the eventfd handler,
 //   (c) in a PollHandler, so the loop's adaptive busy polling spins on the
 //       ring without system calls.
-// If the ring's header is not the known layout (magic, incompat features)
-// io_getevents is used instead.
 //
 // Resuming.  (b) and (c) run at the top level of the loop: they resume the
 // waiting coroutines directly, inside a plug so that the requests those
-// coroutines issue next go out in one io_submit.  (a) runs inside a
+// coroutines issue next go out in one submission.  (a) runs inside a
 // submission, possibly from a coroutine that is still running, so its
 // completions are never resumed there: the submitting coroutine's own
 // request just does not suspend (await_suspend returns false; only for an
@@ -33,33 +32,31 @@
 // iteration), all the others wait in a list that one helper coroutine,
 // queued with ctx.defer, resumes in the next ready-queue pass, inside a plug
 // (unless it lists one request), so the requests they issue next leave in
-// one io_submit: a device that completes inside io_submit (zram) keeps full
-// batches.
+// one submission: a device that completes inside the submission (zram)
+// keeps full batches.
 //
-// Batch size.  With adapt_batch, the most requests per io_submit follow the
-// device: max_batch while the peeks after io_submit find at least half of
-// the requests already done (the device completes inside io_submit, like
-// zram: big batches save system calls); async_batch (4) once they find fewer
-// than a quarter (an asynchronous device: the first requests reach it sooner
-// instead of waiting for 31 others, and a virtual disk or the loop worker
-// starts on them while the rest are prepared; measured on this VM at QD 32:
-// virtio disk 99k -> 114-120k IOPS, loop device 270k -> 350-375k; zram keeps
-// 32).  In between the limit stays (a loop device at QD 128 hovers around a
-// half and would flip every window).  Decided per window of kBatchWindow
-// submitted requests; needs peek_after_submit.
+// Batch size.  With adapt_batch, the most requests per submission follow
+// the device: max_batch while the peeks after a submission find at least
+// half of the requests already done (the device completes inside the
+// submission, like zram: big batches save system calls); async_batch (4)
+// once they find fewer than a quarter (an asynchronous device: the first
+// requests reach it sooner instead of waiting for 31 others, and a virtual
+// disk or the loop worker starts on them while the rest are prepared).  In
+// between the limit stays (a loop device at QD 128 hovers around a half and
+// would flip every window).  Decided per window of kBatchWindow submitted
+// requests; needs peek_after_submit.  docs/file-driver.md has the numbers.
 //
 // Polling.  The PollHandler is registered per Config::poll_mode; kAuto
 // withdraws it while the loop's polling does not find the completions (see
 // PollMode).
 //
-// One LinuxAio per file driver instance; it follows the driver from loop to
-// loop (attach/detach).  QEMU shares one context per loop among all drivers;
-// per instance costs one kernel context per open file and was simpler here.
+// One KernelAio (and one kernel context or ring) per file driver instance;
+// it follows the driver from loop to loop (attach/detach).  QEMU shares one
+// per loop among all drivers; per instance costs one kernel context per open
+// file and was simpler here.
 //
 // Threading: everything on the attached loop's thread.
 #pragma once
-
-#include <libaio.h>
 
 #include <algorithm>
 #include <coroutine>
@@ -70,13 +67,14 @@
 
 #include "block/driver.h"
 #include "block/file/completion_pace.h"
+#include "block/file/kernel_queue.h"
 #include "util/aio_context.h"
 #include "util/result.h"
 #include "util/task.h"
 
 namespace blk {
 
-class LinuxAio final : public PollHandler {
+class KernelAio final : public PollHandler {
  public:
   enum class SubmitMode { kImmediate, kBottomHalf };
   // Busy polling of the ring by the loop (the PollHandler):
@@ -95,36 +93,27 @@ class LinuxAio final : public PollHandler {
   //   code does not know) the mode is kOff: poll() cannot see completions.
   enum class PollMode { kAuto, kOn, kOff };
   struct Config {
-    int ring_size = 128;      // io_setup nr_events
-    int max_batch = 32;       // most iocbs per io_submit
+    int max_batch = 32;       // most requests per submission
     bool adapt_batch = true;  // async_batch on a device that completes late
     int async_batch = 4;
-    int max_inflight = 0;     // 0: ring_size.  Larger values reach -EAGAIN.
+    int max_inflight = 0;     // 0: the queue's capacity.  Larger values reach -EAGAIN.
     bool peek_after_submit = true;
-    bool use_ring = true;     // read completions from the ring in user space
     SubmitMode submit_mode = SubmitMode::kImmediate;
     PollMode poll_mode = PollMode::kAuto;
   };
 
-  // A request.  The caller prepares `iocb` (io_prep_*), then awaits
-  // submit(*this).  Must stay put until the await returns.
-  struct Request {
-    struct iocb iocb;
-    std::coroutine_handle<> waiter;
-    int64_t res = 0;
-    Request* next = nullptr;
-    bool done = false;
-  };
+  using Request = IoRequest;
 
-  // io_setup + eventfd.  Errors name the failing call and errno.
-  static Expected<std::unique_ptr<LinuxAio>> Create(const Config& cfg);
+
+  // Takes ownership of `queue`.
+  KernelAio(const Config& cfg, std::unique_ptr<KernelQueue> queue);
   // REQUIRES: no request in flight, and not called from a coroutine that
   // this object's completion path resumed (reap_top/run_deferred are still
   // on the stack then): close after BlockNode::co_drain(), which returns at
   // the loop's top level.  A violation aborts with a message.
-  ~LinuxAio() override;
-  LinuxAio(const LinuxAio&) = delete;
-  LinuxAio& operator=(const LinuxAio&) = delete;
+  ~KernelAio() override;
+  KernelAio(const KernelAio&) = delete;
+  KernelAio& operator=(const KernelAio&) = delete;
 
   // Registers the eventfd handler and the poll handler on `ctx`.
   void attach(AioContext& ctx);
@@ -135,7 +124,7 @@ class LinuxAio final : public PollHandler {
   // Awaitable: sends `req` and resumes with its result.
   auto submit(Request& req) {
     struct Awaiter {
-      LinuxAio* aio;
+      KernelAio* aio;
       Request* req;
       bool await_ready() const noexcept { return false; }
       bool await_suspend(std::coroutine_handle<> h) { return aio->enqueue(req, h); }
@@ -148,12 +137,13 @@ class LinuxAio final : public PollHandler {
   void unplug();
 
   // True when the completion ring is read in user space.
-  bool ring_peek_enabled() const { return ring_ != nullptr; }
+  bool ring_peek_enabled() const { return queue_->user_space_ring(); }
+  const KernelQueue& queue() const { return *queue_; }
   int in_flight() const { return in_flight_; }
   int queued() const { return queued_; }
   // The adapt_batch rule: the batch limit after a window in which
   // `submitted` requests went out with limit `current` and the peeks after
-  // io_submit found `found` of them done.
+  // a submission found `found` of them done.
   static int ChooseBatch(uint64_t found, uint64_t submitted, int current, int max_batch,
                          int async_batch) {
     if (found * 2 >= submitted) return max_batch;
@@ -161,7 +151,7 @@ class LinuxAio final : public PollHandler {
     return current;
   }
 
-  // Appends counters, names prefixed with "aio_".
+  // Appends counters: the policy's prefixed with "aio_", then the queue's.
   void counters(std::vector<DriverCounter>* out) const;
 
   // PollHandler: reaps the ring without system calls.
@@ -188,7 +178,7 @@ class LinuxAio final : public PollHandler {
     void add(uint64_t v);
   };
   struct Counters {
-    uint64_t io_submit_calls = 0;
+    uint64_t submit_calls = 0;
     uint64_t requests_submitted = 0;
     Buckets per_submit;
     uint64_t reaps[kSources] = {};
@@ -201,7 +191,6 @@ class LinuxAio final : public PollHandler {
     uint64_t ring_full_blocks = 0;
     uint64_t eagain = 0;
     uint64_t submit_errors = 0;
-    uint64_t getevents_fallbacks = 0;
     uint64_t poll_withdrawals = 0;  // kAuto: poll handler removed
     uint64_t poll_retries = 0;      // kAuto: poll handler registered again
     uint64_t poll_declined = 0;     // poll_worthwhile() said no
@@ -212,14 +201,11 @@ class LinuxAio final : public PollHandler {
   static constexpr int kPollRetryWindows = 8;
   static constexpr int kPollRetryMax = 256;
 
-  LinuxAio(const Config& cfg, io_context_t io, int efd);
   // Queues req; sends unless plugged.  False when req already completed
   // (the caller then does not suspend).
   bool enqueue(Request* req, std::coroutine_handle<> h);
   // Sends queued requests while there is room.
   void submit_queued();
-  // Copies up to `max` completions out of the ring (or io_getevents).
-  int fetch(struct io_event* out, int max);
   // Reaps everything available; (b)/(c) resume directly.
   int reap_top(Source src);
   // Reaps inside a submission: completions go to the deferred list.
@@ -234,7 +220,7 @@ class LinuxAio final : public PollHandler {
   void run_deferred();
   // A coroutine that runs run_deferred() each time it is resumed from the
   // loop's ready queue (ctx.defer: no syscall, and work it creates waits for
-  // the next iteration, so a device that completes inside io_submit cannot
+  // the next iteration, so a device that completes inside a submission cannot
   // starve timers and fds).
   Task<void> resumer();
   // kAuto: a wake-up that reaped completions, from the poll handler or the
@@ -245,9 +231,7 @@ class LinuxAio final : public PollHandler {
   void CheckNotReaping(const char* what) const;
 
   Config cfg_;
-  io_context_t io_;
-  struct AioRing* ring_ = nullptr;  // nullptr: io_getevents fallback
-  int efd_;
+  std::unique_ptr<KernelQueue> queue_;
   AioContext* ctx_ = nullptr;
   std::coroutine_handle<> resumer_;         // parked in resumer()
   Task<void>::Handle resumer_frame_;        // owned; destroyed by detach()
@@ -274,10 +258,10 @@ class LinuxAio final : public PollHandler {
   int win_wait_ = 0;           //   ... by the eventfd
   int retry_left_ = 0;         // windows until polling is tried again
   int retry_windows_ = kPollRetryWindows;
-  int batch_ = 32;             // current most per io_submit (<= max_batch)
+  int batch_ = 32;             // current most per submission (<= max_batch)
   uint64_t win_submitted_ = 0;  // adapt_batch window: requests sent
-  uint64_t win_found_ = 0;      //   ... found done by the peeks after io_submit
-  std::vector<struct iocb*> iocbs_;
+  uint64_t win_found_ = 0;      //   ... found done by the peeks after a submission
+  std::vector<IoRequest*> batch_reqs_;
   Counters c_;
 };
 

@@ -1,8 +1,4 @@
-#include "block/file/linux_aio.h"
-
-#include <sys/eventfd.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include "block/file/kernel_aio.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,79 +9,39 @@
 
 namespace blk {
 
-// The kernel's completion ring header (fs/aio.c, struct aio_ring), mapped
-// into user space at the address io_setup returns.  io_event entries follow.
-struct AioRing {
-  unsigned id;
-  unsigned nr;  // entries in the ring (the kernel rounds the request up)
-  unsigned head;  // consumer index: written by whoever reaps
-  unsigned tail;  // producer index: written by the kernel
-  unsigned magic;
-  unsigned compat_features;
-  unsigned incompat_features;
-  unsigned header_length;
-};
-
 namespace {
 
-constexpr unsigned kRingMagic = 0xa10a10a1;
 constexpr int kReapBatch = 64;
-
-struct io_event* RingEvents(AioRing* r) { return reinterpret_cast<struct io_event*>(r + 1); }
 
 const char* const kBucketNames[] = {"0", "1", "2-3", "4-7", "8-15", "16-31", "32-63", "64+"};
 const char* const kSourceNames[] = {"after_submit", "eventfd", "poll"};
 
 }  // namespace
 
-void LinuxAio::Buckets::add(uint64_t v) {
+void KernelAio::Buckets::add(uint64_t v) {
   int b = 0;
   if (v > 0) b = std::min(kBuckets - 1, 1 + (63 - __builtin_clzll(v)));
   n[b]++;
 }
 
-Expected<std::unique_ptr<LinuxAio>> LinuxAio::Create(const Config& cfg) {
-  io_context_t io = nullptr;
-  int r = io_setup(cfg.ring_size, &io);
-  if (r < 0) {
-    std::string hint = r == -EAGAIN ? " (fs.aio-max-nr exhausted? see /proc/sys/fs/aio-nr)" : "";
-    return MakeError(r, "io_setup(" + std::to_string(cfg.ring_size) + "): " + ErrnoString(r) +
-                            hint);
-  }
-  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (efd < 0) {
-    int e = -errno;
-    io_destroy(io);
-    return MakeError(e, "eventfd: " + ErrnoString(e));
-  }
-  return std::unique_ptr<LinuxAio>(new LinuxAio(cfg, io, efd));
-}
-
-LinuxAio::LinuxAio(const Config& cfg, io_context_t io, int efd) : cfg_(cfg), io_(io), efd_(efd) {
-  if (cfg_.ring_size < 1) cfg_.ring_size = 1;
-  if (cfg_.max_inflight <= 0) cfg_.max_inflight = cfg_.ring_size;
+KernelAio::KernelAio(const Config& cfg, std::unique_ptr<KernelQueue> queue)
+    : cfg_(cfg), queue_(std::move(queue)) {
+  if (cfg_.max_inflight <= 0) cfg_.max_inflight = queue_->capacity();
   if (cfg_.max_batch <= 0) cfg_.max_batch = 32;
   if (cfg_.async_batch <= 0) cfg_.async_batch = 1;
   batch_ = cfg_.max_batch;
-  iocbs_.resize(cfg_.max_batch);
-  auto* ring = reinterpret_cast<AioRing*>(io);
-  if (cfg_.use_ring && ring->magic == kRingMagic && ring->incompat_features == 0 &&
-      ring->header_length == sizeof(AioRing) && ring->nr > 0) {
-    ring_ = ring;
-  }
+  batch_reqs_.resize(size_t(cfg_.max_batch));
   // The poll handler reads the ring: without it (io_getevents fallback)
   // there is nothing to spin on, whatever poll_mode asked for.
-  if (!ring_) cfg_.poll_mode = PollMode::kOff;
+  if (!queue_->user_space_ring()) cfg_.poll_mode = PollMode::kOff;
 }
 
-LinuxAio::~LinuxAio() {
+KernelAio::~KernelAio() {
   CheckNotReaping("destroyed");
   if (ctx_) detach();
-  io_destroy(io_);
-  close(efd_);
 }
 
-void LinuxAio::attach(AioContext& ctx) {
+void KernelAio::attach(AioContext& ctx) {
   ctx_ = &ctx;
   resumer_frame_ = resumer().release();
   resumer_frame_.resume();  // runs to its first park
@@ -97,9 +53,9 @@ void LinuxAio::attach(AioContext& ctx) {
   // completed, and each completion's eventfd_signal() is a new edge, so a
   // completion that lands after reap_top() has looked wakes the loop again.
   // Saves one read(2) per wake-up (QD 1 on an asynchronous device: two
-  // syscalls per request, io_submit and epoll_wait, like fio's io_submit and
+  // syscalls per request, the submission and epoll_wait, like fio's io_submit and
   // io_getevents).  The counter cannot overflow in practice (2^64 - 1).
-  ctx.set_fd_handler(efd_, [this] { reap_top(kEventfd); }, {}, AioContext::FdTrigger::kEdge);
+  ctx.set_fd_handler(queue_->event_fd(), [this] { reap_top(kEventfd); }, {}, AioContext::FdTrigger::kEdge);
   win_poll_ = win_wait_ = 0;
   pace_.idle();
   poll_declined_ = false;
@@ -109,23 +65,23 @@ void LinuxAio::attach(AioContext& ctx) {
   }
 }
 
-void LinuxAio::CheckNotReaping(const char* what) const {
+void KernelAio::CheckNotReaping(const char* what) const {
   if (reaping_ == 0) return;
   // A use-after-free in the making: the reaping loop below us would go on
   // with freed state.  Loud and named instead of silent memory corruption.
   std::fprintf(stderr,
-               "blkstack: LinuxAio %s inside its own completion path: close a graph only "
+               "blkstack: KernelAio %s inside its own completion path: close a graph only "
                "after `co_await drain()`, which returns at the loop's top level\n",
                what);
   std::abort();
 }
 
-void LinuxAio::detach() {
+void KernelAio::detach() {
   if (!ctx_) return;
   CheckNotReaping("detached");
   if (poll_registered_) ctx_->remove_poll_handler(this);
   poll_registered_ = false;
-  ctx_->remove_fd_handler(efd_);
+  ctx_->remove_fd_handler(queue_->event_fd());
   // Never scheduled here: with nothing in flight the deferred list is empty.
   resumer_frame_.destroy();
   resumer_frame_ = {};
@@ -135,13 +91,11 @@ void LinuxAio::detach() {
   ctx_ = nullptr;
 }
 
-bool LinuxAio::enqueue(Request* req, std::coroutine_handle<> h) {
+bool KernelAio::enqueue(Request* req, std::coroutine_handle<> h) {
   req->waiter = h;
   req->done = false;
   req->res = 0;
   req->next = nullptr;
-  req->iocb.data = req;
-  io_set_eventfd(&req->iocb, efd_);
   if (q_tail_) q_tail_->next = req; else q_head_ = req;
   q_tail_ = req;
   queued_++;
@@ -175,17 +129,17 @@ bool LinuxAio::enqueue(Request* req, std::coroutine_handle<> h) {
     }
     // Through the resumer, not straight onto the ready queue: it resumes
     // inside a plug, so the request this coroutine issues next joins the
-    // others' in one io_submit (and the loop runs timers and fds first).
+    // others' in one submission (and the loop runs timers and fds first).
     defer_request(req);
   }
   return true;
 }
 
-void LinuxAio::unplug() {
+void KernelAio::unplug() {
   if (--plugged_ == 0 && q_head_) submit_queued();
 }
 
-void LinuxAio::submit_queued() {
+void KernelAio::submit_queued() {
   while (q_head_) {
     const int room = cfg_.max_inflight - in_flight_;
     if (room <= 0) {
@@ -195,9 +149,9 @@ void LinuxAio::submit_queued() {
     }
     const int n = std::min({queued_, batch_, room});
     Request* r = q_head_;
-    for (int i = 0; i < n; i++, r = r->next) iocbs_[i] = &r->iocb;
-    const int ret = io_submit(io_, n, iocbs_.data());
-    c_.io_submit_calls++;
+    for (int i = 0; i < n; i++, r = r->next) batch_reqs_[size_t(i)] = r;
+    const int ret = queue_->submit(batch_reqs_.data(), n);
+    c_.submit_calls++;
     if (ret == -EAGAIN) {
       c_.eagain++;
       if (in_flight_ > 0) {
@@ -207,13 +161,12 @@ void LinuxAio::submit_queued() {
       // Nothing in flight will ever free a slot: fail the request.
     }
     if (ret < 0) {
-      // The first iocb was refused; the others were not looked at.
+      // The first request was refused; the others were not looked at.
       c_.submit_errors++;
       Request* f = pop_queue(1);
       complete_in_submit(f, ret);
       continue;
     }
-    if (ret == 0) break;  // not documented; avoid spinning
     pop_queue(ret);
     in_flight_ += ret;
     c_.requests_submitted += ret;
@@ -232,7 +185,7 @@ void LinuxAio::submit_queued() {
   }
 }
 
-LinuxAio::Request* LinuxAio::pop_queue(int n) {
+KernelAio::Request* KernelAio::pop_queue(int n) {
   Request* first = q_head_;
   for (int i = 0; i < n; i++) q_head_ = q_head_->next;
   if (!q_head_) q_tail_ = nullptr;
@@ -240,48 +193,23 @@ LinuxAio::Request* LinuxAio::pop_queue(int n) {
   return first;
 }
 
-int LinuxAio::fetch(struct io_event* out, int max) {
-  if (!ring_) {
-    c_.getevents_fallbacks++;
-    struct timespec zero = {0, 0};
-    // The raw system call: libaio's wrapper peeks at the ring itself.
-    long r = syscall(SYS_io_getevents, io_, 0L, long(max), out, &zero);
-    return r < 0 ? 0 : int(r);
-  }
-  unsigned head = __atomic_load_n(&ring_->head, __ATOMIC_RELAXED);
-  // Acquire pairs with the kernel's write barrier between the event and tail.
-  const unsigned tail = __atomic_load_n(&ring_->tail, __ATOMIC_ACQUIRE);
-  if (head == tail) return 0;
-  const unsigned nr = ring_->nr;
-  head %= nr;
-  struct io_event* events = RingEvents(ring_);
-  int n = 0;
-  while (head != tail && n < max) {
-    out[n++] = events[head];
-    if (++head == nr) head = 0;
-  }
-  // Release: we are done reading the entries before the kernel may reuse them.
-  __atomic_store_n(&ring_->head, head, __ATOMIC_RELEASE);
-  return n;
-}
-
-int LinuxAio::reap_top(Source src) {
-  struct io_event ev[kReapBatch];
+int KernelAio::reap_top(Source src) {
+  IoCompletion ev[kReapBatch];
   int total = 0;
   // Only what was in flight on entry: a device that completes inside
-  // io_submit (zram) would otherwise keep this loop going forever.
+  // the submission (zram) would otherwise keep this loop going forever.
   const int budget = in_flight_;
   reaping_++;
   plugged_++;  // requests issued by resumed coroutines go out together
   while (total < budget) {
-    const int n = fetch(ev, std::min(kReapBatch, budget - total));
+    const int n = queue_->fetch(ev, std::min(kReapBatch, budget - total));
     if (n <= 0) break;
     in_flight_ -= n;
     completions_ += uint64_t(n);
     total += n;
     for (int i = 0; i < n; i++) {
-      auto* r = static_cast<Request*>(ev[i].data);
-      r->res = int64_t(long(ev[i].res));
+      Request* r = ev[i].req;
+      r->res = ev[i].res;
       c_.resumed_direct++;
       r->waiter.resume();  // may free r (it lives in the coroutine frame)
     }
@@ -296,7 +224,7 @@ int LinuxAio::reap_top(Source src) {
   return total;
 }
 
-void LinuxAio::note_wakeup(Source src) {
+void KernelAio::note_wakeup(Source src) {
   // A wake-up after a sleep the loop chose without polling says nothing
   // about whether polling would have caught it.
   if (src == kEventfd && poll_declined_) return;
@@ -322,17 +250,17 @@ void LinuxAio::note_wakeup(Source src) {
   }
 }
 
-int LinuxAio::reap_in_submit() {
-  struct io_event ev[kReapBatch];
+int KernelAio::reap_in_submit() {
+  IoCompletion ev[kReapBatch];
   int total = 0;
   for (;;) {
-    const int n = fetch(ev, kReapBatch);
+    const int n = queue_->fetch(ev, kReapBatch);
     if (n <= 0) break;
     in_flight_ -= n;
     completions_ += uint64_t(n);
     total += n;
     for (int i = 0; i < n; i++) {
-      complete_in_submit(static_cast<Request*>(ev[i].data), int64_t(long(ev[i].res)));
+      complete_in_submit(ev[i].req, ev[i].res);
     }
     if (n < kReapBatch) break;
   }
@@ -344,7 +272,7 @@ int LinuxAio::reap_in_submit() {
   return total;
 }
 
-void LinuxAio::complete_in_submit(Request* req, int64_t res) {
+void KernelAio::complete_in_submit(Request* req, int64_t res) {
   req->res = res;
   if (req == submitting_) {
     req->done = true;  // enqueue() returns false: the coroutine goes on
@@ -354,7 +282,7 @@ void LinuxAio::complete_in_submit(Request* req, int64_t res) {
   defer_request(req);
 }
 
-void LinuxAio::defer_request(Request* req) {
+void KernelAio::defer_request(Request* req) {
   req->next = nullptr;
   if (deferred_tail_) deferred_tail_->next = req; else deferred_head_ = req;
   deferred_tail_ = req;
@@ -364,9 +292,9 @@ void LinuxAio::defer_request(Request* req) {
   }
 }
 
-Task<void> LinuxAio::resumer() {
+Task<void> KernelAio::resumer() {
   struct Park {
-    LinuxAio* aio;
+    KernelAio* aio;
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) noexcept { aio->resumer_ = h; }
     void await_resume() const noexcept {}
@@ -377,14 +305,14 @@ Task<void> LinuxAio::resumer() {
   }
 }
 
-void LinuxAio::run_deferred() {
+void KernelAio::run_deferred() {
   resumer_scheduled_ = false;
   // Only what is listed now: completions found while these run wait for the
   // next pass (complete_in_submit schedules it).
   Request* r = deferred_head_;
   deferred_head_ = deferred_tail_ = nullptr;
   // A lone coroutine is not plugged: its next request goes out at once and,
-  // on a device that completes inside io_submit, does not even suspend.
+  // on a device that completes inside the submission, does not even suspend.
   const bool plug = r && r->next;
   if (plug) plugged_++;
   reaping_++;
@@ -398,16 +326,12 @@ void LinuxAio::run_deferred() {
   if (plug) unplug();
 }
 
-bool LinuxAio::poll() {
-  if (!ring_ || in_flight_ == 0) return false;
-  if (__atomic_load_n(&ring_->head, __ATOMIC_RELAXED) ==
-      __atomic_load_n(&ring_->tail, __ATOMIC_RELAXED)) {
-    return false;
-  }
+bool KernelAio::poll() {
+  if (in_flight_ == 0 || !queue_->ready()) return false;
   return reap_top(kPoll) > 0;
 }
 
-bool LinuxAio::poll_worthwhile() {
+bool KernelAio::poll_worthwhile() {
   if (cfg_.poll_mode == PollMode::kOn) return true;
   bool worth = false;
   // Sampled only here, when the loop is about to wait: in flight dropping to
@@ -424,9 +348,9 @@ bool LinuxAio::poll_worthwhile() {
   return worth;
 }
 
-void LinuxAio::counters(std::vector<DriverCounter>* out) const {
+void KernelAio::counters(std::vector<DriverCounter>* out) const {
   auto add = [out](std::string name, uint64_t v) { out->push_back({std::move(name), v}); };
-  add("aio_io_submit_calls", c_.io_submit_calls);
+  add("aio_submit_calls", c_.submit_calls);
   add("aio_requests_submitted", c_.requests_submitted);
   for (int b = 1; b < kBuckets; b++) {
     add(std::string("aio_requests_per_submit_") + kBucketNames[b], c_.per_submit.n[b]);
@@ -446,8 +370,6 @@ void LinuxAio::counters(std::vector<DriverCounter>* out) const {
   add("aio_ring_full_blocks", c_.ring_full_blocks);
   add("aio_eagain", c_.eagain);
   add("aio_submit_errors", c_.submit_errors);
-  add("aio_getevents_fallbacks", c_.getevents_fallbacks);
-  add("aio_ring_peek", ring_ ? 1 : 0);
   add("aio_batch_limit", uint64_t(batch_));
   add("aio_batch_changes", c_.batch_changes);
   add("aio_poll_withdrawals", c_.poll_withdrawals);
@@ -456,6 +378,7 @@ void LinuxAio::counters(std::vector<DriverCounter>* out) const {
   add("aio_pace_ns", uint64_t(pace_.interval_ns()));
   add("aio_polling", poll_registered_ ? 1 : 0);
   add("aio_in_flight", uint64_t(in_flight_));
+  queue_->counters(out);
 }
 
 }  // namespace blk

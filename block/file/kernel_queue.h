@@ -1,0 +1,101 @@
+// KernelQueue: the mechanism under KernelAio (kernel_aio.h), one per kernel
+// I/O interface: Linux native AIO (libaio_queue.h) or io_uring
+// (uring_queue.h).  KernelAio holds the policy both share (queueing, plug
+// batching, the adaptive batch size, where completions are reaped, busy
+// polling and its governor, resuming coroutines); a KernelQueue only sends
+// requests and hands back completions.
+//
+// Threading: every call on the thread of the loop KernelAio is attached to.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <libaio.h>
+
+#include <coroutine>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "block/driver.h"
+
+namespace blk {
+
+// One read, write or fdatasync.  Lives in the awaiting coroutine's frame
+// and must stay put until KernelAio::submit() resumes it.  The iovec array
+// must stay valid as long.
+struct IoRequest {
+  enum class Op : uint8_t { kRead, kWrite, kFdatasync };
+
+  // libaio's control block, filled by LibaioQueue.  First member: the
+  // kernel's completion event points back at the request through it.
+  struct iocb iocb;
+  Op op = Op::kRead;
+  int fd = -1;
+  const struct iovec* iov = nullptr;
+  int iovcnt = 0;
+  uint64_t offset = 0;
+
+  // KernelAio's bookkeeping.
+  std::coroutine_handle<> waiter;
+  int64_t res = 0;  // byte count or negative errno
+  IoRequest* next = nullptr;
+  bool done = false;
+
+  static IoRequest Read(int fd, const struct iovec* iov, int iovcnt, uint64_t offset) {
+    return Make(Op::kRead, fd, iov, iovcnt, offset);
+  }
+  static IoRequest Write(int fd, const struct iovec* iov, int iovcnt, uint64_t offset) {
+    return Make(Op::kWrite, fd, iov, iovcnt, offset);
+  }
+  static IoRequest Fdatasync(int fd) { return Make(Op::kFdatasync, fd, nullptr, 0, 0); }
+
+ private:
+  static IoRequest Make(Op op, int fd, const struct iovec* iov, int iovcnt, uint64_t offset) {
+    IoRequest r;
+    r.op = op;
+    r.fd = fd;
+    r.iov = iov;
+    r.iovcnt = iovcnt;
+    r.offset = offset;
+    return r;
+  }
+};
+
+struct IoCompletion {
+  IoRequest* req;
+  int64_t res;
+};
+
+class KernelQueue {
+ public:
+  virtual ~KernelQueue() = default;
+
+  // "native" or "io_uring": the aio= value, for counters and messages.
+  virtual const char* name() const = 0;
+  // An eventfd that becomes readable (a new edge per completion; KernelAio
+  // never reads it) when completions arrive.
+  virtual int event_fd() const = 0;
+  // The most requests the queue holds in the kernel at once.
+  virtual int capacity() const = 0;
+
+  // Sends reqs[0..n) in one system call (n >= 1).  Returns how many the
+  // kernel took (1..n: the rest are sent again later), or a negative errno
+  // that concerns the first request only (-EAGAIN: no room right now, try
+  // again after completions).
+  virtual int submit(IoRequest* const* reqs, int n) = 0;
+  // Copies up to `max` completions into `out`; 0 when none is ready.
+  // Without a system call where the interface allows it.
+  virtual int fetch(IoCompletion* out, int max) = 0;
+  // True when fetch() reads completions in user space (no system call):
+  // then ready() is exact and busy polling can work.
+  virtual bool user_space_ring() const = 0;
+  // True when fetch() would find something; only meaningful with
+  // user_space_ring().  Cheap: read by the loop's busy polling.
+  virtual bool ready() const = 0;
+
+  // Appends counters of the mechanism (names prefixed with name()).
+  virtual void counters(std::vector<DriverCounter>* out) const = 0;
+};
+
+}  // namespace blk

@@ -1,0 +1,176 @@
+#include "block/file/uring_queue.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+#include <string>
+
+namespace blk {
+namespace {
+
+// Why io_uring_queue_init failed, in words a user can act on.
+std::string SetupHint(int err) {
+  int disabled = 0;
+  std::ifstream f("/proc/sys/kernel/io_uring_disabled");
+  if (f >> disabled && disabled != 0 && (err == -EPERM || err == -EACCES)) {
+    return " (io_uring is disabled: kernel.io_uring_disabled=" + std::to_string(disabled) +
+           (disabled == 1 ? ", and this process is not in kernel.io_uring_group" : "") + ")";
+  }
+  if (err == -ENOSYS) return " (the kernel has no io_uring, or a seccomp filter blocks it)";
+  if (err == -EPERM) return " (refused: a seccomp filter or a security module?)";
+  if (err == -ENOMEM) return " (locked-memory limit? see ulimit -l)";
+  return "";
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<UringQueue>> UringQueue::Create(const Config& cfg) {
+  std::unique_ptr<UringQueue> q(new UringQueue());
+  const unsigned entries = unsigned(std::max(1, cfg.entries));
+  unsigned base = 0;
+  unsigned idle = 0;
+  if (cfg.sqpoll) {
+    base |= IORING_SETUP_SQPOLL;
+    idle = unsigned(cfg.sqpoll_idle_ms);
+    if (cfg.sqpoll_cpu >= 0) base |= IORING_SETUP_SQ_AFF;
+  }
+  // Newest flags first; -EINVAL means "this kernel does not know a flag".
+  const unsigned tries[] = {IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG, 0};
+  int r = -EINVAL;
+  for (unsigned extra : tries) {
+    struct io_uring_params p {};
+    p.flags = base | extra;
+    p.sq_thread_idle = idle;
+    p.sq_thread_cpu = cfg.sqpoll_cpu >= 0 ? unsigned(cfg.sqpoll_cpu) : 0;
+    r = io_uring_queue_init_params(entries, &q->ring_, &p);
+    if (r == 0) {
+      q->ring_ok_ = true;
+      q->flags_ = p.flags;
+      break;
+    }
+    if (r != -EINVAL) break;
+  }
+  if (r < 0) {
+    return MakeError(r, "io_uring_queue_init(" + std::to_string(entries) +
+                            (cfg.sqpoll ? ", SQPOLL" : "") + "): " + ErrnoString(r) +
+                            SetupHint(r));
+  }
+  // From here the destructor cleans up.
+  q->efd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (q->efd_ < 0) {
+    int e = -errno;
+    return MakeError(e, "eventfd: " + ErrnoString(e));
+  }
+  r = io_uring_register_eventfd(&q->ring_, q->efd_);
+  if (r < 0) return MakeError(r, "io_uring_register_eventfd: " + ErrnoString(r));
+  if (cfg.registered_fd >= 0) {
+    r = io_uring_register_files(&q->ring_, &cfg.registered_fd, 1);
+    if (r < 0) return MakeError(r, "io_uring_register_files: " + ErrnoString(r));
+    q->fixed_fd_ = cfg.registered_fd;
+  }
+  if (cfg.force_async) q->sqe_flags_ = IOSQE_ASYNC;
+  return q;
+}
+
+UringQueue::~UringQueue() {
+  if (ring_ok_) io_uring_queue_exit(&ring_);
+  if (efd_ >= 0) close(efd_);
+}
+
+int UringQueue::submit(IoRequest* const* reqs, int n) {
+  int queued = 0;
+  for (; queued < n; queued++) {
+    struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (!sqe) break;  // SQ ring full (SQPOLL has not consumed it yet)
+    IoRequest* r = reqs[queued];
+    const int fd = r->fd == fixed_fd_ ? 0 : r->fd;
+    switch (r->op) {
+      case IoRequest::Op::kRead:
+        if (r->iovcnt == 1) {
+          io_uring_prep_read(sqe, fd, r->iov[0].iov_base, unsigned(r->iov[0].iov_len), r->offset);
+        } else {
+          io_uring_prep_readv(sqe, fd, r->iov, unsigned(r->iovcnt), r->offset);
+        }
+        break;
+      case IoRequest::Op::kWrite:
+        if (r->iovcnt == 1) {
+          io_uring_prep_write(sqe, fd, r->iov[0].iov_base, unsigned(r->iov[0].iov_len),
+                              r->offset);
+        } else {
+          io_uring_prep_writev(sqe, fd, r->iov, unsigned(r->iovcnt), r->offset);
+        }
+        break;
+      case IoRequest::Op::kFdatasync:
+        io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+        break;
+    }
+    sqe->flags |= sqe_flags_;
+    if (r->fd == fixed_fd_) sqe->flags |= IOSQE_FIXED_FILE;
+    io_uring_sqe_set_data(sqe, r);
+  }
+  if (queued == 0) return -EAGAIN;
+  // The SQEs are in the ring now: the kernel takes them at this enter or,
+  // if it fails for want of resources, at the next one.  Either way they
+  // are in flight from the caller's view, so report them taken.
+  enters_++;
+  sqes_ += uint64_t(queued);
+  int ret;
+  do {
+    ret = io_uring_submit(&ring_);
+  } while (ret == -EINTR);
+  if (ret < 0 && ret != -EAGAIN && ret != -EBUSY) submit_errors_++;
+  // -EAGAIN / -EBUSY (no memory for requests now / a CQ overflow backlog):
+  // the SQEs stay queued; fetch() enters again when it finds nothing.
+  return queued;
+}
+
+int UringQueue::fetch(IoCompletion* out, int max) {
+  struct io_uring_cqe* cqes[64];
+  max = std::min(max, 64);
+  unsigned n = io_uring_peek_batch_cqe(&ring_, cqes, unsigned(max));
+  if (n == 0) {
+    const unsigned sqf = IO_URING_READ_ONCE(*ring_.sq.kflags);
+    if (sqf & IORING_SQ_CQ_OVERFLOW) overflows_++;
+    // Task work to run, an overflow backlog, or SQEs an enter left behind:
+    // one enter flushes them into the CQ ring.
+    if ((sqf & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)) || io_uring_sq_ready(&ring_) > 0) {
+      flush_enters_++;
+      if (io_uring_sq_ready(&ring_) > 0) {
+        io_uring_submit(&ring_);
+      } else {
+        io_uring_get_events(&ring_);
+      }
+      n = io_uring_peek_batch_cqe(&ring_, cqes, unsigned(max));
+    }
+  }
+  for (unsigned i = 0; i < n; i++) {
+    out[i] = {static_cast<IoRequest*>(io_uring_cqe_get_data(cqes[i])), int64_t(cqes[i]->res)};
+  }
+  io_uring_cq_advance(&ring_, n);
+  return int(n);
+}
+
+bool UringQueue::ready() const {
+  // io_uring_cq_ready() is not const in liburing 2.3's signature.
+  const unsigned head = *ring_.cq.khead;
+  const unsigned tail = io_uring_smp_load_acquire(ring_.cq.ktail);
+  if (tail != head) return true;
+  return IO_URING_READ_ONCE(*ring_.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW);
+}
+
+void UringQueue::counters(std::vector<DriverCounter>* out) const {
+  out->push_back({"io_uring_enters", enters_});
+  out->push_back({"io_uring_sqes", sqes_});
+  out->push_back({"io_uring_flush_enters", flush_enters_});
+  out->push_back({"io_uring_cq_overflows", overflows_});
+  out->push_back({"io_uring_submit_errors", submit_errors_});
+  out->push_back({"io_uring_setup_flags", flags_});
+  out->push_back({"io_uring_sqpoll", (flags_ & IORING_SETUP_SQPOLL) ? 1u : 0u});
+  out->push_back({"io_uring_registered_file", fixed_fd_ >= 0 ? 1u : 0u});
+  out->push_back({"io_uring_force_async", sqe_flags_ & IOSQE_ASYNC ? 1u : 0u});
+}
+
+}  // namespace blk
