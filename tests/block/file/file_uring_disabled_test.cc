@@ -25,7 +25,9 @@ class UringDisabledTest : public ::testing::Test {
     changed_ = true;
   }
   void TearDown() override {
-    if (changed_) EXPECT_TRUE(Write(saved_)) << "could not restore " << kSysctl;
+    if (changed_) {
+      EXPECT_TRUE(Write(saved_)) << "could not restore " << kSysctl;
+    }
   }
   static bool Write(int v) {
     std::ofstream out(kSysctl);
