@@ -14,6 +14,8 @@
 #      the C program links no Ceph library.
 # Under --config=asan the library is instrumented: the consumers are then
 # compiled with the same sanitizers (a `cc`/`c++` first in PATH adds them).
+# No `cmd | grep -q` or `| head` below: under pipefail the writer's SIGPIPE
+# would turn a match into a failure.
 set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -45,10 +47,12 @@ step "exported symbols"
 nm -D --defined-only "$lib/libblkstack.so" | awk 'NF == 3 && $2 != "A" { sub(/@.*/, "", $3); print $3 }' | c++filt > "$T/exports"
 n=$(wc -l < "$T/exports")
 ((n > 100)) || fail "only $n symbols exported"
-if grep -v -e '^blkstack_' -e 'blk::' "$T/exports" | head -5 | grep .; then
+grep -v -e '^blkstack_' -e 'blk::' "$T/exports" > "$T/foreign" || true
+if [[ -s "$T/foreign" ]]; then
+  head -5 "$T/foreign"
   fail "symbols outside blkstack_* and blk:: are exported (above)"
 fi
-if grep -i nlohmann "$T/exports" | head -3 | grep .; then fail "nlohmann symbols exported"; fi
+if grep -qi nlohmann "$T/exports"; then fail "nlohmann symbols exported"; fi
 declared=$(grep -o '\bblkstack_[a-z_0-9]*(' "$prefix/include/blkstack/block/capi/blkstack.h" | tr -d '(' | sort -u)
 [[ -n "$declared" ]] || fail "no function found in blkstack.h"
 for f in $declared; do
@@ -58,7 +62,8 @@ echo "$n symbols exported; all $(echo "$declared" | wc -l) C API functions among
 
 # Sanitizer flags matching the library's build (none in the optimised run).
 san=""
-if nm -D "$lib/libblkstack.so" | grep -q ' U __asan_init'; then
+nm -D "$lib/libblkstack.so" > "$T/dynsyms"
+if grep -q ' U __asan_init' "$T/dynsyms"; then
   san="-fsanitize=address,undefined"
 fi
 mkdir -p "$T/bin"
@@ -101,8 +106,11 @@ snip docs/embedding.md embedding_c app.c
 snip docs/embedding.md install_pkgconfig build.sh
 sh -ex build.sh
 [[ -x app ]] || fail "the pkg-config command built no ./app"
-if ldd ./app | grep -Ei 'rbd|rados|ceph'; then fail "the C consumer links Ceph (above)"; fi
-ldd ./app | grep -q "$lib/libblkstack.so.$SOVERSION" || { ldd ./app; fail "app does not use the installed library"; }
+# (ldd's output in a file: `ldd | grep -q` under pipefail fails when grep
+# exits before ldd has written everything.)
+ldd ./app > ldd.txt
+if grep -Ei 'rbd|rados|ceph' ldd.txt; then fail "the C consumer links Ceph (above)"; fi
+grep -qF "$lib/libblkstack.so.$SOVERSION" ldd.txt || { cat ldd.txt; fail "app does not use the installed library"; }
 run_both ./app
 
 step "C++ with CMake (shared and static)"
@@ -117,7 +125,8 @@ CMAKE
 cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$lib" > cmake.log ||
   { cat cmake.log; fail "cmake configure"; }
 cmake --build build || fail "cmake build"
-if readelf -d build/app_static | grep -q 'libblkstack'; then fail "app_static needs libblkstack.so"; fi
+readelf -d build/app_static > static.dyn
+if grep -q 'libblkstack' static.dyn; then fail "app_static needs libblkstack.so"; fi
 run_both build/app
 run_both build/app_static
 
