@@ -130,22 +130,21 @@ int UringQueue::submit(IoRequest* const* reqs, int n) {
 int UringQueue::fetch(IoCompletion* out, int max) {
   struct io_uring_cqe* cqes[64];
   max = std::min(max, 64);
-  unsigned n = io_uring_peek_batch_cqe(&ring_, cqes, unsigned(max));
-  if (n == 0) {
-    const unsigned sqf = IO_URING_READ_ONCE(*ring_.sq.kflags);
-    if (sqf & IORING_SQ_CQ_OVERFLOW) overflows_++;
-    // Task work to run, an overflow backlog, or SQEs an enter left behind:
-    // one enter flushes them into the CQ ring.
-    if ((sqf & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)) || io_uring_sq_ready(&ring_) > 0) {
-      flush_enters_++;
-      if (io_uring_sq_ready(&ring_) > 0) {
-        io_uring_submit(&ring_);
-      } else {
-        io_uring_get_events(&ring_);
-      }
-      n = io_uring_peek_batch_cqe(&ring_, cqes, unsigned(max));
-    }
+  const unsigned sqf = IO_URING_READ_ONCE(*ring_.sq.kflags);
+  if (sqf & IORING_SQ_CQ_OVERFLOW) overflows_++;
+  // SQEs an enter refused (-EAGAIN / -EBUSY) are still in the SQ ring: send
+  // them again.  With SQPOLL they are the kernel thread's to take; this
+  // only wakes it if it sleeps.
+  if (io_uring_sq_ready(&ring_) > 0) {
+    if (!(flags_ & IORING_SETUP_SQPOLL)) flush_enters_++;
+    io_uring_submit(&ring_);
   }
+  // An empty CQ ring with task work or an overflow backlog pending: the
+  // peek enters the kernel once (IORING_ENTER_GETEVENTS) to flush them.
+  if (io_uring_cq_ready(&ring_) == 0 && (sqf & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW))) {
+    flush_enters_++;
+  }
+  const unsigned n = io_uring_peek_batch_cqe(&ring_, cqes, unsigned(max));
   for (unsigned i = 0; i < n; i++) {
     out[i] = {static_cast<IoRequest*>(io_uring_cqe_get_data(cqes[i])), int64_t(cqes[i]->res)};
   }

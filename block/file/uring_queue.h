@@ -77,7 +77,7 @@ class UringQueue final : public KernelQueue {
   uint8_t sqe_flags_ = 0;  // IOSQE_ASYNC with force_async
   uint64_t enters_ = 0;
   uint64_t sqes_ = 0;
-  uint64_t flush_enters_ = 0;  // enters of an empty peek (task work / overflow)
+  uint64_t flush_enters_ = 0;  // peeks that entered: task work, overflow, SQEs left
   uint64_t overflows_ = 0;     // peeks that saw IORING_SQ_CQ_OVERFLOW
   uint64_t submit_errors_ = 0;
 };

@@ -360,6 +360,39 @@ TEST(FileAioTest, EagainKeepsRequestsQueued) {
   }
 }
 
+// io_uring with far more requests in flight than its completion ring
+// holds (2 SQ entries, 4 CQ entries, 200 in flight): the kernel keeps the
+// surplus on its overflow list and flags IORING_SQ_CQ_OVERFLOW; the peeks
+// flush it with an enter.  Every request completes, with its data.
+TEST(FileAioTest, IoUringCqOverflowLosesNothing) {
+  AioContext ctx;
+  const int n = 200;
+  TempFile f(uint64_t(n) * 4096);
+  auto b = Open(ctx, "driver=file,filename=" + f.path() +
+                         ",aio=io_uring,cache.direct=on,aio-ring-size=2,aio-max-inflight=100000,"
+                         "peek-after-submit=off,aio-max-batch=64,aio-poll=off");
+  ASSERT_TRUE(b);
+  std::vector<AlignedBuffer> bufs;
+  for (int i = 0; i < n; i++) bufs.push_back(Filled(4096, uint8_t(i * 3 + 1)));
+  int failures = 0;
+  RunSync(ctx, ManyRequests(*b, n, &failures, &bufs, true));
+  ASSERT_EQ(failures, 0);
+  std::vector<AlignedBuffer> rbufs;
+  for (int i = 0; i < n; i++) rbufs.push_back(AlignedBuffer(4096));
+  RunSync(ctx, ManyRequests(*b, n, &failures, &rbufs, false));
+  ASSERT_EQ(failures, 0);
+  for (int i = 0; i < n; i++) {
+    ASSERT_EQ(memcmp(rbufs[i].data(), bufs[i].data(), 4096), 0) << i;
+  }
+  EXPECT_EQ(Counter(*b, "aio_requests_submitted"), uint64_t(2 * n));
+  EXPECT_EQ(Counter(*b, "io_uring_sqes"), uint64_t(2 * n));
+  // Submissions of at most 2 SQEs (the SQ ring's size), many in flight.
+  EXPECT_GE(Counter(*b, "io_uring_enters"), uint64_t(n));
+  EXPECT_GT(Counter(*b, "io_uring_cq_overflows"), 0u);
+  EXPECT_EQ(Counter(*b, "io_uring_submit_errors"), 0u);
+  EXPECT_EQ(Counter(*b, "aio_in_flight"), 0u);
+}
+
 // The loop's busy polling reaps completions from the ring.
 TEST(FileAioTest, PollHandlerReapsWhenPolling) {
   AioContext ctx;
