@@ -33,10 +33,10 @@ Expected<std::vector<OutputFormat>> ParseOutputFormats(std::string_view text) {
     } else if (item == "json+") {
       f = OutputFormat::kJsonPlus;
     } else if (item == "terse") {
-      return FlagError("output-format", "format 'terse' is not supported by block-bench");
+      f = OutputFormat::kTerse;
     } else {
-      return FlagError("output-format",
-                       "expected normal, json or json+ (comma-separated), got " + QuoteInput(item));
+      return FlagError("output-format", "expected normal, json, json+ or terse (comma-separated), "
+                                        "got " + QuoteInput(item));
     }
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
   }
@@ -173,6 +173,27 @@ class Parser {
       }
       return {};
     }
+    if (name == "minimal" || name == "append-terse") {
+      if (value) return FlagError(name, "takes no value");
+      auto& f = out_.flags.output_formats;
+      if (name == "minimal") f = {OutputFormat::kTerse};
+      else if (std::find(f.begin(), f.end(), OutputFormat::kTerse) == f.end()) f.push_back(OutputFormat::kTerse);
+      return {};
+    }
+    if (name == "terse-version") {
+      Expected<std::string> v = FlagValue(name, value);
+      if (!v.ok()) return v.error();
+      const std::string& t = v.value();
+      if (t == "2") {
+        return FlagError(name, "version 2 (no fio version field, description on its own "
+                               "line) is not supported by block-bench; use 3, 4 or 5");
+      }
+      if (t != "3" && t != "4" && t != "5") {
+        return FlagError(name, "expected 3, 4 or 5, got " + QuoteInput(t));
+      }
+      out_.flags.terse_version = t[0] - '0';
+      return {};
+    }
     // Bare flags: present or not, never a value.
     static constexpr struct {
       std::string_view name;
@@ -248,6 +269,7 @@ std::string_view Name(OutputFormat v) {
     case OutputFormat::kNormal: return "normal";
     case OutputFormat::kJson: return "json";
     case OutputFormat::kJsonPlus: return "json+";
+    case OutputFormat::kTerse: return "terse";
   }
   return "?";
 }
@@ -285,7 +307,9 @@ std::string UsageText(std::string_view program) {
       "before the first --name apply to all jobs.\n\n"
       "flags:\n"
       "  --output=FILE              write the report to FILE\n"
-      "  --output-format=FMT[,FMT]  normal (default), json, json+\n"
+      "  --output-format=FMT[,FMT]  normal (default), json, json+, terse (fio's --minimal lines)\n"
+      "  --minimal                  --output-format=terse;  --append-terse: add terse lines\n"
+      "  --terse-version=N          layout of terse lines: 3 (default), 4 or 5, as fio's\n"
       "  --parse-only               parse the jobs and exit\n"
       "  --showcmd                  print the jobs as a command line and exit\n"
       "  --eta=WHEN                 always, never or auto (default)\n"

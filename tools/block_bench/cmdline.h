@@ -36,15 +36,18 @@
 
 namespace blk::bench {
 
-enum class OutputFormat { kNormal, kJson, kJsonPlus };
+enum class OutputFormat { kNormal, kJson, kJsonPlus, kTerse };
 enum class EtaMode { kAuto, kAlways, kNever };
 
-std::string_view Name(OutputFormat v);  // "normal", "json", "json+"
+std::string_view Name(OutputFormat v);  // "normal", "json", "json+", "terse"
 std::string_view Name(EtaMode v);       // "auto", "always", "never"
 
 struct ToolFlags {
   std::string output;  // empty: standard output
   std::vector<OutputFormat> output_formats = {OutputFormat::kNormal};  // no duplicates
+  // --terse-version: the layout of terse lines (fio's 3, 4 or 5; 2 is
+  // refused).  --minimal is --output-format=terse; --append-terse adds terse.
+  int terse_version = 3;
   bool parse_only = false;
   bool showcmd = false;
   bool version = false;

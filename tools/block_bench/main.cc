@@ -33,6 +33,7 @@
 #include "tools/block_bench/parse_env.h"
 #include "tools/block_bench/render.h"
 #include "tools/block_bench/report/report.h"
+#include "tools/block_bench/report/terse.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/target.h"
@@ -145,7 +146,7 @@ int Main(int argc, char** argv) {
   bool want_json = false, want_normal = false;
   for (OutputFormat f : flags.output_formats) {
     if (f == OutputFormat::kNormal) want_normal = true;
-    else want_json = true;
+    else if (f != OutputFormat::kTerse) want_json = true;
   }
   FILE* out = stdout;
   if (!flags.output.empty()) {
@@ -274,6 +275,8 @@ int Main(int argc, char** argv) {
         std::fputs("\n", out);
         std::fputs(TextReport(rr, flags.blkstack_counters).c_str(), out);
       }
+    } else if (f == OutputFormat::kTerse) {
+      std::fputs(TerseReport(JsonReport(rr, false), flags.terse_version).c_str(), out);
     } else {
       std::string doc = JsonReport(rr, f == OutputFormat::kJsonPlus).dump(2);
       std::fputs(doc.c_str(), out);

@@ -45,6 +45,20 @@ TEST(ToolFlags, AllFlags) {
   EXPECT_EQ(Name(EtaMode::kNever), "never");
 }
 
+// fio's terse flags: --minimal replaces the formats, --append-terse adds
+// terse once, --terse-version picks the layout.
+TEST(ToolFlags, TerseFlags) {
+  EXPECT_EQ(Ok({"--minimal", "--name=x"}).flags.output_formats,
+            std::vector<OutputFormat>{OutputFormat::kTerse});
+  EXPECT_EQ(Ok({"--output-format=json", "--append-terse", "--append-terse", "--name=x"}).flags.output_formats,
+            (std::vector<OutputFormat>{OutputFormat::kJson, OutputFormat::kTerse}));
+  EXPECT_EQ(Ok({"--output-format=terse,normal", "--name=x"}).flags.output_formats,
+            (std::vector<OutputFormat>{OutputFormat::kTerse, OutputFormat::kNormal}));
+  EXPECT_EQ(Ok({"--name=x"}).flags.terse_version, 3);
+  EXPECT_EQ(Ok({"--terse-version=5", "--name=x"}).flags.terse_version, 5);
+  EXPECT_EQ(Name(OutputFormat::kTerse), "terse");
+}
+
 // fio's flags that harnesses pass to every run.
 TEST(ToolFlags, FioHarnessFlags) {
   const CommandLine c = Ok({"--max-jobs=8", "--warnings-fatal", "--bandwidth-log", "--alloc-size=4096",
@@ -88,10 +102,14 @@ TEST(ToolFlags, HelpAndVersionNeedNoJobs) {
 }
 
 TEST(ToolFlags, Errors) {
-  EXPECT_EQ(CmdError({"--output-format=terse", "--name=x"}),
-            "<command line>: option '--output-format': format 'terse' is not supported by block-bench");
+  EXPECT_NE(CmdError({"--terse-version=2", "--name=x"}).find("version 2 (no fio version field"),
+            std::string::npos);
+  EXPECT_EQ(CmdError({"--terse-version=6", "--name=x"}),
+            "<command line>: option '--terse-version': expected 3, 4 or 5, got '6'");
+  EXPECT_EQ(CmdError({"--minimal=1", "--name=x"}),
+            "<command line>: option '--minimal': takes no value");
   EXPECT_EQ(CmdError({"--output-format=xml", "--name=x"}),
-            "<command line>: option '--output-format': expected normal, json or json+ (comma-separated), got 'xml'");
+            "<command line>: option '--output-format': expected normal, json, json+ or terse (comma-separated), got 'xml'");
   EXPECT_EQ(CmdError({"--eta=sometimes", "--name=x"}),
             "<command line>: option '--eta': expected always, never or auto, got 'sometimes'");
   EXPECT_EQ(CmdError({"--showcmd=1", "--name=x"}), "<command line>: option '--showcmd': takes no value");
