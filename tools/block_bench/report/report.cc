@@ -561,6 +561,17 @@ std::string TextReport(const RunResult& run, bool counters) {
                (unsigned long long)rmax);
     }
   }
+  if (!run.disk_util.empty()) {
+    o += "\nDisk stats (read/write):\n";
+    for (const DiskUtil& d : run.disk_util) {
+      const DiskCounters& c = d.delta;
+      o += Fmt("  %s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, in_queue=%llu, util=%3.2f%%\n",
+               d.name.c_str(), (unsigned long long)c.read_ios, (unsigned long long)c.write_ios,
+               (unsigned long long)c.read_merges, (unsigned long long)c.write_merges,
+               (unsigned long long)c.read_ticks, (unsigned long long)c.write_ticks,
+               (unsigned long long)c.in_queue, d.util);
+    }
+  }
   return o;
 }
 
@@ -667,6 +678,23 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     jobs.push_back(j);
   }
   top["jobs"] = jobs;
+  if (!run.disk_util.empty()) {
+    ojson disks = ojson::array();
+    for (const DiskUtil& d : run.disk_util) {
+      ojson o;
+      o["name"] = d.name;
+      o["read_ios"] = d.delta.read_ios;
+      o["write_ios"] = d.delta.write_ios;
+      o["read_merges"] = d.delta.read_merges;
+      o["write_merges"] = d.delta.write_merges;
+      o["read_ticks"] = d.delta.read_ticks;
+      o["write_ticks"] = d.delta.write_ticks;
+      o["in_queue"] = d.delta.in_queue;
+      o["util"] = d.util;
+      disks.push_back(std::move(o));
+    }
+    top["disk_util"] = std::move(disks);
+  }
   return top;
 }
 

@@ -100,7 +100,8 @@ std::string Buckets(const json& o, std::initializer_list<const char*> keys, cons
   return out;
 }
 
-std::string JobLine(const json& job, const std::string& fio_version, int version) {
+std::string JobLine(const json& job, const json& disks, const std::string& fio_version,
+                    int version) {
   std::string out = F("%d;", version) + fio_version + ";" + job.value("jobname", std::string()) +
                     F(";%" PRIu64 ";%" PRIu64, U64(job, "groupid"), U64(job, "error"));
   if (job.contains("mixed")) {
@@ -128,6 +129,17 @@ std::string JobLine(const json& job, const std::string& fio_version, int version
   out += Buckets(job.value("latency_ms", none),
                  {"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"},
                  ";%3.2f%%");
+  // fio appends every disk of the run to each job's line.
+  if (disks.is_array()) {
+    for (const json& d : disks) {
+      out += ";" + d.value("name", std::string()) +
+             F(";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64
+               ";%3.2f%%",
+               U64(d, "read_ios"), U64(d, "write_ios"), U64(d, "read_merges"),
+               U64(d, "write_merges"), U64(d, "read_ticks"), U64(d, "write_ticks"),
+               U64(d, "in_queue"), Num(d, "util"));
+    }
+  }
   const json opts = job.value("job options", none);
   if (opts.contains("continue_on_error") && opts["continue_on_error"] != "none") {
     out += F(";%" PRIu64 ";%" PRIu64, U64(job, "total_err"), U64(job, "first_error"));
@@ -144,7 +156,8 @@ std::string TerseReport(const json& doc, int version) {
   const std::string fio_version = doc.value("fio version", std::string("block-bench"));
   std::string out;
   if (doc.contains("jobs")) {
-    for (const json& job : doc["jobs"]) out += JobLine(job, fio_version, version);
+    const json disks = doc.value("disk_util", json::array());
+    for (const json& job : doc["jobs"]) out += JobLine(job, disks, fio_version, version);
   }
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include "tools/block_bench/run/resources.h"
 #include "tools/block_bench/run/steady.h"
+#include "tools/block_bench/run/target.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/worker.h"
 #include "util/clock.h"
@@ -300,6 +301,16 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   TraceCache traces;  // read_iolog traces, shared by the clones replaying one
   std::vector<size_t> first_clone;
   MakeClones(jobs, &rr, &first_clone);
+  // fio's disk statistics: the devices under the file targets, over the run.
+  std::vector<std::string> paths;
+  for (const JobOptions& job : jobs) {
+    for (uint32_t c = 0; c < std::max<uint32_t>(1, job.numjobs); c++) {
+      if (auto t = JobTarget(job, c); t.ok() && !t.value().filename.empty()) {
+        paths.push_back(t.value().filename);
+      }
+    }
+  }
+  const DiskWatch disks(paths);
   std::vector<LiveCounters> live(rr.clones.size());
   const StopSource* stop = opts.stop;
   size_t i = 0;
@@ -318,6 +329,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   if (stop && stop->requested()) rr.interrupted_by = stop->signal() ? stop->signal() : -1;
   for (size_t k = i < jobs.size() ? first_clone[i] : rr.clones.size(); k < rr.clones.size(); k++)
     rr.clones[k].not_run = true;
+  rr.disk_util = disks.Finish();
   return rr;
 }
 

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "tools/block_bench/job.h"
+#include "tools/block_bench/run/disk_stats.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/result.h"
 #include "util/result.h"
@@ -64,6 +65,8 @@ struct RunOptions {
 
 struct RunResult {
   std::vector<CloneResult> clones;  // job order, then clone order
+  // fio's "Disk stats": the block devices under the targets, over the run.
+  std::vector<DiskUtil> disk_util;
   int64_t start_unix_ms = 0;
   // Set when the run could not start at all (resource limits): no clone ran.
   std::optional<Error> setup_error;
