@@ -18,16 +18,9 @@ Error OptionError(const RawOption& opt, const std::string& detail) {
 
 Error UnknownOption(const RawOption& opt) {
   const std::string shown = QuoteInput(DisplayName(opt.name, opt.where));
-  if (IsUnsupportedFioOption(opt.name)) {
-    std::string why;
-    if (opt.name == "fixedbufs") {
-      why = " (io_uring fixed buffers: the file driver's requests carry the caller's buffers, "
-            "which are not registered with the ring)";
-    } else if (opt.name == "hipri" || opt.name == "hipri_percentage") {
-      why = " (polled completions, IORING_SETUP_IOPOLL, are not implemented in the file driver)";
-    }
+  if (std::optional<std::string_view> why = UnsupportedFioOptionReason(opt.name)) {
     return MakeError(-ENOTSUP, opt.where.ToString() + ": option " + shown +
-                                   " is not supported by block-bench" + why);
+                                   " is not supported by block-bench (" + std::string(*why) + ")");
   }
   std::string msg = opt.where.ToString() + ": unknown option " + shown;
   if (std::optional<std::string> close = SuggestOption(opt.name)) {

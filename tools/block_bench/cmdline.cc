@@ -77,7 +77,7 @@ class Parser {
     Expected<std::vector<JobOptions>> jobs = BuildJobs(groups_, defaults);
     if (!jobs.ok()) return jobs.error();
     out_.jobs = std::move(jobs.value());
-    if (out_.flags.help || out_.flags.version) return std::move(out_);
+    if (out_.flags.help || out_.flags.version || out_.flags.cmdhelp) return std::move(out_);
     for (size_t k = 0; k < out_.job_files.size(); ++k) {
       Expected<std::vector<JobOptions>> file_jobs = ParseJobFile(out_.job_files[k], env_, defaults);
       if (!file_jobs.ok()) return file_jobs.error();
@@ -178,6 +178,10 @@ class Parser {
       auto& f = out_.flags.output_formats;
       if (name == "minimal") f = {OutputFormat::kTerse};
       else if (std::find(f.begin(), f.end(), OutputFormat::kTerse) == f.end()) f.push_back(OutputFormat::kTerse);
+      return {};
+    }
+    if (name == "cmdhelp") {
+      out_.flags.cmdhelp = value.value_or("all");
       return {};
     }
     if (name == "terse-version") {
@@ -321,6 +325,8 @@ std::string UsageText(std::string_view program) {
       "  --bandwidth-log            write agg-read_bw.log etc.: all clones' bandwidth\n"
       "  --blkstack-counters        also print the driver counters in the text report\n"
       "  --alloc-size=KB, --aux-path=DIR   fio's; accepted, no effect (no pool, no aux files)\n"
+      "  --cmdhelp[=OPT,...|all]    whether each fio option is supported (and its help) or\n"
+      "                             refused (and why); all: every supported option\n"
       "  --version                  print the version and exit\n"
       "  --help, -h                 print this help and exit\n\n"
       "job options:\n";
@@ -330,6 +336,34 @@ std::string UsageText(std::string_view program) {
     out += "  " + names;
     out += std::string(names.size() < 28 ? 28 - names.size() : 1, ' ');
     out += std::string(s.help) + "\n";
+  }
+  return out;
+}
+
+std::string CmdHelp(std::string_view which, bool* all_known) {
+  *all_known = true;
+  std::string out;
+  if (which == "all") {
+    for (const OptionSpec& s : OptionTable()) {
+      out += std::string(s.name) + ": supported: " + std::string(s.help) + "\n";
+      for (std::string_view alias : s.aliases) {
+        out += std::string(alias) + ": supported (alias of " + std::string(s.name) + ")\n";
+      }
+    }
+    return out;
+  }
+  for (std::string_view name : SplitTopLevel(which, ',')) {
+    name = Trim(name);
+    if (const OptionSpec* s = FindOption(name)) {
+      out += std::string(name) + ": supported" +
+             (s->name != name ? " (alias of " + std::string(s->name) + ")" : std::string()) +
+             ": " + std::string(s->help) + "\n";
+    } else if (std::optional<std::string_view> why = UnsupportedFioOptionReason(name)) {
+      out += std::string(name) + ": refused: " + std::string(*why) + "\n";
+    } else {
+      out += std::string(name) + ": unknown to block-bench\n";
+      *all_known = false;
+    }
   }
   return out;
 }

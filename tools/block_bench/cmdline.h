@@ -48,6 +48,9 @@ struct ToolFlags {
   // --terse-version: the layout of terse lines (fio's 3, 4 or 5; 2 is
   // refused).  --minimal is --output-format=terse; --append-terse adds terse.
   int terse_version = 3;
+  // --cmdhelp[=NAME[,NAME...]|all]: what block-bench does with each fio
+  // option ("all": every option it supports), then exit.
+  std::optional<std::string> cmdhelp;
   bool parse_only = false;
   bool showcmd = false;
   bool version = false;
@@ -79,6 +82,12 @@ struct CommandLine {
 // Parses `args` (argv without the program name).  Job files are read through
 // env.read_file.  Unless --help or --version is given, at least one job is
 // required; with either of them job files are not read.
+// --cmdhelp's text: for `which` = "all", every supported option with its
+// help; else, for each comma-separated name, "NAME: supported: help",
+// "NAME: refused: reason" or "NAME: unknown to block-bench" (then
+// *all_known is false).
+std::string CmdHelp(std::string_view which, bool* all_known);
+
 Expected<CommandLine> ParseCommandLine(const std::vector<std::string>& args,
                                        const ParseEnvironment& env);
 

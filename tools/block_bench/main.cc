@@ -115,6 +115,11 @@ int Main(int argc, char** argv) {
     std::printf("%s\n", kBenchVersion);
     return 0;
   }
+  if (flags.cmdhelp) {
+    bool all_known = true;
+    std::fputs(CmdHelp(*flags.cmdhelp, &all_known).c_str(), stdout);
+    return all_known ? 0 : 1;
+  }
   if (flags.showcmd) {
     std::printf("%s\n", ShowCommand(cl->jobs).c_str());
     return 0;

@@ -67,8 +67,9 @@ inline constexpr size_t kMaxSuggestedNameLength = 64;
 // Nullopt for names longer than kMaxSuggestedNameLength.
 std::optional<std::string> SuggestOption(std::string_view name);
 
-// True if `name` is a fio option that block-bench deliberately rejects.
-bool IsUnsupportedFioOption(std::string_view name);
+// The reason block-bench refuses the fio option `name`, or nullopt if it is
+// not one it refuses on purpose (it is supported, or unknown).
+std::optional<std::string_view> UnsupportedFioOptionReason(std::string_view name);
 
 // The defaults every renderer compares against.
 const JobOptions& DefaultJob();

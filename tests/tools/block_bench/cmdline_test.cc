@@ -229,7 +229,8 @@ TEST(Errors, OptionErrorsNameTheOption) {
   EXPECT_EQ(CmdError({"--name=x", "--iodepht=4"}),
             "<command line>: unknown option '--iodepht' (did you mean '--iodepth'?)");
   EXPECT_EQ(CmdError({"--name=x", "--gtod_reduce=1"}),
-            "<command line>: option '--gtod_reduce' is not supported by block-bench");
+            "<command line>: option '--gtod_reduce' is not supported by block-bench (every I/O is "
+            "timed with CLOCK_MONOTONIC; there is no reduced or alternative clock)");
   EXPECT_EQ(CmdError({"--name=x", "--iodepth"}), "<command line>: option '--iodepth': requires a value");
   EXPECT_EQ(CmdError({"--name=x", "--pool=p"}),
             "<command line>: option '--pool' is only valid with ioengine=rbd (ioengine is psync)");
@@ -291,6 +292,33 @@ TEST(Errors, JobFileErrorsKeepTheirLocation) {
             "bad.fio:3: option 'bs': expected a size >= 1 (a number with an optional k/m/g/t/p suffix), got "
             "'big'");
   EXPECT_EQ(CmdError({"missing.fio"}, fake), "cannot read job file 'missing.fio': No such file or directory");
+}
+
+}  // namespace
+}  // namespace blk::bench
+
+namespace blk::bench {
+namespace {
+
+// --cmdhelp: supported (with the alias named), refused with the reason,
+// unknown; "all" lists every supported option.
+TEST(ToolFlags, CmdHelp) {
+  bool known = false;
+  const std::string s = CmdHelp("bs, readwrite,gtod_reduce", &known);
+  EXPECT_TRUE(known);
+  EXPECT_EQ(s.rfind("bs: supported: ", 0), 0u) << s;
+  EXPECT_NE(s.find("\nreadwrite: supported (alias of rw): "), std::string::npos) << s;
+  EXPECT_NE(s.find("\ngtod_reduce: refused: every I/O is timed with CLOCK_MONOTONIC"),
+            std::string::npos) << s;
+  EXPECT_EQ(CmdHelp("hostname", &known), "hostname: unknown to block-bench\n");
+  EXPECT_FALSE(known);
+  const std::string all = CmdHelp("all", &known);
+  EXPECT_TRUE(known);
+  EXPECT_NE(all.find("\niodepth: supported: "), std::string::npos);
+  EXPECT_EQ(all.find("refused"), std::string::npos);
+  const CommandLine c = Ok({"--cmdhelp=bs"});  // no job needed
+  EXPECT_EQ(c.flags.cmdhelp, std::optional<std::string>("bs"));
+  EXPECT_EQ(Ok({"--cmdhelp"}).flags.cmdhelp, std::optional<std::string>("all"));
 }
 
 }  // namespace
