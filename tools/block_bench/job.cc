@@ -54,6 +54,12 @@ std::string_view Name(VerifyMethod v) {
   switch (v) {
     case VerifyMethod::kNone: return "none";
     case VerifyMethod::kCrc32c: return "crc32c";
+    case VerifyMethod::kCrc32: return "crc32";
+    case VerifyMethod::kMd5: return "md5";
+    case VerifyMethod::kSha1: return "sha1";
+    case VerifyMethod::kSha256: return "sha256";
+    case VerifyMethod::kSha512: return "sha512";
+    case VerifyMethod::kXxhash: return "xxhash";
   }
   return "?";
 }

@@ -59,7 +59,7 @@ struct SteadyState {
   bool pct = true;
   friend bool operator==(const SteadyState&, const SteadyState&) = default;
 };
-enum class VerifyMethod { kNone, kCrc32c };
+enum class VerifyMethod { kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash };
 // fio's unified_rw_reporting: per direction (none), their sum only ("mixed"),
 // or both.
 enum class UnifiedRw { kNone, kMixed, kBoth };

@@ -14,20 +14,27 @@ OptionSpec Verify() {
   OptionSpec s;
   s.name = "verify";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "0" || *v == "none") {
-      job.verify = VerifyMethod::kNone;
-    } else if (*v == "crc32c" || *v == "crc32c-intel") {
-      job.verify = VerifyMethod::kCrc32c;
-    } else {
-      return ValueError("unsupported verify method " + QuoteInput(*v) +
-                        " (block-bench supports 0, none, crc32c, crc32c-intel)");
+    static constexpr std::pair<std::string_view, VerifyMethod> kMethods[] = {
+        {"0", VerifyMethod::kNone},        {"none", VerifyMethod::kNone},
+        {"crc32c", VerifyMethod::kCrc32c}, {"crc32c-intel", VerifyMethod::kCrc32c},
+        {"crc32", VerifyMethod::kCrc32},   {"md5", VerifyMethod::kMd5},
+        {"sha1", VerifyMethod::kSha1},     {"sha256", VerifyMethod::kSha256},
+        {"sha512", VerifyMethod::kSha512}, {"xxhash", VerifyMethod::kXxhash}};
+    for (const auto& [name, m] : kMethods) {
+      if (*v == name) {
+        job.verify = m;
+        return {};
+      }
     }
-    return {};
+    return ValueError("unsupported verify method " + QuoteInput(*v) +
+                      " (block-bench supports 0, none, crc32c, crc32c-intel, crc32, md5, sha1, "
+                      "sha256, sha512, xxhash; not crc64, crc16, crc7, sha3-*, meta, pattern)");
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.verify != DefaultJob().verify) out.push_back({std::string(n), std::string(Name(job.verify))});
   };
-  s.help = "verify written data: 0/none (default) or crc32c";
+  s.help = "verify written data: 0/none (default), crc32c, crc32, md5, sha1, sha256, sha512, "
+           "xxhash";
   return s;
 }
 

@@ -10,14 +10,20 @@ namespace {
 
 using testing::ParseOne;
 
-TEST(VerifyOption, OnlyCrc32cOrNone) {
+TEST(VerifyOption, Methods) {
   EXPECT_EQ(ParseOne("").verify, VerifyMethod::kNone);
   EXPECT_EQ(ParseOne("verify=crc32c").verify, VerifyMethod::kCrc32c);
   EXPECT_EQ(ParseOne("verify=crc32c-intel").verify, VerifyMethod::kCrc32c);
   EXPECT_EQ(ParseOne("verify=crc32c\nverify=0").verify, VerifyMethod::kNone);
   EXPECT_EQ(ParseOne("verify=crc32c\nverify=none").verify, VerifyMethod::kNone);
-  EXPECT_OPTION_ERROR("verify=md5", 2, "verify", "unsupported verify method 'md5'");
-  EXPECT_OPTION_ERROR("verify=crc32", 2, "verify", "unsupported verify method 'crc32'");
+  EXPECT_EQ(ParseOne("verify=md5").verify, VerifyMethod::kMd5);
+  EXPECT_EQ(ParseOne("verify=crc32").verify, VerifyMethod::kCrc32);
+  EXPECT_EQ(ParseOne("verify=sha1").verify, VerifyMethod::kSha1);
+  EXPECT_EQ(ParseOne("verify=sha256").verify, VerifyMethod::kSha256);
+  EXPECT_EQ(ParseOne("verify=sha512").verify, VerifyMethod::kSha512);
+  EXPECT_EQ(ParseOne("verify=xxhash").verify, VerifyMethod::kXxhash);
+  EXPECT_OPTION_ERROR("verify=crc64", 2, "verify", "unsupported verify method 'crc64'");
+  EXPECT_OPTION_ERROR("verify=sha3-256", 2, "verify", "not crc64, crc16, crc7, sha3-*");
 }
 
 TEST(VerifyOption, CompanionBooleans) {

@@ -1,6 +1,8 @@
 #include "tools/block_bench/run/verify.h"
 
 #include <isa-l/crc.h>
+#include <openssl/evp.h>
+#include <xxhash.h>
 
 #include <cstdio>
 #include <cstring>
@@ -18,7 +20,88 @@ struct Header {
   uint32_t crc;
   uint32_t pad;
 };
-static_assert(sizeof(Header) == kVerifyHeaderSize);
+static_assert(sizeof(Header) == 32);
+
+// verify= methods other than crc32c: the digest follows the fixed fields.
+struct HeaderV2 {
+  uint32_t magic;
+  uint32_t len;
+  uint64_t offset;
+  uint64_t gen;
+  uint8_t method;
+  uint8_t digest_len;
+  uint8_t pad[6];
+  uint8_t digest[64];
+};
+static_assert(sizeof(HeaderV2) == 96);
+
+const EVP_MD* EvpOf(VerifyMethod m) {
+  switch (m) {
+    case VerifyMethod::kMd5: return EVP_md5();
+    case VerifyMethod::kSha1: return EVP_sha1();
+    case VerifyMethod::kSha256: return EVP_sha256();
+    case VerifyMethod::kSha512: return EVP_sha512();
+    default: return nullptr;
+  }
+}
+
+// The digest of buf[0, len) with the header's digest field (digest_len and
+// digest) zero, into
+// `out`; returns its length (0: the library failed, which only an
+// allocation failure can cause).
+size_t Digest(VerifyMethod m, const uint8_t* buf, uint64_t len, uint8_t out[64]) {
+  HeaderV2 h;
+  std::memcpy(&h, buf, sizeof h);
+  h.digest_len = 0;  // the digest field: its length and bytes
+  std::memset(h.digest, 0, sizeof h.digest);
+  const uint8_t* rest = buf + sizeof h;
+  const uint64_t rest_len = len - sizeof h;
+  if (m == VerifyMethod::kCrc32) {
+    uint32_t c = crc32_gzip_refl(0, reinterpret_cast<const unsigned char*>(&h), sizeof h);
+    c = crc32_gzip_refl(c, rest, rest_len);
+    std::memcpy(out, &c, 4);
+    return 4;
+  }
+  if (m == VerifyMethod::kXxhash) {
+    XXH32_state_t* st = XXH32_createState();
+    if (!st) return 0;
+    XXH32_reset(st, 0);
+    XXH32_update(st, &h, sizeof h);
+    XXH32_update(st, rest, size_t(rest_len));
+    const uint32_t d = XXH32_digest(st);
+    XXH32_freeState(st);
+    std::memcpy(out, &d, 4);
+    return 4;
+  }
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  unsigned n = 0;
+  const bool ok = ctx && EVP_DigestInit_ex(ctx, EvpOf(m), nullptr) == 1 &&
+                  EVP_DigestUpdate(ctx, &h, sizeof h) == 1 &&
+                  EVP_DigestUpdate(ctx, rest, size_t(rest_len)) == 1 &&
+                  EVP_DigestFinal_ex(ctx, out, &n) == 1;
+  EVP_MD_CTX_free(ctx);
+  return ok ? n : 0;
+}
+
+std::string Hex(const uint8_t* p, size_t n) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n && i < 16; i++) {
+    s += kHex[p[i] >> 4];
+    s += kHex[p[i] & 15];
+  }
+  return n > 16 ? s + "..." : s;
+}
+
+void FillData(uint8_t* buf, uint64_t from, uint64_t len, uint64_t offset, uint64_t gen) {
+  Rng r(Mix64(offset) ^ gen);
+  uint64_t i = from;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t v = r.next();
+    std::memcpy(buf + i, &v, 8);
+  }
+  for (; i < len; i++) buf[i] = uint8_t(r.next());
+}
 
 uint32_t BlockCrc(const uint8_t* buf, uint64_t len) {
   Header h;
@@ -29,6 +112,10 @@ uint32_t BlockCrc(const uint8_t* buf, uint64_t len) {
 }
 
 }  // namespace
+
+uint64_t VerifyHeaderSize(VerifyMethod method) {
+  return method == VerifyMethod::kCrc32c ? sizeof(Header) : sizeof(HeaderV2);
+}
 
 uint32_t Crc32c(const void* data, uint64_t len, uint32_t init) {
   // crc32_iscsi takes an int length: feed large buffers in pieces.
@@ -43,28 +130,38 @@ uint32_t Crc32c(const void* data, uint64_t len, uint32_t init) {
   return c;
 }
 
-void FillVerifyBlock(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen) {
+void FillVerifyBlock(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
+                     VerifyMethod method) {
+  if (method != VerifyMethod::kCrc32c) {
+    HeaderV2 h{};
+    h.magic = kVerifyMagicV2;
+    h.len = uint32_t(len);
+    h.offset = offset;
+    h.gen = gen;
+    h.method = uint8_t(method);
+    std::memcpy(buf, &h, sizeof h);
+    FillData(buf, sizeof h, len, offset, gen);
+    h.digest_len = uint8_t(Digest(method, buf, len, h.digest));
+    std::memcpy(buf, &h, sizeof h);
+    return;
+  }
   Header h{kVerifyMagic, uint32_t(len), offset, gen, 0, 0};
   std::memcpy(buf, &h, sizeof h);
-  Rng r(Mix64(offset) ^ gen);
-  uint64_t i = sizeof h;
-  for (; i + 8 <= len; i += 8) {
-    uint64_t v = r.next();
-    std::memcpy(buf + i, &v, 8);
-  }
-  for (; i < len; i++) buf[i] = uint8_t(r.next());
+  FillData(buf, sizeof h, len, offset, gen);
   h.crc = BlockCrc(buf, len);
   std::memcpy(buf, &h, sizeof h);
 }
 
-std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen) {
+std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
+                             VerifyMethod method) {
   char msg[256];
-  if (len < kVerifyHeaderSize) return "block shorter than the verify header";
+  if (len < VerifyHeaderSize(method)) return "block shorter than the verify header";
   Header h;
   std::memcpy(&h, buf, sizeof h);
-  if (h.magic != kVerifyMagic) {
+  const uint32_t magic = method == VerifyMethod::kCrc32c ? kVerifyMagic : kVerifyMagicV2;
+  if (h.magic != magic) {
     std::snprintf(msg, sizeof msg, "bad magic 0x%08x (want 0x%08x): not written by block-bench",
-                  h.magic, kVerifyMagic);
+                  h.magic, magic);
     return msg;
   }
   if (h.offset != offset) {
@@ -77,10 +174,27 @@ std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, 
                   (unsigned long long)len);
     return msg;
   }
-  uint32_t want = BlockCrc(buf, len);
-  if (h.crc != want) {
-    std::snprintf(msg, sizeof msg, "crc32c mismatch: header 0x%08x, data 0x%08x", h.crc, want);
-    return msg;
+  if (method == VerifyMethod::kCrc32c) {
+    uint32_t want = BlockCrc(buf, len);
+    if (h.crc != want) {
+      std::snprintf(msg, sizeof msg, "crc32c mismatch: header 0x%08x, data 0x%08x", h.crc, want);
+      return msg;
+    }
+  } else {
+    HeaderV2 h2;
+    std::memcpy(&h2, buf, sizeof h2);
+    const std::string name(Name(method));
+    if (h2.method != uint8_t(method)) {
+      std::snprintf(msg, sizeof msg, "written with verify method %u, checked with %s",
+                    unsigned(h2.method), name.c_str());
+      return msg;
+    }
+    uint8_t want[64];
+    const size_t n = Digest(method, buf, len, want);
+    if (n == 0) return name + " digest could not be computed (out of memory?)";
+    if (h2.digest_len != n || std::memcmp(h2.digest, want, n) != 0) {
+      return name + " mismatch: header " + Hex(h2.digest, h2.digest_len) + ", data " + Hex(want, n);
+    }
   }
   if (gen != 0 && h.gen != gen) {
     std::snprintf(msg, sizeof msg, "stale block: generation %llu, expected %llu",

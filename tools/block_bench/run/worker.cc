@@ -199,7 +199,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
   if (u.dir == Dir::kWrite) {
     if (verify_) {
       uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
-      FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g);
+      FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g, job_.verify);
       note_written(slot, u, g);
     }
     uint32_t every = job_.fsync ? job_.fsync : job_.fdatasync;
@@ -275,7 +275,7 @@ void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
     it->second.checked = true;
   }
   res_->verified++;
-  std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen);
+  std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen, job_.verify);
   if (bad.empty()) return;
   res_->verify_errors++;
   std::string msg = "verify failed on '" + target_.display + "' at offset " +
@@ -660,12 +660,12 @@ bool Worker::prepare_io() {
   verify_ = job_.verify != VerifyMethod::kNone;
   if (verify_) {
     for (Dir d : {Dir::kRead, Dir::kWrite}) {
-      if (!source_->has_dir(d) || MinBlockSize(job_, d) >= kVerifyHeaderSize) continue;
+      if (!source_->has_dir(d) || MinBlockSize(job_, d) >= VerifyHeaderSize(job_.verify)) continue;
       // fio: "Blocksize too small" (EINVAL).  Checking nothing and saying
       // verified=0 would pass a job that verified nothing.
       res_->error = EINVAL;
       res_->error_message = "verify=" + std::string(Name(job_.verify)) + " needs blocks of at least " +
-                            std::to_string(kVerifyHeaderSize) + " bytes (its header), but this job " +
+                            std::to_string(VerifyHeaderSize(job_.verify)) + " bytes (its header), but this job " +
                             (d == Dir::kRead ? "reads" : "writes") + " blocks of " +
                             std::to_string(MinBlockSize(job_, d)) + " bytes (bs=)";
       return false;
