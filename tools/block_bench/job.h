@@ -238,6 +238,9 @@ struct JobOptions {
   std::optional<uint32_t> iodepth_low;                 // empty: = iodepth
   uint32_t numjobs = 1;
   bool thread = false;  // fio's thread: block-bench always runs threads
+  // fio's io_submit_mode: only "inline" (what block-bench always does: the
+  // job's own thread submits) is accepted; set when written, for rendering.
+  bool io_submit_mode_inline = false;
   bool readonly = false;  // --readonly: the graph is opened read-only
   bool exitall = false;           // a clone that ends ends the others running
   bool exitall_on_error = false;  // ... when it ends with an error

@@ -70,7 +70,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"hugepage-size", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"ignore_error", "error filtering and dumping are not implemented (continue_on_error is)"},
     {"ignore_zone_limits", "zoned block devices are not supported"},
-    {"io_submit_mode", "offload submission (a submitter thread per job) is not implemented"},
     {"iomem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"iomem_align", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"iopsavgtime", "not implemented"},

@@ -248,6 +248,29 @@ OptionSpec CpusAllowedPolicy() {
   return s;
 }
 
+// fio's io_submit_mode: "inline" is block-bench's only mode (the job's own
+// loop submits); "offload" (fio's submitter threads) is refused.
+OptionSpec IoSubmitMode() {
+  OptionSpec s;
+  s.name = "io_submit_mode";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "inline") {
+      job.io_submit_mode_inline = true;
+      return {};
+    }
+    if (*v == "offload") {
+      return ValueError("'offload' (a submitter thread per job) is not supported by block-bench; "
+                        "'inline' is what it always does");
+    }
+    return ValueError("expected inline or offload, got " + QuoteInput(*v));
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.io_submit_mode_inline) out.push_back({std::string(n), "inline"});
+  };
+  s.help = "inline (the job's own thread submits: always so in block-bench); offload is refused";
+  return s;
+}
+
 OptionSpec WithAliases(OptionSpec s, std::vector<std::string_view> aliases) {
   s.aliases = std::move(aliases);
   return s;
@@ -286,6 +309,7 @@ std::vector<OptionSpec> FlowOptions() {
   // fio's thread=1 runs jobs as threads instead of processes; block-bench
   // always does, so the option changes nothing (accepted, rendered).
   v.push_back(FlagOption<&JobOptions::thread>("thread", "jobs run as threads (always so in block-bench)"));
+  v.push_back(IoSubmitMode());
   v.push_back(FlagOption<&JobOptions::exitall>("exitall", "a job that ends ends the others running"));
   v.push_back(FlagOption<&JobOptions::exitall_on_error>(
       "exitall_on_error", "a job that ends with an error ends the others running"));

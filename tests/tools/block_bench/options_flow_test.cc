@@ -148,3 +148,17 @@ TEST(GroupOptions, Flags) {
 
 }  // namespace
 }  // namespace blk::bench
+
+namespace blk::bench {
+namespace {
+
+TEST(IoSubmitMode, InlineAcceptedOffloadRefused) {
+  EXPECT_TRUE(testing::ParseOne("io_submit_mode=inline").io_submit_mode_inline);
+  EXPECT_FALSE(testing::ParseOne("").io_submit_mode_inline);
+  EXPECT_OPTION_ERROR("io_submit_mode=offload", 2, "io_submit_mode",
+                      "'offload' (a submitter thread per job) is not supported by block-bench");
+  EXPECT_OPTION_ERROR("io_submit_mode=async", 2, "io_submit_mode", "expected inline or offload");
+}
+
+}  // namespace
+}  // namespace blk::bench

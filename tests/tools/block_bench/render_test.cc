@@ -171,6 +171,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"log_avg_msec", "log_avg_msec=250"},
       {"create_on_open", "create_on_open=1"},
       {"thread", "thread"},
+      {"io_submit_mode", "io_submit_mode=inline"},
       {"loops", "loops=3"},
       {"unified_rw_reporting", "unified_rw_reporting=both"},
       {"random_generator", "random_generator=lfsr"},
