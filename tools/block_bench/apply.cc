@@ -119,6 +119,12 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
                                   ") is less than iodepth_batch_complete_min (" +
                                   std::to_string(job.iodepth_batch_complete_min) + ")");
   }
+  if (job.write_hist_log && job.log_hist_msec == 0) {
+    // fio would write nothing: say so instead of an empty file.
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": write_hist_log needs log_hist_msec (the interval of its "
+                                  "entries, ms; 0 means no histogram log)");
+  }
   return {};
 }
 

@@ -293,6 +293,12 @@ struct JobOptions {
   std::optional<std::string> write_bw_log;
   std::optional<std::string> write_iops_log;
   uint32_t log_avg_msec = 0;
+  // fio's completion-latency histogram log (<prefix>_clat_hist.N.log): one
+  // line per log_hist_msec with the histogram of the I/Os completed in it;
+  // bins merged 2^log_hist_coarseness at a time.
+  std::optional<std::string> write_hist_log;
+  uint32_t log_hist_msec = 0;
+  uint32_t log_hist_coarseness = 0;
 
   // --- trace replay and recording (docs/replay.md) -------------------------
   // read_iolog=a:b: the trace each clone replays, in turn ("-": stdin).

@@ -152,6 +152,12 @@ std::vector<OptionSpec> ReportOptions() {
   v.push_back(LogOption<&JobOptions::write_bw_log>("write_bw_log", "write a bandwidth log [file prefix]"));
   v.push_back(LogOption<&JobOptions::write_iops_log>("write_iops_log", "write an IOPS log [file prefix]"));
   v.push_back(UintOption<&JobOptions::log_avg_msec, 0>("log_avg_msec", "average log entries over N ms"));
+  v.push_back(LogOption<&JobOptions::write_hist_log>(
+      "write_hist_log", "write completion latency histogram logs [file prefix] (needs log_hist_msec)"));
+  v.push_back(UintOption<&JobOptions::log_hist_msec, 0>(
+      "log_hist_msec", "one histogram log entry per N ms (0: no histogram log)"));
+  v.push_back(UintOption<&JobOptions::log_hist_coarseness, 0, 6>(
+      "log_hist_coarseness", "histogram log bins merged 2^N at a time (0-6)"));
   return v;
 }
 

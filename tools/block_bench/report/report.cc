@@ -716,6 +716,19 @@ Expected<void> WriteLogs(const RunResult& run) {
       if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
       return {};
     };
+    if (job.write_hist_log) {
+      const std::string prefix = job.write_hist_log->empty() ? job.name : *job.write_hist_log;
+      const std::string path = prefix + "_clat_hist." + std::to_string(c.thread_number) + ".log";
+      FILE* f = std::fopen(path.c_str(), "w");
+      if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+      for (const HistLogEntry& e : c.hist_log) {
+        std::fprintf(f, "%llu, %d, %llu", (unsigned long long)e.msec, e.dir,
+                     (unsigned long long)e.bs);
+        for (uint64_t b : e.bins) std::fprintf(f, ", %llu", (unsigned long long)b);
+        std::fputc('\n', f);
+      }
+      if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+    }
     for (auto r : {write(job.write_lat_log, "lat", c.lat_log),
                    write(job.write_lat_log, "clat", c.lat_log),
                    write(job.write_bw_log, "bw", c.bw_log),

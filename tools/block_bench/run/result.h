@@ -66,6 +66,16 @@ struct LogEntry {
   uint64_t offset;
 };
 
+// One line of fio's histogram log: the completion latencies of one
+// direction over one log_hist_msec interval, in fio's 1856 latency bins
+// (merged 2^log_hist_coarseness at a time).
+struct HistLogEntry {
+  uint64_t msec;  // end of the interval, since the job started
+  int dir;
+  uint64_t bs;
+  std::vector<uint64_t> bins;
+};
+
 // fio's IO depth bucket boundaries: 1, 2, 4, 8, 16, 32, >=64.
 inline int DepthBucket(uint32_t depth) {
   if (depth >= 64) return 6;
@@ -158,6 +168,7 @@ struct CloneResult {
   uint64_t complete[7] = {};
   std::vector<DriverCounter> counters;
   std::vector<LogEntry> lat_log, bw_log, iops_log;
+  std::vector<HistLogEntry> hist_log;
   uint64_t seed = 0;
   // With ss_dur: the steady state of the unit this clone heads (the clone
   // itself, or its group with group_reporting; steady.h).

@@ -393,6 +393,32 @@ void Worker::sample(int64_t now) {
   last_sample_ns_ = now;
 }
 
+void Worker::hist_sample(int64_t now) {
+  // fio's FIO_IO_U_PLAT_NR: the same layout as LatencyHistogram's first
+  // buckets (util/histogram.h); slower completions land in the last one.
+  constexpr size_t kFioBins = 1856;
+  if (!measuring_) return;
+  const uint64_t msec = uint64_t((now - start_ns_) / 1000000);
+  const size_t stride = size_t{1} << job_.log_hist_coarseness;
+  for (int d = 0; d < kNumDirs; d++) {
+    if (!source_->has_dir(Dir(d))) continue;
+    std::vector<uint64_t> cur(kFioBins, 0);
+    const LatencyHistogram& h = res_->dir[d].clat;
+    h.for_each_bucket([&](size_t i, uint64_t hits) { cur[std::min(i, kFioBins - 1)] += hits; });
+    std::vector<uint64_t>& last = hist_last_[d];
+    if (last.empty()) last.assign(kFioBins, 0);
+    HistLogEntry e{msec, d, MinBlockSize(job_, Dir(d)), std::vector<uint64_t>(kFioBins / stride, 0)};
+    bool any = false;
+    for (size_t i = 0; i < kFioBins; i++) {
+      const uint64_t n = cur[i] - last[i];
+      e.bins[i / stride] += n;
+      any = any || n != 0;
+    }
+    last = std::move(cur);
+    if (any) res_->hist_log.push_back(std::move(e));
+  }
+}
+
 Task<void> Worker::wait_all() {
   wait_all_ = true;
   if (inflight_ > 0) co_await WaitAwaiter{this};
@@ -760,6 +786,14 @@ Task<void> Worker::run(AioContext& ctx) {
       sampler_->arm_in(sample_ns_);
     });
     sampler_->arm_in(sample_ns_);
+    if (job_.write_hist_log && job_.log_hist_msec) {
+      const int64_t every = int64_t(job_.log_hist_msec) * 1000000;
+      hist_sampler_ = std::make_unique<Timer>(ctx, [this, every] {
+        hist_sample(NowNs());
+        hist_sampler_->arm_in(every);
+      });
+      hist_sampler_->arm_in(every);
+    }
     if (end_ns_ != INT64_MAX) arm_overdue();
 
     co_await submitter();
@@ -768,6 +802,10 @@ Task<void> Worker::run(AioContext& ctx) {
     if (overdue_) overdue_->cancel();
     int64_t stop_ns = last_done_ns_ ? last_done_ns_ : NowNs();
     sampler_->cancel();
+    if (hist_sampler_) {
+      hist_sampler_->cancel();
+      hist_sample(stop_ns);  // the completions since the last entry
+    }
     if (measuring_) {
       // A last partial sample, when at least half an interval is left.
       if (stop_ns - last_sample_ns_ >= sample_ns_ / 2) sample(stop_ns);
@@ -804,6 +842,7 @@ Task<void> Worker::run(AioContext& ctx) {
     blk_.reset();
   }
   sampler_.reset();
+  hist_sampler_.reset();
   overdue_.reset();
   finished_ = true;
   rusage ru1;

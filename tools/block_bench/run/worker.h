@@ -188,6 +188,9 @@ class Worker {
   bool next_unit(IoUnit* u);
   void fail(int err, const std::string& msg);
   void sample(int64_t now);
+  // write_hist_log: appends one fio histogram-log entry per direction with
+  // the completions since the previous call.
+  void hist_sample(int64_t now);
   // Records a verify write about to be issued from `slot`.
   void note_written(uint32_t slot, const IoUnit& u, uint64_t gen);
   // The graph's own waits end now; requests that then fail with -ECANCELED
@@ -245,6 +248,8 @@ class Worker {
 
   // samples and logs
   std::unique_ptr<Timer> sampler_;
+  std::unique_ptr<Timer> hist_sampler_;  // write_hist_log, every log_hist_msec
+  std::vector<uint64_t> hist_last_[kNumDirs];  // fio bins at the last hist_sample
   int64_t sample_ns_ = 500'000'000;
   int64_t last_sample_ns_ = 0;
   uint64_t last_bytes_[kNumDirs] = {}, last_ios_[kNumDirs] = {};
