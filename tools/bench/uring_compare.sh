@@ -97,29 +97,31 @@ for target, dev in sorted(devs.items()):
                     print(f"# {target} {rw} qd={qd} round={rnd} {name}: {r['iops']:.0f} IOPS", file=sys.stderr, flush=True)
 
 med = lambda k, t, rw, qd, n: statistics.median(x[k] for x in res[(t, rw, qd, n)])
+cells = sorted({k[:3] for k in res})
+def iops(cell, n): return med('iops', *cell, n)
+def cpu(cell, n): return med('usr', *cell, n) + med('sys', *cell, n)  # ns per I/O
 print(f"| target | rw | QD | " + " | ".join(names) + " |")
 print("|---|---|---:|" + "---:|" * len(names))
-for (t, rw, qd) in sorted({k[:3] for k in res}):
-    print(f"| {t} | {rw} | {qd} | " + " | ".join(f"{med('iops', t, rw, qd, n) / 1000:.0f}k" for n in names) + " |")
+for cell in cells:
+    print("| %s | %s | %s | " % cell + " | ".join(f"{iops(cell, n) / 1000:.0f}k" for n in names) + " |")
 print()
 print("Ratios (IOPS) and CPU per I/O (usr+sys ns):")
 print("| target | rw | QD | bb/fio io_uring | bb sqpoll/fio sqpoll | bb/fio fixedbufs | bb io_uring/bb libaio | ns/IO bb / fio (io_uring) |")
 print("|---|---|---:|---:|---:|---:|---:|---|")
-for (t, rw, qd) in sorted({k[:3] for k in res}):
-    m = lambda n: med('iops', t, rw, qd, n)
-    cpu = lambda n: med('usr', t, rw, qd, n) + med('sys', t, rw, qd, n)
-    print(f"| {t} | {rw} | {qd} | {m('bb io_uring') / m('fio io_uring'):.2f}x | "
+for cell in cells:
+    m = lambda n: iops(cell, n)
+    print("| %s | %s | %s | " % cell + f"{m('bb io_uring') / m('fio io_uring'):.2f}x | "
           f"{m('bb io_uring sqpoll') / m('fio io_uring sqpoll'):.2f}x | "
           f"{m('bb io_uring') / m('fio io_uring fixedbufs'):.2f}x | "
-          f"{m('bb io_uring') / m('bb libaio'):.2f}x | {cpu('bb io_uring'):.0f} / {cpu('fio io_uring'):.0f} |")
+          f"{m('bb io_uring') / m('bb libaio'):.2f}x | "
+          f"{cpu(cell, 'bb io_uring'):.0f} / {cpu(cell, 'fio io_uring'):.0f} |")
 if bb_before:
     print()
     print("libaio before/after (IOPS; CPU usr+sys ns per I/O):")
     print("| target | rw | QD | bb libaio now / before | ns/IO now / before |")
     print("|---|---|---:|---:|---|")
-    for (t, rw, qd) in sorted({k[:3] for k in res}):
-        m = lambda n: med('iops', t, rw, qd, n)
-        cpu = lambda n: med('usr', t, rw, qd, n) + med('sys', t, rw, qd, n)
-        print(f"| {t} | {rw} | {qd} | {m('bb libaio') / m('bb libaio before'):.2f}x | "
-              f"{cpu('bb libaio'):.0f} / {cpu('bb libaio before'):.0f} |")
+    for cell in cells:
+        print("| %s | %s | %s | " % cell +
+              f"{iops(cell, 'bb libaio') / iops(cell, 'bb libaio before'):.2f}x | "
+              f"{cpu(cell, 'bb libaio'):.0f} / {cpu(cell, 'bb libaio before'):.0f} |")
 PY
