@@ -85,6 +85,47 @@ void LatencyHistogram::merge(const LatencyHistogram& o) {
   if (o.max_ > max_) max_ = o.max_;
 }
 
+LatencyHistogram::Totals LatencyHistogram::totals() const {
+  Totals t;
+  t.count = count_;
+  t.min = min_;
+  t.max = max_;
+  t.sum[0] = static_cast<uint64_t>(sum_);
+  t.sum[1] = static_cast<uint64_t>(sum_ >> 64);
+  t.sumsq[0] = static_cast<uint64_t>(sumsq_lo_);
+  t.sumsq[1] = static_cast<uint64_t>(sumsq_lo_ >> 64);
+  t.sumsq[2] = sumsq_hi_;
+  return t;
+}
+
+bool LatencyHistogram::restore(const Totals& t, const std::pair<size_t, uint64_t>* buckets,
+                               size_t n) {
+  reset();
+  uint64_t hits = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const auto [i, h] = buckets[k];
+    if (i >= kBuckets || counts_[i] != 0 || h == 0 || hits + h < hits) {
+      reset();
+      return false;
+    }
+    counts_[i] = h;
+    hits += h;
+  }
+  if (hits != t.count || (t.count && t.min > t.max)) {
+    reset();
+    return false;
+  }
+  count_ = t.count;
+  if (t.count) {
+    min_ = t.min;
+    max_ = t.max;
+  }
+  sum_ = (static_cast<u128>(t.sum[1]) << 64) | t.sum[0];
+  sumsq_lo_ = (static_cast<u128>(t.sumsq[1]) << 64) | t.sumsq[0];
+  sumsq_hi_ = t.sumsq[2];
+  return true;
+}
+
 double LatencyHistogram::mean() const {
   if (count_ == 0) return 0;
   // Split into quotient and remainder so that no precision is lost before

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace blk {
 
@@ -111,6 +112,23 @@ class LatencyHistogram {
   }
   // How many recorded values fell in bucket i.  REQUIRES: i < kBuckets.
   uint64_t bucket_hits(size_t i) const { return counts_[i]; }
+
+  // --- Exact state, for moving a histogram between processes (e.g. MPI
+  // ranks) and merging it there with nothing lost. ---
+
+  // Everything but the buckets, as 64-bit words (the 128-bit sum and the
+  // 192-bit sum of squares little-endian by word).
+  struct Totals {
+    uint64_t count = 0, min = 0, max = 0;
+    uint64_t sum[2] = {};
+    uint64_t sumsq[3] = {};
+  };
+  Totals totals() const;
+  // Rebuilds this histogram from totals() and its non-empty buckets
+  // (index, hits).  Returns false, leaving the histogram empty, when they
+  // are inconsistent: an index out of range, a repeated index, or hits that
+  // do not add up to count.
+  bool restore(const Totals& t, const std::pair<size_t, uint64_t>* buckets, size_t n);
 
   // Calls f(size_t index, uint64_t hits) for every non-empty bucket, in
   // increasing value order.

@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace blk {
@@ -416,6 +417,45 @@ TEST(Histogram, ForEachBucketVisitsNonEmptyInOrder) {
     total += hits;
   });
   EXPECT_EQ(total, h.count());
+}
+
+TEST(Histogram, TotalsAndBucketsRestoreAnIdenticalHistogram) {
+  H h;
+  std::mt19937_64 rng(11);
+  // Large values too: the 128-bit sum and 192-bit sum of squares carry.
+  for (int i = 0; i < 20000; ++i) h.record(rng() >> (rng() % 64));
+  h.record(UINT64_MAX);
+  std::vector<std::pair<size_t, uint64_t>> b;
+  h.for_each_bucket([&](size_t i, uint64_t hits) { b.emplace_back(i, hits); });
+  H r;
+  ASSERT_TRUE(r.restore(h.totals(), b.data(), b.size()));
+  ExpectSame(r, h);
+  // Merging restored copies is merging the originals.
+  H twice = h;
+  twice.merge(h);
+  H r2 = r;
+  r2.merge(r);
+  ExpectSame(r2, twice);
+}
+
+TEST(Histogram, RestoreRefusesInconsistentState) {
+  H h;
+  h.record(5);
+  h.record(500);
+  std::vector<std::pair<size_t, uint64_t>> b;
+  h.for_each_bucket([&](size_t i, uint64_t hits) { b.emplace_back(i, hits); });
+  H r;
+  H::Totals t = h.totals();
+  t.count = 3;  // the buckets hold 2
+  EXPECT_FALSE(r.restore(t, b.data(), b.size()));
+  ExpectSame(r, H());
+  auto bad = b;
+  bad[0].first = H::bucket_count();  // out of range
+  EXPECT_FALSE(r.restore(h.totals(), bad.data(), bad.size()));
+  bad = b;
+  bad[1].first = bad[0].first;  // the same bucket twice
+  EXPECT_FALSE(r.restore(h.totals(), bad.data(), bad.size()));
+  ExpectSame(r, H());
 }
 
 }  // namespace
