@@ -159,6 +159,9 @@ struct CloneResult {
   // Blocks written with verify data that were never read back and checked
   // (their write failed, or the job ended before the verify phase did).
   uint64_t verify_not_verified = 0;
+  // CLOCK_MONOTONIC when the first I/O was issued (0: none); comparable
+  // only between processes on one host (MPI start skew).
+  int64_t first_io_ns = 0;
   int64_t runtime_ns = 0;  // measured phase
   int64_t elapsed_ns = 0;  // whole clone incl. ramp and startdelay
   double usr_s = 0, sys_s = 0;
@@ -208,6 +211,7 @@ inline void CloneResult::merge(const CloneResult& o) {
   invalidated = invalidated || o.invalidated;
   pre_read_bytes += o.pre_read_bytes;
   filled = filled || o.filled;
+  if (o.first_io_ns && (!first_io_ns || o.first_io_ns < first_io_ns)) first_io_ns = o.first_io_ns;
   if (o.runtime_ns > runtime_ns) runtime_ns = o.runtime_ns;
   if (o.elapsed_ns > elapsed_ns) elapsed_ns = o.elapsed_ns;
   usr_s += o.usr_s;

@@ -13,6 +13,7 @@
 #include "tools/block_bench/run/steady.h"
 #include "tools/block_bench/run/target.h"
 #include "tools/block_bench/run/stop.h"
+#include "tools/block_bench/run/sync.h"
 #include "tools/block_bench/run/worker.h"
 #include "util/clock.h"
 #include "util/iothread.h"
@@ -153,14 +154,17 @@ void MakeClones(const std::vector<JobOptions>& jobs, RunResult* rr,
 
 // Starts every clone of `seg`; a clone whose thread cannot start gets that
 // error.  Returns how many were started.
+// `ready` (gated runs, RunOptions::sync): each clone counts itself there
+// once prepared or failed.
 size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOptions& opts,
-                    TraceCache& traces, DoneCounter& done, Segment& seg) {
+                    TraceCache& traces, DoneCounter& done, DoneCounter* ready, Segment& seg) {
   size_t started = 0;
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
     std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
     auto t = IOThread::Create(tname);
     seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts, &traces));
+    if (ready) seg.workers.back()->set_gate([ready] { ready->add_one(); });
     if (!t.ok()) {
       r.error = -t.error().code;
       r.error_message = t.error().message;
@@ -182,6 +186,46 @@ void InterruptSegment(Segment& seg) {
     Worker* w = seg.workers[i].get();
     seg.threads[i]->ctx().post([w] { w->interrupt(); });
   }
+}
+
+// Gated runs: waits until the `running` clones of `seg` are prepared (or
+// failed), asks opts.sync whether every process is ready, and starts the
+// clones' I/O or ends them without any.  A stop request meanwhile
+// interrupts the clones; the processes still agree (segment_ready is
+// collective), and the answer is then an error.
+Expected<void> GateSegment(RunResult& rr, const RunOptions& opts, DoneCounter& ready,
+                           Segment& seg, size_t running, size_t index) {
+  const StopSource* stop = opts.stop;
+  bool interrupted = false;
+  while (running > 0) {
+    if (stop && stop->requested() && !interrupted) {
+      interrupted = true;
+      InterruptSegment(seg);
+    }
+    struct pollfd p[2] = {{ready.fd(), POLLIN, 0}, {-1, POLLIN, 0}};
+    if (stop && !interrupted) p[1].fd = stop->fd();
+    poll(p, 2, stop && stop->fd() < 0 ? 100 : -1);
+    running -= std::min<uint64_t>(running, ready.take());
+  }
+  std::string failure;
+  if (stop && stop->requested()) {
+    failure = "interrupted by a signal before the I/O started";
+  } else {
+    for (size_t k = seg.c0; k < seg.c1 && failure.empty(); k++) {
+      const CloneResult& c = rr.clones[k];
+      if (c.error)
+        failure = "job '" + c.job->name + "' (clone " + std::to_string(c.clone) + "): " +
+                  c.error_message;
+    }
+  }
+  Expected<void> go = opts.sync->segment_ready(index, failure);
+  for (size_t i = 0; i < seg.threads.size(); i++) {
+    if (!seg.threads[i]) continue;
+    Worker* w = seg.workers[i].get();
+    const bool ok = go.ok();
+    seg.threads[i]->ctx().post([w, ok] { w->release(ok); });
+  }
+  return go;
 }
 
 // The steady state monitors of a segment: one per clone of a job with
@@ -288,14 +332,18 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
                          .count();
   // Before any allocation per clone: numjobs=4294967295 must be an error,
   // not an attempt.
+  // With opts.sync the other processes learn of a failure here at their
+  // first segment (segment_ready is collective).
   if (auto ok = CheckResources(jobs, ResourceLimits::FromSystem()); !ok.ok()) {
     rr.setup_error = ok.error();
+    if (opts.sync) (void)opts.sync->segment_ready(0, rr.setup_error->message);
     return rr;
   }
-  DoneCounter done;
-  if (!done.ok()) {
+  DoneCounter done, ready;
+  if (!done.ok() || !ready.ok()) {
     const int e = -errno;
     rr.setup_error = MakeError(e, "eventfd: " + ErrnoString(e));
+    if (opts.sync) (void)opts.sync->segment_ready(0, rr.setup_error->message);
     return rr;
   }
   TraceCache traces;  // read_iolog traces, shared by the clones replaying one
@@ -314,16 +362,28 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   std::vector<LiveCounters> live(rr.clones.size());
   const StopSource* stop = opts.stop;
   size_t i = 0;
-  while (i < jobs.size() && !(stop && stop->requested())) {
+  // Gated runs: every process runs every segment, also after a stop request
+  // (segment_ready is collective); the clones then end without I/O.
+  for (size_t index = 0; i < jobs.size() && (opts.sync || !(stop && stop->requested()));
+       index++) {
     size_t j = i + 1;
     while (j < jobs.size() && !jobs[j].stonewall) j++;
     Segment seg;
     seg.c0 = first_clone[i];
     seg.c1 = j < jobs.size() ? first_clone[j] : rr.clones.size();
-    const size_t running = StartSegment(rr, live, opts, traces, done, seg);
+    const size_t running = StartSegment(rr, live, opts, traces, done, opts.sync ? &ready : nullptr, seg);
+    bool no_go = false;
+    if (opts.sync) {
+      Expected<void> go = GateSegment(rr, opts, ready, seg, running, index);
+      if (!go.ok()) {
+        if (!(stop && stop->requested())) rr.sync_error = go.error();
+        no_go = true;
+      }
+    }
     WaitSegment(rr, live, opts, done, seg, running);
     seg.threads.clear();  // joins; a posted interrupt() after the end is a no-op
     seg.workers.clear();
+    if (no_go) break;  // i: this segment did not run
     i = j;
   }
   if (stop && stop->requested()) rr.interrupted_by = stop->signal() ? stop->signal() : -1;

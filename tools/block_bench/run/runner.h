@@ -48,6 +48,7 @@ struct ProgressSnapshot {
   std::string modes;       // fio-like: "r(2)" or "w(1)R(1)"
 };
 
+class RunSync;
 class StopSource;
 
 struct RunOptions {
@@ -61,6 +62,11 @@ struct RunOptions {
   std::function<void(const ProgressSnapshot&)> on_progress;
   // Informational messages (not errors of jobs: those are in CloneResult).
   FILE* messages = stderr;
+  // Several processes run these jobs together (MPI ranks, tools/block_bench/
+  // mpi): each stonewall segment starts its I/O only once every process has
+  // prepared it (run/sync.h).  Null: one process, no waiting step.  Must
+  // outlive RunJobs.
+  RunSync* sync = nullptr;
 };
 
 struct RunResult {
@@ -70,6 +76,10 @@ struct RunResult {
   int64_t start_unix_ms = 0;
   // Set when the run could not start at all (resource limits): no clone ran.
   std::optional<Error> setup_error;
+  // With RunOptions::sync: why a segment did not start on any process (one
+  // of them could not prepare it); that segment and the later ones did not
+  // run.
+  std::optional<Error> sync_error;
   // The signal of the stop request that interrupted the run, 0 if none
   // (-1: a request without a signal).
   int interrupted_by = 0;
@@ -77,7 +87,7 @@ struct RunResult {
   // error, or any request failed (also past continue_on_error, as fio's exit
   // status).
   bool failed() const {
-    if (setup_error) return true;
+    if (setup_error || sync_error) return true;
     for (auto& c : clones)
       if (c.error || c.total_errors) return true;
     return false;

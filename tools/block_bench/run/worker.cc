@@ -67,6 +67,7 @@ void Worker::interrupt() {
   sleeps_.cancel_all();
   cancel_in_flight();
   if (waiter_ && !wait_all_) ctx_->defer(std::exchange(waiter_, {}));
+  release(false);  // parked at the gate: no I/O
 }
 
 void Worker::arm_overdue() {
@@ -184,6 +185,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
     if (late > 1'000'000) sc.late_1ms++;
     if (held) sc.held_back++;
   }
+  if (!last_issue_ns_) res_->first_io_ns = now;
   last_issue_ns_ = now;
   if (iolog_) {
     static constexpr trace::Op kOps[] = {trace::Op::kRead, trace::Op::kWrite, trace::Op::kTrim};
@@ -729,7 +731,11 @@ bool Worker::prepare_io() {
     free_.push_back(depth_ - 1 - i);
   }
 
-  if (!open_iolog()) return false;
+  return open_iolog();
+}
+
+void Worker::start_clock() {
+  const bool time_limited = job_.runtime.count() > 0;
   start_ns_ = NowNs();
   pacer_.start(start_ns_);
   ramp_end_ns_ = start_ns_ + int64_t(job_.ramp_time.count()) * 1000;
@@ -740,7 +746,14 @@ bool Worker::prepare_io() {
   live_->planned_bytes.store(source_->io_limit());
   if (!source_->has_dir(Dir::kRead) && !source_->has_dir(Dir::kWrite) && !source_->has_dir(Dir::kTrim))
     live_->planned_bytes.store(0);
-  return true;
+}
+
+void Worker::set_gate(std::function<void()> prepared) { prepared_ = std::move(prepared); }
+
+void Worker::release(bool go) {
+  if (gate_ != Gate::kWaiting) return;
+  gate_ = go ? Gate::kGo : Gate::kNoGo;
+  if (gate_waiter_) ctx_->defer(std::exchange(gate_waiter_, {}));
 }
 
 bool Worker::bind_cpus() {
@@ -761,20 +774,34 @@ bool Worker::bind_cpus() {
   return false;
 }
 
+Task<void> Worker::start_delay() {
+  if (job_.startdelay.max.count() <= 0 || interrupted_) co_return;
+  int64_t lo = job_.startdelay.min.count(), hi = job_.startdelay.max.count();
+  Rng r(res_->seed ^ 0x7777);
+  int64_t us = lo + int64_t(r.below(uint64_t(hi - lo + 1)));
+  (void)co_await sleeps_.sleep_for(*ctx_, us * 1000);  // interrupt() cuts it short
+}
+
 Task<void> Worker::run(AioContext& ctx) {
   ctx_ = &ctx;
   rusage ru0;
   getrusage(RUSAGE_THREAD, &ru0);
   const int64_t t_begin = NowNs();
   const bool bound = bind_cpus();  // else no I/O: the error says why
-  if (bound && job_.startdelay.max.count() > 0 && !interrupted_) {
-    int64_t lo = job_.startdelay.min.count(), hi = job_.startdelay.max.count();
-    Rng r(res_->seed ^ 0x7777);
-    int64_t us = lo + int64_t(r.below(uint64_t(hi - lo + 1)));
-    (void)co_await sleeps_.sleep_for(ctx, us * 1000);  // interrupt() cuts it short
+  const bool gated = static_cast<bool>(prepared_);
+  // Gated (RunOptions::sync): open and prepare, report, wait for every
+  // process; the start delay counts from the common start.
+  if (!gated && bound) co_await start_delay();
+  bool ready = bound && !interrupted_ && open_target(ctx) && !job_.create_only && prepare_io();
+  if (gated) {
+    prepared_();
+    if (ready) ready = co_await GateAwaiter{this};
+    if (ready) co_await start_delay();
+    ready = ready && !interrupted_;
   }
   std::optional<PollParams> saved_poll;  // while the target spins
-  if (bound && !interrupted_ && open_target(ctx) && !job_.create_only && prepare_io()) {
+  if (ready) {
+    start_clock();
     if (target_.spin) {
       saved_poll = ctx.poll_params();
       PollParams p = *saved_poll;

@@ -50,6 +50,7 @@
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -116,6 +117,15 @@ class Worker {
   // clone ends as soon as it would start.  A no-op once the main phase is
   // over.  On the clone's loop.
   void end_now();
+  // Makes the clone wait between preparing its target and its first I/O
+  // (RunOptions::sync): run() calls `prepared` on the loop once the target
+  // is open and prepared, or failed (res->error says why), and then, if
+  // prepared, parks until release().  Call before run().
+  void set_gate(std::function<void()> prepared);
+  // Ends the wait: `go` starts the I/O (the clock starts now), else the
+  // clone ends without I/O.  On the clone's loop; a no-op unless parked or
+  // about to park, and after the first call.
+  void release(bool go);
 
  private:
   struct Slot {
@@ -161,6 +171,10 @@ class Worker {
   // replay_redirect or the iolog, size from the trace's extent).
   bool load_trace(JobOptions* target_job);
   bool prepare_io();
+  // Starts the clone's clock: ramp, runtime, pacing, progress figures.
+  void start_clock();
+  // startdelay= (interrupt() cuts it short).
+  Task<void> start_delay();
   bool open_iolog();
   Task<void> submitter();
   Task<void> wait_all();
@@ -221,6 +235,17 @@ class Worker {
   uint32_t depth_ = 1, low_ = 1, batch_ = 1, complete_min_ = 1;
   uint32_t inflight_ = 0;
   std::coroutine_handle<> waiter_;
+  // The start gate (set_gate / release).
+  enum class Gate { kWaiting, kGo, kNoGo };
+  struct GateAwaiter {
+    Worker* w;
+    bool await_ready() const noexcept { return w->gate_ != Gate::kWaiting; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { w->gate_waiter_ = h; }
+    bool await_resume() const noexcept { return w->gate_ == Gate::kGo; }
+  };
+  std::function<void()> prepared_;
+  Gate gate_ = Gate::kWaiting;
+  std::coroutine_handle<> gate_waiter_;
   bool wait_all_ = false;
   bool stop_ = false;         // no new I/O (error, interrupt)
   bool interrupted_ = false;

@@ -24,6 +24,7 @@
 #include "bench_test_util.h"
 #include "block/registry.h"
 #include "tools/block_bench/run/stop.h"
+#include "tools/block_bench/run/sync.h"
 #include "tools/block_bench/run/worker.h"
 #include "util/clock.h"
 
@@ -49,6 +50,104 @@ RunResult RunRecorded(const std::vector<JobOptions>& jobs, Recorded* rec) {
     rec->thread.push_back(c.thread_number);
   };
   return RunJobs(jobs, o);
+}
+
+// A RunSync standing in for the other MPI ranks: it records each call and
+// answers with `answer` (empty: go).
+class FakeSync : public RunSync {
+ public:
+  explicit FakeSync(std::string answer = "") : answer_(std::move(answer)) {}
+  Expected<void> segment_ready(size_t segment, const std::string& failure) override {
+    segments.push_back(segment);
+    failures.push_back(failure);
+    returned_ns.push_back(NowNs());
+    if (answer_.empty()) return {};
+    return MakeError(-ECANCELED, answer_);
+  }
+  std::vector<size_t> segments;
+  std::vector<std::string> failures;
+  std::vector<int64_t> returned_ns;
+
+ private:
+  std::string answer_;
+};
+
+TEST(Runner, SyncStartsEverySegmentAfterItsAnswer) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=2", "--name=b",
+       "--stonewall", "--ioengine=null", "--rw=write", "--size=1m", "--startdelay=20ms"});
+  FakeSync sync;
+  Recorded rec;
+  RunOptions o;
+  o.sync = &sync;
+  o.on_issue = [&rec](const CloneResult& c, const IoUnit& u) {
+    std::lock_guard<std::mutex> l(rec.mu);
+    rec.ios.push_back(u);
+    rec.when.push_back(NowNs());
+    rec.thread.push_back(c.thread_number);
+  };
+  RunResult r = RunJobs(jobs, o);
+  ASSERT_FALSE(r.failed());
+  ASSERT_EQ(sync.segments, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(sync.failures, (std::vector<std::string>{"", ""}));
+  ASSERT_EQ(rec.ios.size(), 3u * 256);
+  for (size_t i = 0; i < rec.ios.size(); i++) {
+    const size_t seg = rec.thread[i] <= 2 ? 0 : 1;
+    EXPECT_GT(rec.when[i], sync.returned_ns[seg]) << "I/O " << i << " before its segment's answer";
+    // The start delay counts from the common start.
+    if (seg == 1) {
+      EXPECT_GE(rec.when[i] - sync.returned_ns[1], 20'000'000) << i;
+    }
+  }
+  for (const CloneResult& c : r.clones) EXPECT_EQ(c.dir[0].bytes + c.dir[1].bytes, 1u << 20);
+}
+
+TEST(Runner, SyncErrorKeepsEveryCloneFromStarting) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=3"});
+  FakeSync sync("rank 1 (h): job 'a' (clone 0): no target");
+  std::atomic<int> issued{0};
+  RunOptions o;
+  o.sync = &sync;
+  o.on_issue = [&](const CloneResult&, const IoUnit&) { issued++; };
+  RunResult r = RunJobs(jobs, o);
+  EXPECT_EQ(issued.load(), 0);
+  ASSERT_TRUE(r.sync_error);
+  EXPECT_EQ(r.sync_error->message, "rank 1 (h): job 'a' (clone 0): no target");
+  EXPECT_TRUE(r.failed());
+  for (const CloneResult& c : r.clones) EXPECT_TRUE(c.not_run);
+}
+
+TEST(Runner, SyncHearsWhichCloneFailedHere) {
+  const std::string missing = std::string(::testing::TempDir()) + "/no-such-dir/f";
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=ok", "--ioengine=null", "--rw=read", "--size=1m", "--name=bad",
+                 "--ioengine=psync", "--rw=read", "--size=1m", "--filename=" + missing});
+  FakeSync sync("rank 0 (h): stop");
+  std::atomic<int> issued{0};
+  RunOptions o;
+  o.sync = &sync;
+  o.on_issue = [&](const CloneResult&, const IoUnit&) { issued++; };
+  RunResult r = RunJobs(jobs, o);
+  ASSERT_EQ(sync.failures.size(), 1u);
+  EXPECT_NE(sync.failures[0].find("job 'bad' (clone 0): "), std::string::npos) << sync.failures[0];
+  EXPECT_NE(sync.failures[0].find("no-such-dir"), std::string::npos) << sync.failures[0];
+  EXPECT_EQ(issued.load(), 0);  // not even the null job started
+  EXPECT_TRUE(r.failed());
+}
+
+TEST(Runner, SyncSetupFailureStillAnswersTheOthers) {
+  // numjobs beyond the thread limit: the run cannot start, and the other
+  // processes must still hear of it at their first segment.
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--size=1m", "--numjobs=4000000"});
+  FakeSync sync;
+  RunOptions o;
+  o.sync = &sync;
+  RunResult r = RunJobs(jobs, o);
+  ASSERT_TRUE(r.setup_error);
+  ASSERT_EQ(sync.failures.size(), 1u);
+  EXPECT_EQ(sync.failures[0], r.setup_error->message);
 }
 
 TEST(Runner, SequentialReadIssuesFioOffsets) {
@@ -340,11 +439,14 @@ TEST(Runner, VerifyUnderOverlappingReadsAndWritesHasNoFalseErrors) {
   ScratchFile f(64 << 10);
   RunResult r = RunJobs(ParseJobs({"--name=o", "--ioengine=psync", "--filename=" + f.path(),
                                    "--rw=randrw", "--bs=4k", "--size=64k", "--iodepth=16",
-                                   "--runtime=1", "--time_based", "--norandommap",
-                                   "--verify=crc32c"}));
+                                   "--io_size=96m", "--norandommap", "--verify=crc32c"}));
   const CloneResult& c = r.clones[0];
   EXPECT_EQ(c.verify_errors, 0u) << c.error_message;
   EXPECT_EQ(c.error, 0) << c.error_message;
+  // An amount of I/O, not a time: a slow (sanitized, loaded) run checks as
+  // many reads as a fast one.  About half of the 24576 are reads, about a
+  // quarter of those are checked (the rest overlapped a write in flight).
+  EXPECT_GE(c.dir[0].ios + c.dir[1].ios, 24576u);
   EXPECT_GT(c.verified, 1000u);
   EXPECT_LE(c.verify_not_verified, 16u);  // at most every block of the region
 }
