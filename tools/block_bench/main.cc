@@ -26,14 +26,18 @@
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "tools/block_bench/cmdline.h"
+#include "tools/block_bench/mpi/mpi_session.h"
 #include "tools/block_bench/parse_env.h"
 #include "tools/block_bench/render.h"
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/report/terse.h"
+#include "tools/block_bench/run/result_codec.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/target.h"
@@ -84,6 +88,138 @@ std::string Eta(double s) {
   return buf;
 }
 
+std::string LocalHostname() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return "localhost";
+  return host;
+}
+
+// What went wrong in `rr`, one line per problem; `who`: "" or "rank R
+// (host): ".
+std::vector<std::string> CloneErrors(const RunResult& rr, const std::string& who) {
+  std::vector<std::string> lines;
+  for (const CloneResult& c : rr.clones) {
+    auto say = [&](const std::string& what) {
+      lines.push_back(who + "job '" + c.job->name + "' (clone " + std::to_string(c.clone) +
+                      "): " + what);
+    };
+    if (c.error) say(c.error_message);
+    if (c.total_errors > (c.error ? 1u : 0u)) {
+      say(std::to_string(c.total_errors) + " failed request" + (c.total_errors == 1 ? "" : "s") +
+          (c.error ? " in all" : " (continue_on_error went past them)") +
+          "; the first: " + c.first_error_message);
+    }
+    if (c.verify_not_verified) {
+      say(std::to_string(c.verify_not_verified) + " written block" +
+          (c.verify_not_verified == 1 ? " was" : "s were") + " never verified (" +
+          (c.interrupted ? "interrupted"
+                         : "failed writes, writes that overlapped in flight, or an earlier error") +
+          ")");
+    }
+  }
+  return lines;
+}
+
+void PrintInterrupted(int by) {
+  const int sig = by > 0 ? by : SIGINT;
+  std::fprintf(stderr, "block-bench: interrupted by %s: the jobs stopped early; the report "
+               "covers what ran\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+int ReportAcrossRanks(mpi::MpiSession& session, const std::vector<JobOptions>& jobs,
+                      const std::vector<std::string>& all, const ToolFlags& flags, FILE* out,
+                      bool json_on_stdout);
+
+// The end of an MPI run (more than one rank): every rank writes its own
+// logs (".rankR" after the prefix) and sends its results to rank 0, which
+// prints every error (naming the rank) and the one merged report.  Returns
+// the exit status, the same on every rank: the worst of them.
+int FinishAcrossRanks(mpi::MpiSession& session, const std::vector<JobOptions>& jobs,
+                      const RunResult& rr, const ToolFlags& flags, FILE* out,
+                      bool json_on_stdout) {
+  const std::string me = session.who(session.rank()) + ": ";
+  int status = rr.failed() ? 1 : 0;
+  if (rr.interrupted_by) status = 128 + (rr.interrupted_by > 0 ? rr.interrupted_by : SIGINT);
+  if (auto w = WriteLogs(rr, ".rank" + std::to_string(session.rank())); !w.ok()) {
+    std::fprintf(stderr, "block-bench: %swriting logs: %s\n", me.c_str(), w.error().message.c_str());
+    status = 1;
+  }
+  const std::vector<std::string> all = session.gather(EncodeRun(rr));
+  // The last collective comes after rank 0 printed: mpirun ends the whole
+  // job as soon as one rank exits non-zero.
+  if (session.rank() != 0) return session.max(status);
+  status = std::max(status, ReportAcrossRanks(session, jobs, all, flags, out, json_on_stdout));
+  return session.max(status);
+}
+
+// Rank 0's part of FinishAcrossRanks: decode, print errors and the report.
+int ReportAcrossRanks(mpi::MpiSession& session, const std::vector<JobOptions>& jobs,
+                      const std::vector<std::string>& all, const ToolFlags& flags, FILE* out,
+                      bool json_on_stdout) {
+  int status = 0;
+  std::vector<ClientRun> clients;
+  for (int r = 0; r < int(all.size()); r++) {
+    auto run = DecodeRun(all[size_t(r)], jobs);
+    if (!run.ok()) {
+      std::fprintf(stderr, "block-bench: %s: %s\n", session.who(r).c_str(),
+                   run.error().message.c_str());
+      return 1;
+    }
+    clients.push_back(ClientRun{r, session.hostname_of(r), std::move(*run)});
+  }
+  // Every rank knows of a failure before the I/O (the ranks' sync_error
+  // repeat the failing rank's own error): each line once.
+  std::set<std::string> said;
+  auto say = [&](const std::string& line) {
+    if (said.insert(line).second) std::fprintf(stderr, "block-bench: %s\n", line.c_str());
+  };
+  bool any_ran = false;
+  int interrupted_by = 0;
+  for (const ClientRun& c : clients) {
+    const std::string who = session.who(c.rank) + ": ";
+    if (c.run.setup_error) say(who + c.run.setup_error->message);
+    for (const std::string& line : CloneErrors(c.run, who)) say(line);
+    if (!interrupted_by) interrupted_by = c.run.interrupted_by;
+    for (const CloneResult& k : c.run.clones) any_ran = any_ran || !k.not_run;
+  }
+  for (const ClientRun& c : clients)
+    if (c.run.sync_error) say(c.run.sync_error->message);
+  if (interrupted_by) PrintInterrupted(interrupted_by);
+  if (!any_ran) return status;
+  if (flags.bandwidth_log) {
+    RunResult every;  // the clones of all ranks: their samples add up
+    for (const ClientRun& c : clients)
+      every.clones.insert(every.clones.end(), c.run.clones.begin(), c.run.clones.end());
+    if (auto w = WriteAggregateBwLogs(every, "."); !w.ok()) {
+      std::fprintf(stderr, "block-bench: --bandwidth-log: %s\n", w.error().message.c_str());
+      status = 1;
+    }
+  }
+  for (OutputFormat f : flags.output_formats) {
+    if (f == OutputFormat::kNormal) {
+      const std::string text = ClientsTextReport(clients, flags.blkstack_counters);
+      if (json_on_stdout) {
+        std::fputs(text.c_str(), stderr);
+      } else {
+        std::fputs("\n", out);
+        std::fputs(text.c_str(), out);
+      }
+    } else if (f == OutputFormat::kTerse) {
+      // fio's terse lines of the merged units ("jobs").
+      std::fputs(TerseReport(ClientsJsonReport(clients, false), flags.terse_version).c_str(), out);
+    } else {
+      std::string doc = ClientsJsonReport(clients, f == OutputFormat::kJsonPlus).dump(2);
+      std::fputs(doc.c_str(), out);
+      std::fputs("\n", out);
+    }
+  }
+  if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0)) {
+    std::fprintf(stderr, "block-bench: writing output: %s\n", std::strerror(errno));
+    status = 1;
+  }
+  return status;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && (args[0] == "compare" || args[0] == "ab" || args[0] == "plot")) {
@@ -100,10 +236,28 @@ int Main(int argc, char** argv) {
     return verdict::AbMain(rest, self);
   }
   if (trace::IsTraceInfoCommand(args)) return trace::TraceInfoMain(args);
-  ParseEnvironment env = ParseEnvironment::FromSystem();
+  // Under mpirun/srun: one rank of a multi-host run (mpi/mpi_session.h).
+  // MPI starts here, before any thread; without a launcher no MPI call.
+  std::unique_ptr<mpi::MpiSession> session;
+  if (mpi::MpiSession::Launched()) {
+    auto s = mpi::MpiSession::Create(&argc, &argv);
+    if (!s.ok()) {
+      std::fprintf(stderr, "block-bench: MPI: %s\n", s.error().message.c_str());
+      return 1;
+    }
+    session = std::move(*s);
+  }
+  const bool multi = session && session->size() > 1;
+  const bool lead = !multi || session->rank() == 0;  // prints headers and the report
+  const std::string me = multi ? session->who(session->rank()) + ": " : "";
+  ParseEnvironment env = WithRankVariables(
+      ParseEnvironment::FromSystem(), session ? session->rank() : 0, session ? session->size() : 1,
+      session ? session->hostname() : LocalHostname(), session != nullptr);
   auto cl = ParseCommandLine(args, env);
-  if (!cl.ok()) {
-    std::fprintf(stderr, "block-bench: %s\n", cl.error().message.c_str());
+  // Ranks may differ (${RANK} in a value): all of them stop if one cannot parse.
+  const bool parse_failed = multi ? session->max(cl.ok() ? 0 : 1) != 0 : !cl.ok();
+  if (parse_failed) {
+    if (!cl.ok()) std::fprintf(stderr, "block-bench: %s%s\n", me.c_str(), cl.error().message.c_str());
     return 1;
   }
   const ToolFlags& flags = cl->flags;
@@ -154,7 +308,7 @@ int Main(int argc, char** argv) {
     else if (f != OutputFormat::kTerse) want_json = true;
   }
   FILE* out = stdout;
-  if (!flags.output.empty()) {
+  if (!flags.output.empty() && lead) {
     out = std::fopen(flags.output.c_str(), "w");
     if (!out) {
       std::fprintf(stderr, "block-bench: --output=%s: %s\n", flags.output.c_str(),
@@ -168,9 +322,10 @@ int Main(int argc, char** argv) {
   bool progress = flags.eta == EtaMode::kAlways ||
                   (flags.eta == EtaMode::kAuto && isatty(fileno(prog)) && out == stdout);
   if (flags.eta == EtaMode::kAuto && json_on_stdout) progress = false;
+  if (multi) progress = false;  // one rank's progress would read as the run's
 
   std::vector<int> groups = GroupIds(cl->jobs);
-  if (want_normal && !json_on_stdout) {
+  if (want_normal && !json_on_stdout && lead) {
     for (size_t i = 0; i < cl->jobs.size(); i++)
       if (i == 0 || cl->jobs[i].name != cl->jobs[i - 1].name) {
         std::fputs(Header(cl->jobs[i], groups[i]).c_str(), out);
@@ -178,7 +333,11 @@ int Main(int argc, char** argv) {
       }
     uint32_t n = 0;
     for (auto& j : cl->jobs) n += std::max<uint32_t>(1, j.numjobs);
-    std::fprintf(out, "%s\nStarting %u thread%s\n", kBenchVersion, n, n == 1 ? "" : "s");
+    if (multi)
+      std::fprintf(out, "%s\nStarting %u thread%s on each of %d ranks\n", kBenchVersion, n,
+                   n == 1 ? "" : "s", session->size());
+    else
+      std::fprintf(out, "%s\nStarting %u thread%s\n", kBenchVersion, n, n == 1 ? "" : "s");
     std::fflush(out);
   }
 
@@ -193,6 +352,10 @@ int Main(int argc, char** argv) {
 
   RunOptions ro;
   ro.stop = &stop;
+  if (multi) {
+    ro.sync = session.get();
+    ro.seed_salt = uint64_t(session->rank());
+  }
   size_t last_len = 0;
   int64_t last_newline = 0;
   if (progress) {
@@ -231,6 +394,7 @@ int Main(int argc, char** argv) {
     std::fflush(prog);
   }
 
+  if (multi) return FinishAcrossRanks(*session, cl->jobs, rr, flags, out, json_on_stdout);
   if (rr.setup_error) {
     std::fprintf(stderr, "block-bench: %s\n", rr.setup_error->message.c_str());
     return 1;
@@ -242,30 +406,11 @@ int Main(int argc, char** argv) {
       status = 1;
     }
   }
-  for (const CloneResult& c : rr.clones) {
-    auto say = [&](const std::string& what) {
-      std::fprintf(stderr, "block-bench: job '%s' (clone %u): %s\n", c.job->name.c_str(), c.clone,
-                   what.c_str());
-    };
-    if (c.error) say(c.error_message);
-    if (c.total_errors > (c.error ? 1u : 0u)) {
-      say(std::to_string(c.total_errors) + " failed request" + (c.total_errors == 1 ? "" : "s") +
-          (c.error ? " in all" : " (continue_on_error went past them)") +
-          "; the first: " + c.first_error_message);
-    }
-    if (c.verify_not_verified) {
-      say(std::to_string(c.verify_not_verified) + " written block" +
-          (c.verify_not_verified == 1 ? " was" : "s were") + " never verified (" +
-          (c.interrupted ? "interrupted"
-                         : "failed writes, writes that overlapped in flight, or an earlier error") +
-          ")");
-    }
-  }
+  for (const std::string& line : CloneErrors(rr, ""))
+    std::fprintf(stderr, "block-bench: %s\n", line.c_str());
   if (rr.interrupted_by) {
-    const int sig = rr.interrupted_by > 0 ? rr.interrupted_by : SIGINT;
-    std::fprintf(stderr, "block-bench: interrupted by %s: the jobs stopped early; the report "
-                 "covers what ran\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    status = 128 + sig;
+    PrintInterrupted(rr.interrupted_by);
+    status = 128 + (rr.interrupted_by > 0 ? rr.interrupted_by : SIGINT);
   }
   if (auto w = WriteLogs(rr); !w.ok()) {
     std::fprintf(stderr, "block-bench: writing logs: %s\n", w.error().message.c_str());

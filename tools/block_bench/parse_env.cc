@@ -57,6 +57,22 @@ ParseEnvironment ParseEnvironment::FromSystem() {
   return env;
 }
 
+ParseEnvironment WithRankVariables(ParseEnvironment env, int rank, int nranks,
+                                   const std::string& hostname, bool mpi) {
+  auto base = env.getenv;
+  env.getenv = [base, rank, nranks, hostname, mpi](const std::string& name) -> std::optional<std::string> {
+    const bool ours = name == "RANK" || name == "NRANKS" || name == "HOSTNAME";
+    if (!ours || !mpi) {
+      std::optional<std::string> v = base ? base(name) : std::nullopt;
+      if (v || !ours) return v;
+    }
+    if (name == "RANK") return std::to_string(rank);
+    if (name == "NRANKS") return std::to_string(nranks);
+    return hostname;
+  };
+  return env;
+}
+
 std::string ExpandEnvironment(std::string_view text, const ParseEnvironment& env) {
   std::string out;
   size_t i = 0;
@@ -79,6 +95,18 @@ std::string ExpandEnvironment(std::string_view text, const ParseEnvironment& env
 
 ExpandedValue ExpandValue(std::string_view value, const ParseEnvironment& env, bool expand_env) {
   ExpandedValue out{expand_env ? ExpandEnvironment(value, env) : std::string(value), false};
+  if (!expand_env) {
+    // The shell expanded the command line before an MPI launcher ran this
+    // rank: the rank variables are expanded here.
+    for (const char* name : {"RANK", "NRANKS", "HOSTNAME"}) {
+      const std::string ref = std::string("${") + name + "}";
+      size_t pos;
+      while ((pos = out.text.find(ref)) != std::string::npos) {
+        const std::optional<std::string> v = env.getenv ? env.getenv(name) : std::nullopt;
+        out.text.replace(pos, ref.size(), v.value_or(""));
+      }
+    }
+  }
   const struct {
     std::string_view word;
     uint64_t value;

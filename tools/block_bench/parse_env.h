@@ -42,6 +42,14 @@ struct ParseEnvironment {
   static ParseEnvironment FromSystem();
 };
 
+// Adds block-bench's rank variables to `env`: ${RANK} (this process's MPI
+// rank), ${NRANKS} (how many) and ${HOSTNAME} (this host's name), so that
+// each rank of an MPI run gets its own target (filename=/data/f.${RANK}).
+// Under MPI (`mpi`) they always take these values; otherwise an environment
+// variable of the same name wins, else they are 0, 1 and gethostname().
+ParseEnvironment WithRankVariables(ParseEnvironment env, int rank, int nranks,
+                                   const std::string& hostname, bool mpi);
+
 struct ExpandedValue {
   std::string text;
   // A reserved keyword was replaced and the result contains an arithmetic
@@ -50,8 +58,9 @@ struct ExpandedValue {
 };
 
 // Applies ${VAR} expansion (unless `expand_env` is false: on the command
-// line the shell has already done it) and then keyword replacement to
-// `value`.
+// line the shell has already done it, and only ${RANK}, ${NRANKS} and
+// ${HOSTNAME} are expanded, which the shell cannot know for each rank) and
+// then keyword replacement to `value`.
 ExpandedValue ExpandValue(std::string_view value, const ParseEnvironment& env,
                           bool expand_env = true);
 

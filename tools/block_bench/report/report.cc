@@ -435,19 +435,31 @@ DirResult Mixed(const CloneResult& r) {
   return m;
 }
 
-std::string TextReport(const RunResult& run, bool counters) {
-  std::vector<ReportUnit> units = ReportUnits(run);
-  std::string o;
-  std::map<int, double> gbw[kNumDirs];
-  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+namespace {
+
+using GroupBws = std::map<int, double>[kNumDirs];
+
+double GroupBwOf(const std::map<int, double>& m, int groupid) {
+  auto it = m.find(groupid);
+  return it == m.end() ? 0.0 : it->second;
+}
+
+std::string Now() {
   time_t now = time(nullptr);
   char tbuf[64];
   strftime(tbuf, sizeof tbuf, "%a %b %e %H:%M:%S %Y", localtime(&now));
-  for (const ReportUnit& u : units) {
+  return tbuf;
+}
+
+// One report unit's text block; `name`: the job's, or "All clients".
+std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBws& gbw,
+                     bool counters, const std::string& when, int pid) {
+  std::string o;
+  {
     const CloneResult& r = u.r;
     const JobOptions& job = *r.job;
-    o += Fmt("%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", job.name.c_str(), r.groupid,
-             u.jobs, r.error, int(getpid()), tbuf);
+    o += Fmt("%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", name.c_str(), r.groupid,
+             u.jobs, r.error, pid, when.c_str());
     if (r.error) o += "  error: " + r.error_message + "\n";
     uint64_t ms = RuntimeMs(r);
     // unified_rw_reporting: "mixed" (index kNumDirs) sums the directions.
@@ -473,7 +485,7 @@ std::string TextReport(const RunResult& run, bool counters) {
         for (double b : x.bw_samples) k.push_back(b / 1024);
         double gb = 0;
         for (int k = 0; k < kNumDirs; k++)
-          if (d == kNumDirs || k == d) gb += gbw[k][r.groupid];
+          if (d == kNumDirs || k == d) gb += GroupBwOf(gbw[k], r.groupid);
         o += Fmt("   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%zu\n",
                  *std::min_element(k.begin(), k.end()), *std::max_element(k.begin(), k.end()),
                  gb > 0 ? 100.0 * bw / gb : 0.0, Mean(k), Stddev(k), k.size());
@@ -527,8 +539,13 @@ std::string TextReport(const RunResult& run, bool counters) {
     }
     o += "\n";
   }
-  // Run status groups, as fio: over the report units (each clone, or the
-  // whole group with group_reporting, whose range is then that one value).
+  return o;
+}
+
+// Run status groups, as fio: over the report units (each clone, or the
+// whole group with group_reporting, whose range is then that one value).
+std::string StatusText(const std::vector<ReportUnit>& units) {
+  std::string o;
   std::map<int, std::vector<const CloneResult*>> groups;
   for (const ReportUnit& u : units) groups[u.r.groupid].push_back(&u.r);
   for (auto& [g, cl] : groups) {
@@ -561,41 +578,76 @@ std::string TextReport(const RunResult& run, bool counters) {
                (unsigned long long)rmax);
     }
   }
-  if (!run.disk_util.empty()) {
-    o += "\nDisk stats (read/write):\n";
-    for (const DiskUtil& d : run.disk_util) {
-      const DiskCounters& c = d.delta;
-      o += Fmt("  %s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, in_queue=%llu, util=%3.2f%%\n",
-               d.name.c_str(), (unsigned long long)c.read_ios, (unsigned long long)c.write_ios,
-               (unsigned long long)c.read_merges, (unsigned long long)c.write_merges,
-               (unsigned long long)c.read_ticks, (unsigned long long)c.write_ticks,
-               (unsigned long long)c.in_queue, d.util);
-    }
+  return o;
+}
+
+// fio's "Disk stats" lines; `prefix` before each device name.
+std::string DiskText(const std::vector<DiskUtil>& disks, const std::string& prefix) {
+  std::string o;
+  for (const DiskUtil& d : disks) {
+    const DiskCounters& c = d.delta;
+    o += Fmt("  %s%s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, in_queue=%llu, util=%3.2f%%\n",
+             prefix.c_str(), d.name.c_str(), (unsigned long long)c.read_ios,
+             (unsigned long long)c.write_ios, (unsigned long long)c.read_merges,
+             (unsigned long long)c.write_merges, (unsigned long long)c.read_ticks,
+             (unsigned long long)c.write_ticks, (unsigned long long)c.in_queue, d.util);
   }
   return o;
 }
 
-nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
+}  // namespace
+
+std::string TextReport(const RunResult& run, bool counters) {
   std::vector<ReportUnit> units = ReportUnits(run);
+  GroupBws gbw;
+  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+  const std::string when = Now();
+  std::string o;
+  const int pid = run.pid ? run.pid : int(getpid());
+  for (const ReportUnit& u : units) o += UnitText(u, u.r.job->name, gbw, counters, when, pid);
+  o += StatusText(units);
+  if (!run.disk_util.empty()) o += "\nDisk stats (read/write):\n" + DiskText(run.disk_util, "");
+  return o;
+}
+
+namespace {
+
+ojson TopJson(int64_t start_unix_ms) {
   ojson top;
   // fio's key too, for consumers that look for it (fio-plot, CBT): the value
   // ("block-bench-X") cannot be taken for a fio version.
   top["fio version"] = kBenchVersion;
   top["blkstack-bench version"] = kBenchVersion;
-  top["timestamp"] = run.start_unix_ms / 1000;
-  top["timestamp_ms"] = run.start_unix_ms;
-  time_t t = time_t(run.start_unix_ms / 1000);
+  top["timestamp"] = start_unix_ms / 1000;
+  top["timestamp_ms"] = start_unix_ms;
+  time_t t = time_t(start_unix_ms / 1000);
   char tbuf[64];
   strftime(tbuf, sizeof tbuf, "%a %b %e %H:%M:%S %Y", localtime(&t));
   top["time"] = tbuf;
-  std::map<int, double> gbw[kNumDirs];
-  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
-  ojson jobs = ojson::array();
-  for (const ReportUnit& u : units) {
+  return top;
+}
+
+ojson DiskJson(const DiskUtil& d) {
+  ojson o;
+  o["name"] = d.name;
+  o["read_ios"] = d.delta.read_ios;
+  o["write_ios"] = d.delta.write_ios;
+  o["read_merges"] = d.delta.read_merges;
+  o["write_merges"] = d.delta.write_merges;
+  o["read_ticks"] = d.delta.read_ticks;
+  o["write_ticks"] = d.delta.write_ticks;
+  o["in_queue"] = d.delta.in_queue;
+  o["util"] = d.util;
+  return o;
+}
+
+// One report unit's JSON object; `name`: the job's, or "All clients".
+ojson UnitJson(const ReportUnit& u, const std::string& name, const GroupBws& gbw, bool plus) {
+  {
     const CloneResult& r = u.r;
     const JobOptions& job = *r.job;
     ojson j;
-    j["jobname"] = job.name;
+    j["jobname"] = name;
     j["groupid"] = r.groupid;
     j["error"] = r.error;
     j["total_err"] = r.total_errors;
@@ -605,13 +657,13 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     j["job options"] = JobOptionsJson(job);
     for (int d : ShownDirs(job)) {
       if (d < kNumDirs) {
-        j[kDirName[d]] = DirJson(u, d, plus, gbw[d][r.groupid]);
+        j[kDirName[d]] = DirJson(u, d, plus, GroupBwOf(gbw[d], r.groupid));
         continue;
       }
       ReportUnit m = u;  // "mixed": the directions summed, as fio's
       m.r.dir = {Mixed(r), DirResult{}, DirResult{}};
       double gb = 0;
-      for (int k = 0; k < kNumDirs; k++) gb += gbw[k][r.groupid];
+      for (int k = 0; k < kNumDirs; k++) gb += GroupBwOf(gbw[k], r.groupid);
       j["mixed"] = DirJson(m, 0, plus, gb);
     }
     ojson sync;
@@ -662,6 +714,7 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     bs["jobs"] = u.jobs;
     bs["seed"] = r.seed;
     bs["runtime_ns"] = r.runtime_ns;
+    bs["first_io_monotonic_ns"] = r.first_io_ns;
     if (!r.error_message.empty()) bs["error_message"] = r.error_message;
     if (!r.first_error_message.empty()) bs["first_error_message"] = r.first_error_message;
     bs["interrupted"] = r.interrupted;
@@ -674,38 +727,128 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
     ojson cn = ojson::object();
     for (auto& c : r.counters) cn[c.name] = c.value;
     bs["counters"] = cn;
+    if (name != job.name) bs["job"] = job.name;
     j["blkstack"] = bs;
-    jobs.push_back(j);
+    return j;
   }
+}
+
+}  // namespace
+
+nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
+  std::vector<ReportUnit> units = ReportUnits(run);
+  ojson top = TopJson(run.start_unix_ms);
+  GroupBws gbw;
+  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+  ojson jobs = ojson::array();
+  for (const ReportUnit& u : units) jobs.push_back(UnitJson(u, u.r.job->name, gbw, plus));
   top["jobs"] = jobs;
   if (!run.disk_util.empty()) {
     ojson disks = ojson::array();
-    for (const DiskUtil& d : run.disk_util) {
-      ojson o;
-      o["name"] = d.name;
-      o["read_ios"] = d.delta.read_ios;
-      o["write_ios"] = d.delta.write_ios;
-      o["read_merges"] = d.delta.read_merges;
-      o["write_merges"] = d.delta.write_merges;
-      o["read_ticks"] = d.delta.read_ticks;
-      o["write_ticks"] = d.delta.write_ticks;
-      o["in_queue"] = d.delta.in_queue;
-      o["util"] = d.util;
-      disks.push_back(std::move(o));
-    }
+    for (const DiskUtil& d : run.disk_util) disks.push_back(DiskJson(d));
     top["disk_util"] = std::move(disks);
   }
   return top;
 }
 
-Expected<void> WriteLogs(const RunResult& run) {
+std::vector<ReportUnit> AllClientsUnits(const std::vector<ClientRun>& clients) {
+  // A unit is one clone, or one group with group_reporting: the same on
+  // every rank, which ran the same jobs.
+  std::vector<ReportUnit> all;
+  std::map<std::pair<int64_t, int64_t>, size_t> index;
+  for (const ClientRun& c : clients) {
+    for (const ReportUnit& u : ReportUnits(c.run)) {
+      const auto key = u.r.job->group_reporting
+                           ? std::pair<int64_t, int64_t>{-1, u.r.groupid}
+                           : std::pair<int64_t, int64_t>{u.r.job_index, u.r.clone};
+      auto it = index.find(key);
+      if (it == index.end()) {
+        index[key] = all.size();
+        all.push_back(u);
+        continue;
+      }
+      all[it->second].r.merge(u.r);
+      all[it->second].jobs += u.jobs;
+    }
+  }
+  return all;
+}
+
+std::string ClientsTextReport(const std::vector<ClientRun>& clients, bool counters) {
+  const std::string when = Now();
+  std::string o;
+  for (const ClientRun& c : clients) {
+    std::vector<ReportUnit> units = ReportUnits(c.run);
+    GroupBws gbw;
+    for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+    o += Fmt("Client rank %d (%s):\n", c.rank, c.hostname.c_str());
+    for (const ReportUnit& u : units) o += UnitText(u, u.r.job->name, gbw, counters, when, c.run.pid);
+  }
+  const std::vector<ReportUnit> all = AllClientsUnits(clients);
+  GroupBws gbw;
+  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(all, d);
+  for (const ReportUnit& u : all) {
+    const std::string name = all.size() == 1 ? "All clients" : "All clients [" + u.r.job->name + "]";
+    o += UnitText(u, name, gbw, counters, when, clients.empty() ? 0 : clients.front().run.pid);
+  }
+  o += StatusText(all);
+  std::string disks;
+  for (const ClientRun& c : clients)
+    disks += DiskText(c.run.disk_util, c.hostname + "[" + std::to_string(c.rank) + "]:");
+  if (!disks.empty()) o += "\nDisk stats (read/write):\n" + disks;
+  return o;
+}
+
+nlohmann::ordered_json ClientsJsonReport(const std::vector<ClientRun>& clients, bool plus) {
+  ojson top = TopJson(clients.empty() ? 0 : clients.front().run.start_unix_ms);
+  ojson stats = ojson::array();
+  ojson disks = ojson::array();
+  for (const ClientRun& c : clients) {
+    std::vector<ReportUnit> units = ReportUnits(c.run);
+    GroupBws gbw;
+    for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+    for (const ReportUnit& u : units) {
+      ojson j = UnitJson(u, u.r.job->name, gbw, plus);
+      j["hostname"] = c.hostname;
+      j["port"] = 0;
+      j["rank"] = c.rank;
+      stats.push_back(std::move(j));
+    }
+    for (const DiskUtil& d : c.run.disk_util) {
+      ojson o = DiskJson(d);
+      o["hostname"] = c.hostname;
+      o["rank"] = c.rank;
+      disks.push_back(std::move(o));
+    }
+  }
+  const std::vector<ReportUnit> all = AllClientsUnits(clients);
+  GroupBws gbw;
+  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(all, d);
+  ojson jobs = ojson::array();
+  for (const ReportUnit& u : all) {
+    ojson j = UnitJson(u, "All clients", gbw, plus);
+    j["blkstack"]["ranks"] = clients.size();
+    stats.push_back(j);
+    j["jobname"] = u.r.job->name;
+    j["blkstack"].erase("job");
+    jobs.push_back(std::move(j));
+  }
+  // The merged units also where single-host consumers look (fio's own
+  // client output has no "jobs"; fio_jsonplus_clat2csv reads only "jobs").
+  top["jobs"] = std::move(jobs);
+  top["client_stats"] = std::move(stats);
+  if (!disks.empty()) top["disk_util"] = std::move(disks);
+  return top;
+}
+
+Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
   for (const CloneResult& c : run.clones) {
     if (c.not_run) continue;
     const JobOptions& job = *c.job;
     auto write = [&](const std::optional<std::string>& opt, const char* kind,
                      const std::vector<LogEntry>& entries) -> Expected<void> {
       if (!opt) return {};
-      std::string prefix = opt->empty() ? job.name : *opt;
+      std::string prefix = (opt->empty() ? job.name : *opt) + tag;
       std::string path = prefix + "_" + kind + "." + std::to_string(c.thread_number) + ".log";
       FILE* f = std::fopen(path.c_str(), "w");
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
@@ -717,7 +860,7 @@ Expected<void> WriteLogs(const RunResult& run) {
       return {};
     };
     if (job.write_hist_log) {
-      const std::string prefix = job.write_hist_log->empty() ? job.name : *job.write_hist_log;
+      const std::string prefix = (job.write_hist_log->empty() ? job.name : *job.write_hist_log) + tag;
       const std::string path = prefix + "_clat_hist." + std::to_string(c.thread_number) + ".log";
       FILE* f = std::fopen(path.c_str(), "w");
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));

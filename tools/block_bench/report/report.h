@@ -39,10 +39,35 @@ std::string NumToStr(double v, int maxlen, double base, const char* const* units
 std::string TextReport(const RunResult& run, bool counters = false);
 nlohmann::ordered_json JsonReport(const RunResult& run, bool plus);
 
+// The results of one MPI rank (tools/block_bench/mpi), for the merged
+// report on rank 0.
+struct ClientRun {
+  int rank = 0;
+  std::string hostname;
+  RunResult run;  // its clones point at the jobs of the reporting process
+};
+
+// The "All clients" units: each unit (a clone, or a group with
+// group_reporting) merged over the ranks, by integer sums of counts and
+// histogram buckets (min/max as such, runtime the longest).
+std::vector<ReportUnit> AllClientsUnits(const std::vector<ClientRun>& clients);
+// fio's client/server report layout: each rank's units (a "Client rank R
+// (host):" line before them), then "All clients" units, the run status over
+// them, and every rank's disk statistics.
+std::string ClientsTextReport(const std::vector<ClientRun>& clients, bool counters = false);
+// JSON in fio's client layout: "client_stats" holds every rank's units,
+// each with "hostname", "port" (0) and "rank", then the "All clients"
+// units ("jobname": "All clients", blkstack.job naming the job);
+// "disk_util" entries carry "hostname" and "rank".  "jobs" holds the "All
+// clients" units again under their job names, for consumers of the
+// single-host layout.
+nlohmann::ordered_json ClientsJsonReport(const std::vector<ClientRun>& clients, bool plus);
+
 // Writes the log files the jobs asked for.  Files: <prefix>_lat.N.log,
 // <prefix>_clat.N.log, <prefix>_bw.N.log, <prefix>_iops.N.log, N = the
 // clone's thread number, prefix = the option's value or the job name.
-Expected<void> WriteLogs(const RunResult& run);
+// `tag` (MPI ranks: ".rank2") goes after the prefix.
+Expected<void> WriteLogs(const RunResult& run, const std::string& tag = "");
 
 // fio's --bandwidth-log: dir/agg-read_bw.log (and write, trim for the
 // directions that ran): per sample interval, the bandwidth of all clones

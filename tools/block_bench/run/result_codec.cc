@@ -251,6 +251,7 @@ std::string EncodeRun(const RunResult& run) {
             {"clones", std::move(clones)},
             {"disks", std::move(disks)},
             {"start_ms", run.start_unix_ms},
+            {"pid", run.pid},
             {"interrupted_by", run.interrupted_by}};
   if (run.setup_error) j["setup_error"] = {run.setup_error->code, run.setup_error->message};
   if (run.sync_error) j["sync_error"] = {run.sync_error->code, run.sync_error->message};
@@ -273,6 +274,7 @@ Expected<RunResult> DecodeRun(const std::string& bytes, const std::vector<JobOpt
     }
     for (const json& d : j.at("disks")) run.disk_util.push_back(Disk(d));
     run.start_unix_ms = j.at("start_ms");
+    run.pid = j.at("pid");
     run.interrupted_by = j.at("interrupted_by");
     if (j.contains("setup_error")) {
       const json& e = j.at("setup_error");

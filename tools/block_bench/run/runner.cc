@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "tools/block_bench/run/resources.h"
+#include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/steady.h"
 #include "tools/block_bench/run/target.h"
 #include "tools/block_bench/run/stop.h"
@@ -130,7 +131,7 @@ class ProgressMeter {
 };
 
 // Fills rr.clones: one per clone, in job order.
-void MakeClones(const std::vector<JobOptions>& jobs, RunResult* rr,
+void MakeClones(const std::vector<JobOptions>& jobs, uint64_t seed_salt, RunResult* rr,
                 std::vector<size_t>* first_clone) {
   const std::vector<int> groups = GroupIds(jobs);
   size_t total = 0;
@@ -148,6 +149,9 @@ void MakeClones(const std::vector<JobOptions>& jobs, RunResult* rr,
       r.thread_number = uint32_t(k + 1);
       r.groupid = groups[i];
       r.seed = JobSeed(jobs[i], uint32_t(i), c);
+      // Other processes of a multi-process run draw other sequences (rank
+      // 0's are the single-host ones).
+      if (seed_salt) r.seed ^= Mix64(seed_salt);
     }
   }
 }
@@ -164,7 +168,7 @@ size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOpt
     std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
     auto t = IOThread::Create(tname);
     seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts, &traces));
-    if (ready) seg.workers.back()->set_gate([ready] { ready->add_one(); });
+    if (ready) seg.workers.back()->set_gate([ready] { ready->add_one(); }, /*hold_ramp=*/true);
     if (!t.ok()) {
       r.error = -t.error().code;
       r.error_message = t.error().message;
@@ -254,9 +258,65 @@ std::vector<SteadyMonitor> SteadyMonitors(const RunResult& rr, const Segment& se
 // Waits until `running` clones finished, interrupting them when a stop is
 // requested, ending the units whose steady state was reached and reporting
 // progress about once a second.
+// Gated runs (opts.sync): the ramps of a started segment end on every
+// process together.  One agreement per distinct ramp_time, in increasing
+// order, begun when this process's ramp is due (from `go_ns`, the common
+// start) or its clones all ended; a done agreement ends the ramp of the
+// clones with that ramp_time.
+class RampSync {
+ public:
+  RampSync(const RunResult& rr, const RunOptions& opts, Segment& seg, int64_t go_ns)
+      : rr_(rr), sync_(opts.sync), seg_(seg), go_ns_(go_ns) {
+    if (!sync_ || !go_ns) return;
+    for (size_t k = seg.c0; k < seg.c1; k++) {
+      const int64_t r = int64_t(rr.clones[k].job->ramp_time.count()) * 1000;
+      if (r > 0) ramps_.push_back(r);
+    }
+    std::sort(ramps_.begin(), ramps_.end());
+    ramps_.erase(std::unique(ramps_.begin(), ramps_.end()), ramps_.end());
+  }
+  bool finished() const { return i_ == ramps_.size(); }
+  // When poll() has something to do next (INT64_MAX: nothing).
+  int64_t next_due_ns() const {
+    if (finished()) return INT64_MAX;
+    return pending_ ? NowNs() + 1'000'000 : go_ns_ + ramps_[i_];  // poll a pending one every ms
+  }
+  // Advances the agreements; `clones_done`: begin the next one now.
+  void poll(bool clones_done) {
+    while (!finished()) {
+      if (!pending_) {
+        if (!clones_done && NowNs() < go_ns_ + ramps_[i_]) return;
+        sync_->ramp_begin();
+        pending_ = true;
+      }
+      if (!sync_->ramp_done()) return;
+      pending_ = false;
+      for (size_t k = seg_.c0; k < seg_.c1; k++) {
+        const size_t i = k - seg_.c0;
+        if (!seg_.threads[i] || int64_t(rr_.clones[k].job->ramp_time.count()) * 1000 != ramps_[i_])
+          continue;
+        Worker* w = seg_.workers[i].get();
+        seg_.threads[i]->ctx().post([w] { w->end_ramp(); });
+      }
+      i_++;
+    }
+  }
+
+ private:
+  const RunResult& rr_;
+  RunSync* sync_;
+  Segment& seg_;
+  int64_t go_ns_;
+  std::vector<int64_t> ramps_;  // ns, increasing
+  size_t i_ = 0;
+  bool pending_ = false;
+};
+
+// `go_ns`: gated runs, when the segment's I/O started (0: it did not).
 void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
-                 DoneCounter& done, Segment& seg, size_t running) {
+                 DoneCounter& done, Segment& seg, size_t running, int64_t go_ns) {
   ProgressMeter meter(rr, live, seg.c0, seg.c1);
+  RampSync ramps(rr, opts, seg, go_ns);
   const StopSource* stop = opts.stop;
   bool interrupted = false;
   bool exited_all = false;  // exitall/exitall_on_error fired
@@ -281,13 +341,14 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
     }
     struct pollfd p[2] = {{done.fd(), POLLIN, 0}, {-1, POLLIN, 0}};
     if (stop && !interrupted) p[1].fd = stop->fd();  // -1 when it has none: ignored
-    int64_t due = next_progress;
+    int64_t due = std::min(next_progress, ramps.next_due_ns());
     for (const SteadyMonitor& m : steady) due = std::min(due, m.next_due_ns());
     int64_t wait_ns = std::max<int64_t>(0, due - NowNs());
     // Without a stop descriptor a request is seen at least every 100 ms.
     if (stop && stop->fd() < 0) wait_ns = std::min<int64_t>(wait_ns, 100'000'000);
     poll(p, 2, int((wait_ns + 999'999) / 1'000'000));
     running -= std::min<uint64_t>(running, done.take());
+    ramps.poll(running == 0);
     if (!interrupted) check_steady();
     if (!interrupted && !exited_all && running > 0) {
       // exitall / exitall_on_error: a clone that ended (in error) ends the
@@ -310,6 +371,11 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
       if (opts.on_progress && running > 0) opts.on_progress(meter.snapshot());
     }
   }
+  // Every process takes part in every agreement, also after its clones ended.
+  while (!ramps.finished()) {
+    ramps.poll(true);
+    if (!ramps.finished()) poll(nullptr, 0, 1);
+  }
   for (const SteadyMonitor& m : steady) rr.clones[m.clones().front()].steadystate = m.result();
 }
 
@@ -327,6 +393,7 @@ std::vector<int> GroupIds(const std::vector<JobOptions>& jobs) {
 
 RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   RunResult rr;
+  rr.pid = int(getpid());
   rr.start_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
@@ -348,7 +415,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   }
   TraceCache traces;  // read_iolog traces, shared by the clones replaying one
   std::vector<size_t> first_clone;
-  MakeClones(jobs, &rr, &first_clone);
+  MakeClones(jobs, opts.seed_salt, &rr, &first_clone);
   // fio's disk statistics: the devices under the file targets, over the run.
   std::vector<std::string> paths;
   for (const JobOptions& job : jobs) {
@@ -373,14 +440,17 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     seg.c1 = j < jobs.size() ? first_clone[j] : rr.clones.size();
     const size_t running = StartSegment(rr, live, opts, traces, done, opts.sync ? &ready : nullptr, seg);
     bool no_go = false;
+    int64_t go_ns = 0;
     if (opts.sync) {
       Expected<void> go = GateSegment(rr, opts, ready, seg, running, index);
       if (!go.ok()) {
         if (!(stop && stop->requested())) rr.sync_error = go.error();
         no_go = true;
+      } else {
+        go_ns = NowNs();
       }
     }
-    WaitSegment(rr, live, opts, done, seg, running);
+    WaitSegment(rr, live, opts, done, seg, running, go_ns);
     seg.threads.clear();  // joins; a posted interrupt() after the end is a no-op
     seg.workers.clear();
     if (no_go) break;  // i: this segment did not run

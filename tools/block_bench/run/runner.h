@@ -67,6 +67,9 @@ struct RunOptions {
   // prepared it (run/sync.h).  Null: one process, no waiting step.  Must
   // outlive RunJobs.
   RunSync* sync = nullptr;
+  // Mixed into every clone's seed when not 0 (the MPI rank): ranks of one
+  // run do not repeat each other's random offsets on a shared target.
+  uint64_t seed_salt = 0;
 };
 
 struct RunResult {
@@ -74,6 +77,7 @@ struct RunResult {
   // fio's "Disk stats": the block devices under the targets, over the run.
   std::vector<DiskUtil> disk_util;
   int64_t start_unix_ms = 0;
+  int pid = 0;  // of the process that ran the jobs
   // Set when the run could not start at all (resource limits): no clone ran.
   std::optional<Error> setup_error;
   // With RunOptions::sync: why a segment did not start on any process (one

@@ -740,15 +740,35 @@ void Worker::start_clock() {
   pacer_.start(start_ns_);
   ramp_end_ns_ = start_ns_ + int64_t(job_.ramp_time.count()) * 1000;
   if (time_limited) end_ns_ = ramp_end_ns_ + int64_t(job_.runtime.count()) * 1000;
+  const int64_t planned_end = end_ns_;
+  if (ramp_held_) {  // end_ramp() says when
+    ramp_end_ns_ = INT64_MAX;
+    if (time_limited) end_ns_ = INT64_MAX;
+  }
   if (end_requested_) end_ns_ = start_ns_;  // end_now() came before the start
   live_->start_ns.store(start_ns_);
-  live_->planned_ns.store(time_limited ? end_ns_ - start_ns_ : 0);
+  live_->planned_ns.store(time_limited ? planned_end - start_ns_ : 0);
   live_->planned_bytes.store(source_->io_limit());
   if (!source_->has_dir(Dir::kRead) && !source_->has_dir(Dir::kWrite) && !source_->has_dir(Dir::kTrim))
     live_->planned_bytes.store(0);
 }
 
-void Worker::set_gate(std::function<void()> prepared) { prepared_ = std::move(prepared); }
+void Worker::set_gate(std::function<void()> prepared, bool hold_ramp) {
+  prepared_ = std::move(prepared);
+  ramp_held_ = hold_ramp && job_.ramp_time.count() > 0;
+}
+
+void Worker::end_ramp() {
+  if (!ramp_held_ || finished_ || start_ns_ == 0) return;
+  ramp_held_ = false;
+  const int64_t now = NowNs();
+  ramp_end_ns_ = now;
+  if (job_.runtime.count() > 0 && end_ns_ == INT64_MAX) {  // not ended early meanwhile
+    end_ns_ = now + int64_t(job_.runtime.count()) * 1000;
+    live_->planned_ns.store(end_ns_ - start_ns_);
+    if (!io_finished_) arm_overdue();
+  }
+}
 
 void Worker::release(bool go) {
   if (gate_ != Gate::kWaiting) return;

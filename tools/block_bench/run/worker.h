@@ -120,8 +120,14 @@ class Worker {
   // Makes the clone wait between preparing its target and its first I/O
   // (RunOptions::sync): run() calls `prepared` on the loop once the target
   // is open and prepared, or failed (res->error says why), and then, if
-  // prepared, parks until release().  Call before run().
-  void set_gate(std::function<void()> prepared);
+  // prepared, parks until release().  With `hold_ramp` a ramp_time does not
+  // end by the clone's clock but at end_ramp() (the runtime counts from
+  // there).  Call before run().
+  void set_gate(std::function<void()> prepared, bool hold_ramp);
+  // Ends a held ramp now: the measured phase starts with the next I/O.  On
+  // the clone's loop; a no-op without a held ramp, before the I/O started,
+  // or once called.
+  void end_ramp();
   // Ends the wait: `go` starts the I/O (the clock starts now), else the
   // clone ends without I/O.  On the clone's loop; a no-op unless parked or
   // about to park, and after the first call.
@@ -244,6 +250,7 @@ class Worker {
     bool await_resume() const noexcept { return w->gate_ == Gate::kGo; }
   };
   std::function<void()> prepared_;
+  bool ramp_held_ = false;  // set_gate(hold_ramp) with a ramp_time
   Gate gate_ = Gate::kWaiting;
   std::coroutine_handle<> gate_waiter_;
   bool wait_all_ = false;

@@ -71,7 +71,9 @@ TEST(ResultCodec, ARealRunRoundTrips) {
     EXPECT_EQ(b.schedule.kind, a.schedule.kind);
     ExpectSameHist(b.schedule.lateness, a.schedule.lateness);
     ASSERT_EQ(b.steadystate.has_value(), a.steadystate.has_value());
-    if (a.steadystate) EXPECT_EQ(b.steadystate->iops, a.steadystate->iops);
+    if (a.steadystate) {
+      EXPECT_EQ(b.steadystate->iops, a.steadystate->iops);
+    }
     ASSERT_EQ(b.counters.size(), a.counters.size());
     for (size_t i = 0; i < a.counters.size(); i++) {
       EXPECT_EQ(b.counters[i].name, a.counters[i].name);

@@ -64,6 +64,15 @@ class FakeSync : public RunSync {
     if (answer_.empty()) return {};
     return MakeError(-ECANCELED, answer_);
   }
+  // The other processes reach the end of the ramp `ramp_wait_ns` later.
+  void ramp_begin() override { ramp_begun_ns.push_back(NowNs()); }
+  bool ramp_done() override {
+    if (NowNs() - ramp_begun_ns.back() < ramp_wait_ns) return false;
+    ramp_done_ns.push_back(NowNs());
+    return true;
+  }
+  int64_t ramp_wait_ns = 0;
+  std::vector<int64_t> ramp_begun_ns, ramp_done_ns;
   std::vector<size_t> segments;
   std::vector<std::string> failures;
   std::vector<int64_t> returned_ns;
@@ -100,6 +109,49 @@ TEST(Runner, SyncStartsEverySegmentAfterItsAnswer) {
     }
   }
   for (const CloneResult& c : r.clones) EXPECT_EQ(c.dir[0].bytes + c.dir[1].bytes, 1u << 20);
+}
+
+TEST(Runner, SyncEndsTheRampWhenEveryProcessDidWithoutStoppingIo) {
+  // Two ramp times in one segment: two agreements, in increasing order.
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--ioengine=null", "--rw=read", "--size=1g", "--rate_iops=2000",
+       "--ramp_time=200ms", "--runtime=300ms", "--time_based", "--name=b", "--ioengine=null",
+       "--rw=read", "--size=1g", "--rate_iops=2000", "--ramp_time=100ms", "--runtime=300ms",
+       "--time_based"});
+  FakeSync sync;
+  sync.ramp_wait_ns = 150'000'000;  // the slowest process is 150 ms later
+  Recorded rec;
+  RunOptions o;
+  o.sync = &sync;
+  o.on_issue = [&rec](const CloneResult& c, const IoUnit& u) {
+    std::lock_guard<std::mutex> l(rec.mu);
+    rec.ios.push_back(u);
+    rec.when.push_back(NowNs());
+    rec.thread.push_back(c.thread_number);
+  };
+  RunResult r = RunJobs(jobs, o);
+  ASSERT_FALSE(r.failed());
+  ASSERT_EQ(sync.ramp_begun_ns.size(), 2u);
+  ASSERT_EQ(sync.ramp_done_ns.size(), 2u);
+  const int64_t go = sync.returned_ns[0];
+  // b's ramp (100 ms) first, then a's (200 ms), each begun on time here.
+  EXPECT_GE(sync.ramp_begun_ns[0] - go, 100'000'000);
+  EXPECT_GE(sync.ramp_begun_ns[1], sync.ramp_done_ns[0]);
+  EXPECT_GE(sync.ramp_begun_ns[1] - go, 250'000'000);  // after b's agreement (100 + 150)
+  // I/O went on while the agreement was pending.
+  size_t during = 0;
+  for (size_t i = 0; i < rec.when.size(); i++)
+    if (rec.thread[i] == 2 && rec.when[i] > sync.ramp_begun_ns[0] && rec.when[i] < sync.ramp_done_ns[0])
+      during++;
+  EXPECT_GT(during, 100u);  // 150 ms at 2000 IOPS: about 300
+  // The measured phase is the runtime from the agreement: 300 ms of I/O at
+  // 2000 IOPS each, nothing from the ramp.
+  for (const CloneResult& c : r.clones) {
+    EXPECT_GE(c.runtime_ns, 290'000'000) << c.job->name;
+    EXPECT_LT(c.runtime_ns, 400'000'000) << c.job->name;
+    EXPECT_NEAR(double(c.dir[0].ios), 600, 100) << c.job->name;
+  }
+  EXPECT_GE(r.clones[1].elapsed_ns, 100'000'000 + 150'000'000 + 300'000'000);
 }
 
 TEST(Runner, SyncErrorKeepsEveryCloneFromStarting) {
