@@ -130,6 +130,28 @@ int ReportAcrossRanks(mpi::MpiSession& session, const std::vector<JobOptions>& j
                       const std::vector<std::string>& all, const ToolFlags& flags, FILE* out,
                       bool json_on_stdout);
 
+// What the ranks of an MPI run must agree on: the jobs' count and the
+// options that set the order of the collectives (segments, clones, ramps)
+// and the report's units.
+uint64_t JobShape(const std::vector<JobOptions>& jobs) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields
+  auto add = [&h](uint64_t v) {
+    for (int i = 0; i < 8; i++) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  add(jobs.size());
+  for (const JobOptions& j : jobs) {
+    add(j.numjobs);
+    add(j.stonewall);
+    add(j.new_group);
+    add(j.group_reporting);
+    add(uint64_t(j.ramp_time.count()));
+  }
+  return h;
+}
+
 // The end of an MPI run (more than one rank): every rank writes its own
 // logs (".rankR" after the prefix) and sends its results to rank 0, which
 // prints every error (naming the rank) and the one merged report.  Returns
@@ -208,7 +230,8 @@ int ReportAcrossRanks(mpi::MpiSession& session, const std::vector<JobOptions>& j
       // fio's terse lines of the merged units ("jobs").
       std::fputs(TerseReport(ClientsJsonReport(clients, false), flags.terse_version).c_str(), out);
     } else {
-      std::string doc = ClientsJsonReport(clients, f == OutputFormat::kJsonPlus).dump(2);
+      std::string doc = ClientsJsonReport(clients, f == OutputFormat::kJsonPlus)
+                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
       std::fputs(doc.c_str(), out);
       std::fputs("\n", out);
     }
@@ -296,10 +319,14 @@ int Main(int argc, char** argv) {
                    j.name.c_str());
     }
   }
+  // Under MPI a rank that cannot run must not leave the others waiting in a
+  // collective: the ranks agree below, after every local check.
+  bool cannot_run = false;
   if (warnings && flags.warnings_fatal) {
-    std::fprintf(stderr, "block-bench: --warnings-fatal: %d warning%s above, not running\n",
-                 warnings, warnings == 1 ? "" : "s");
-    return 1;
+    std::fprintf(stderr, "block-bench: %s--warnings-fatal: %d warning%s above, not running\n",
+                 me.c_str(), warnings, warnings == 1 ? "" : "s");
+    if (!multi) return 1;
+    cannot_run = true;
   }
 
   bool want_json = false, want_normal = false;
@@ -313,6 +340,21 @@ int Main(int argc, char** argv) {
     if (!out) {
       std::fprintf(stderr, "block-bench: --output=%s: %s\n", flags.output.c_str(),
                    std::strerror(errno));
+      if (!multi) return 1;
+      cannot_run = true;
+      out = stdout;
+    }
+  }
+  if (multi) {
+    if (session->max(cannot_run ? 1 : 0)) return 1;  // the rank said why
+    // The ranks must run the same segments, clones and ramps (their
+    // collectives follow them): ${RANK} or a host's environment may not
+    // change those.
+    if (!session->same(JobShape(cl->jobs))) {
+      if (lead)
+        std::fprintf(stderr, "block-bench: the ranks' jobs differ in number, numjobs, stonewall, "
+                     "ramp_time or group_reporting (from ${RANK}, ${HOSTNAME} or the environment): "
+                     "every rank must run the same jobs\n");
       return 1;
     }
   }
@@ -355,6 +397,7 @@ int Main(int argc, char** argv) {
   if (multi) {
     ro.sync = session.get();
     ro.seed_salt = uint64_t(session->rank());
+    ro.file_tag = ".rank" + std::to_string(session->rank());
   }
   size_t last_len = 0;
   int64_t last_newline = 0;
@@ -428,7 +471,8 @@ int Main(int argc, char** argv) {
     } else if (f == OutputFormat::kTerse) {
       std::fputs(TerseReport(JsonReport(rr, false), flags.terse_version).c_str(), out);
     } else {
-      std::string doc = JsonReport(rr, f == OutputFormat::kJsonPlus).dump(2);
+      std::string doc = JsonReport(rr, f == OutputFormat::kJsonPlus)
+                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
       std::fputs(doc.c_str(), out);
       std::fputs("\n", out);
     }

@@ -100,10 +100,13 @@ ExpandedValue ExpandValue(std::string_view value, const ParseEnvironment& env, b
     // rank: the rank variables are expanded here.
     for (const char* name : {"RANK", "NRANKS", "HOSTNAME"}) {
       const std::string ref = std::string("${") + name + "}";
-      size_t pos;
-      while ((pos = out.text.find(ref)) != std::string::npos) {
-        const std::optional<std::string> v = env.getenv ? env.getenv(name) : std::nullopt;
+      const std::optional<std::string> v = env.getenv ? env.getenv(name) : std::nullopt;
+      size_t pos = 0;
+      // Past each replacement: a value holding its own reference is not
+      // expanded again.
+      while ((pos = out.text.find(ref, pos)) != std::string::npos) {
         out.text.replace(pos, ref.size(), v.value_or(""));
+        pos += v.value_or("").size();
       }
     }
   }

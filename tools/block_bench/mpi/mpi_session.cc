@@ -85,28 +85,21 @@ bool MpiSession::ramp_done() {
 }
 
 std::vector<std::string> MpiSession::gather(const std::string& bytes) {
-  const int len = int(bytes.size());  // results are kilobytes, far below 2 GiB
-  std::vector<int> lens(rank_ == 0 ? size_t(size_) : 0);
-  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<int> displs(lens.size());
-  size_t total = 0;
-  for (size_t r = 0; r < lens.size(); r++) {
-    displs[r] = int(total);
-    total += size_t(lens[r]);
+  constexpr int kLenTag = 1, kBytesTag = 2;
+  if (rank_ != 0) {
+    const int len = bytes.size() > size_t(INT_MAX) ? 0 : int(bytes.size());
+    MPI_Send(&len, 1, MPI_INT, 0, kLenTag, MPI_COMM_WORLD);
+    MPI_Send(bytes.data(), len, MPI_BYTE, 0, kBytesTag, MPI_COMM_WORLD);
+    return {};
   }
-  std::string all(total, '\0');
-  MPI_Gatherv(bytes.data(), len, MPI_BYTE, all.data(), lens.data(), displs.data(), MPI_BYTE, 0,
-              MPI_COMM_WORLD);
-  std::vector<std::string> out;
-  for (size_t r = 0; r < lens.size(); r++) out.push_back(all.substr(size_t(displs[r]), size_t(lens[r])));
-  return out;
-}
-
-std::string MpiSession::broadcast(const std::string& bytes) {
-  int len = int(bytes.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::string out = rank_ == 0 ? bytes : std::string(size_t(len), '\0');
-  MPI_Bcast(out.data(), len, MPI_BYTE, 0, MPI_COMM_WORLD);
+  std::vector<std::string> out(static_cast<size_t>(size_));
+  out[0] = bytes;
+  for (int r = 1; r < size_; r++) {
+    int len = 0;
+    MPI_Recv(&len, 1, MPI_INT, r, kLenTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    out[size_t(r)].resize(size_t(len));
+    MPI_Recv(out[size_t(r)].data(), len, MPI_BYTE, r, kBytesTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
   return out;
 }
 
@@ -114,6 +107,13 @@ int MpiSession::max(int value) {
   int out = value;
   MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return out;
+}
+
+bool MpiSession::same(uint64_t value) {
+  uint64_t lo = value, hi = value;
+  MPI_Allreduce(&value, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&value, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
 }
 
 }  // namespace blk::bench::mpi

@@ -54,13 +54,14 @@ class MpiSession : public RunSync {
   void ramp_begin() override;
   bool ramp_done() override;
 
-  // Gathers every rank's `bytes` on rank 0, in rank order; other ranks get
-  // an empty vector.  Collective.
+  // Gathers every rank's `bytes` on rank 0, in rank order (point to point:
+  // any total size); other ranks get an empty vector.  A rank's bytes
+  // beyond 2 GiB arrive empty (DecodeRun then names the rank).  Collective.
   std::vector<std::string> gather(const std::string& bytes);
-  // Broadcasts rank 0's `bytes` to every rank.  Collective.
-  std::string broadcast(const std::string& bytes);
   // The largest `value` over the ranks, on every rank.  Collective.
   int max(int value);
+  // Whether every rank passed the same `value`, on every rank.  Collective.
+  bool same(uint64_t value);
 
  private:
   MpiSession() = default;

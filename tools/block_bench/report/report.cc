@@ -715,6 +715,7 @@ ojson UnitJson(const ReportUnit& u, const std::string& name, const GroupBws& gbw
     bs["seed"] = r.seed;
     bs["runtime_ns"] = r.runtime_ns;
     bs["first_io_monotonic_ns"] = r.first_io_ns;
+    bs["measure_start_monotonic_ns"] = r.measure_start_ns;
     if (!r.error_message.empty()) bs["error_message"] = r.error_message;
     if (!r.first_error_message.empty()) bs["first_error_message"] = r.first_error_message;
     bs["interrupted"] = r.interrupted;

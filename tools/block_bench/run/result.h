@@ -162,6 +162,9 @@ struct CloneResult {
   // CLOCK_MONOTONIC when the first I/O was issued (0: none); comparable
   // only between processes on one host (MPI start skew).
   int64_t first_io_ns = 0;
+  // CLOCK_MONOTONIC when the measured phase started (the first I/O after
+  // ramp_time), 0 if it did not; the same caveat.
+  int64_t measure_start_ns = 0;
   int64_t runtime_ns = 0;  // measured phase
   int64_t elapsed_ns = 0;  // whole clone incl. ramp and startdelay
   double usr_s = 0, sys_s = 0;
@@ -212,6 +215,8 @@ inline void CloneResult::merge(const CloneResult& o) {
   pre_read_bytes += o.pre_read_bytes;
   filled = filled || o.filled;
   if (o.first_io_ns && (!first_io_ns || o.first_io_ns < first_io_ns)) first_io_ns = o.first_io_ns;
+  if (o.measure_start_ns && (!measure_start_ns || o.measure_start_ns < measure_start_ns))
+    measure_start_ns = o.measure_start_ns;
   if (o.runtime_ns > runtime_ns) runtime_ns = o.runtime_ns;
   if (o.elapsed_ns > elapsed_ns) elapsed_ns = o.elapsed_ns;
   usr_s += o.usr_s;

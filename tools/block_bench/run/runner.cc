@@ -260,13 +260,14 @@ std::vector<SteadyMonitor> SteadyMonitors(const RunResult& rr, const Segment& se
 // progress about once a second.
 // Gated runs (opts.sync): the ramps of a started segment end on every
 // process together.  One agreement per distinct ramp_time, in increasing
-// order, begun when this process's ramp is due (from `go_ns`, the common
-// start) or its clones all ended; a done agreement ends the ramp of the
-// clones with that ramp_time.
+// order, begun once every clone here with that ramp_time has ended or run
+// its ramp by its own clock (which starts after its startdelay, as fio's
+// ramp); a done agreement ends the ramp of those clones.
 class RampSync {
  public:
-  RampSync(const RunResult& rr, const RunOptions& opts, Segment& seg, int64_t go_ns)
-      : rr_(rr), sync_(opts.sync), seg_(seg), go_ns_(go_ns) {
+  RampSync(const RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
+           Segment& seg, int64_t go_ns)
+      : rr_(rr), live_(live), sync_(opts.sync), seg_(seg), go_ns_(go_ns) {
     if (!sync_ || !go_ns) return;
     for (size_t k = seg.c0; k < seg.c1; k++) {
       const int64_t r = int64_t(rr.clones[k].job->ramp_time.count()) * 1000;
@@ -279,13 +280,20 @@ class RampSync {
   // When poll() has something to do next (INT64_MAX: nothing).
   int64_t next_due_ns() const {
     if (finished()) return INT64_MAX;
-    return pending_ ? NowNs() + 1'000'000 : go_ns_ + ramps_[i_];  // poll a pending one every ms
+    if (pending_) return NowNs() + 1'000'000;  // poll a pending one every ms
+    int64_t due = 0;  // the last of the clones' ramp ends (a clone not started: soon)
+    for (size_t k = seg_.c0; k < seg_.c1; k++) {
+      if (!has_ramp(k) || live_[k].done.load()) continue;
+      const int64_t st = live_[k].start_ns.load();
+      due = std::max(due, st ? st + ramps_[i_] : NowNs() + 10'000'000);
+    }
+    return due;
   }
-  // Advances the agreements; `clones_done`: begin the next one now.
+  // Advances the agreements; `clones_done`: this process's clones all ended.
   void poll(bool clones_done) {
     while (!finished()) {
       if (!pending_) {
-        if (!clones_done && NowNs() < go_ns_ + ramps_[i_]) return;
+        if (!clones_done && !ramps_over()) return;
         sync_->ramp_begin();
         pending_ = true;
       }
@@ -293,8 +301,7 @@ class RampSync {
       pending_ = false;
       for (size_t k = seg_.c0; k < seg_.c1; k++) {
         const size_t i = k - seg_.c0;
-        if (!seg_.threads[i] || int64_t(rr_.clones[k].job->ramp_time.count()) * 1000 != ramps_[i_])
-          continue;
+        if (!seg_.threads[i] || !has_ramp(k)) continue;
         Worker* w = seg_.workers[i].get();
         seg_.threads[i]->ctx().post([w] { w->end_ramp(); });
       }
@@ -303,7 +310,21 @@ class RampSync {
   }
 
  private:
+  bool has_ramp(size_t k) const {
+    return int64_t(rr_.clones[k].job->ramp_time.count()) * 1000 == ramps_[i_];
+  }
+  // Every clone with the current ramp_time ended or ran its ramp.
+  bool ramps_over() const {
+    const int64_t now = NowNs();
+    for (size_t k = seg_.c0; k < seg_.c1; k++) {
+      if (!has_ramp(k) || live_[k].done.load()) continue;
+      const int64_t st = live_[k].start_ns.load();
+      if (!st || now < st + ramps_[i_]) return false;
+    }
+    return true;
+  }
   const RunResult& rr_;
+  const std::vector<LiveCounters>& live_;
   RunSync* sync_;
   Segment& seg_;
   int64_t go_ns_;
@@ -316,7 +337,7 @@ class RampSync {
 void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
                  DoneCounter& done, Segment& seg, size_t running, int64_t go_ns) {
   ProgressMeter meter(rr, live, seg.c0, seg.c1);
-  RampSync ramps(rr, opts, seg, go_ns);
+  RampSync ramps(rr, live, opts, seg, go_ns);
   const StopSource* stop = opts.stop;
   bool interrupted = false;
   bool exited_all = false;  // exitall/exitall_on_error fired

@@ -70,6 +70,9 @@ struct RunOptions {
   // Mixed into every clone's seed when not 0 (the MPI rank): ranks of one
   // run do not repeat each other's random offsets on a shared target.
   uint64_t seed_salt = 0;
+  // Appended to the files the clones write themselves (write_iolog): the
+  // MPI rank's ".rankR", so ranks sharing a directory keep their own.
+  std::string file_tag;
 };
 
 struct RunResult {

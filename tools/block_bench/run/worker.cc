@@ -167,6 +167,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
   if (measured && !measuring_) {
     measuring_ = true;
     measure_start_ = now;
+    res_->measure_start_ns = now;
     last_sample_ns_ = now;
     for (int d = 0; d < kNumDirs; d++) {
       last_bytes_[d] = 0;
@@ -639,6 +640,7 @@ bool Worker::open_iolog() {
   // One file per clone: fio's would interleave clones' lines.
   std::string path = job_.write_iolog;
   if (res_->clone > 0) path += "." + std::to_string(res_->clone);
+  path += opts_.file_tag;  // MPI ranks: ".rankR"
   auto w = trace::IologWriter::Open(path);
   if (!w.ok()) {
     res_->error = -w.error().code;
@@ -759,8 +761,9 @@ void Worker::set_gate(std::function<void()> prepared, bool hold_ramp) {
 }
 
 void Worker::end_ramp() {
-  if (!ramp_held_ || finished_ || start_ns_ == 0) return;
+  if (!ramp_held_ || finished_) return;
   ramp_held_ = false;
+  if (start_ns_ == 0) return;  // not started: start_clock() will not hold it
   const int64_t now = NowNs();
   ramp_end_ns_ = now;
   if (job_.runtime.count() > 0 && end_ns_ == INT64_MAX) {  // not ended early meanwhile
@@ -768,6 +771,9 @@ void Worker::end_ramp() {
     live_->planned_ns.store(end_ns_ - start_ns_);
     if (!io_finished_) arm_overdue();
   }
+  // A rate, think-time or trace sleep begun in the ramp was not capped by
+  // the runtime: the submitter waits again, capped.
+  sleeps_.cancel_all();
 }
 
 void Worker::release(bool go) {

@@ -124,9 +124,10 @@ class Worker {
   // end by the clone's clock but at end_ramp() (the runtime counts from
   // there).  Call before run().
   void set_gate(std::function<void()> prepared, bool hold_ramp);
-  // Ends a held ramp now: the measured phase starts with the next I/O.  On
-  // the clone's loop; a no-op without a held ramp, before the I/O started,
-  // or once called.
+  // Ends a held ramp now: the measured phase starts with the next I/O (a
+  // sleep in progress is cut short).  On the clone's loop; a no-op without
+  // a held ramp or once called; before the clock started, the ramp is then
+  // not held.
   void end_ramp();
   // Ends the wait: `go` starts the I/O (the clock starts now), else the
   // clone ends without I/O.  On the clone's loop; a no-op unless parked or
