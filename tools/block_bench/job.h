@@ -176,6 +176,14 @@ inline const std::vector<double>& DefaultPercentileList() {
   return kList;
 }
 
+// One piece of a buffer_pattern= value: bytes, or a file to read them from
+// ('name' in fio's syntax, read when the job starts).
+struct PatternPiece {
+  bool file = false;
+  std::string data;
+  bool operator==(const PatternPiece&) const = default;
+};
+
 struct JobOptions {
   // --- identity -----------------------------------------------------------
   std::string name;         // section name, or name= / --name=
@@ -228,6 +236,15 @@ struct JobOptions {
   // Written data: all zeros instead of random bytes (fio's zero_buffers).
   // Verify blocks are filled by verify whatever this says.
   bool zero_buffers = false;
+  // fio's other buffer-content options (run/buffer_fill.h).
+  bool refill_buffers = false;
+  bool scramble_buffers = true;
+  std::optional<uint32_t> buffer_compress_percentage;  // 0..100
+  uint32_t buffer_compress_chunk = 512;                // bytes, 0: the block
+  std::vector<PatternPiece> buffer_pattern;            // empty: none
+  std::string buffer_pattern_text;                     // as written
+  uint32_t dedupe_percentage = 0;                      // 0..100
+  bool dedupe_mode_repeat = false;  // dedupe_mode=repeat written (the only mode)
 
   // --- queueing -----------------------------------------------------------
   uint32_t iodepth = 1;

@@ -1,6 +1,11 @@
 // Options shaping the I/O pattern: rw and its mix, block sizes, offsets and
 // sizes, the random distribution and seeding.
 #include <array>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 
 #include "tools/block_bench/option_helpers.h"
@@ -501,6 +506,133 @@ OptionSpec RandomGenerator() {
   return s;
 }
 
+// ---- written data (run/buffer_fill.h) --------------------------------------
+
+// fio's buffer_pattern syntax: pieces in any order, without separators:
+// 0xHEX (the bytes as written), "string", 'file' (read when the job
+// starts) and decimal integers (little-endian, in the fewest of 1, 2, 4 or 8
+// bytes that hold them, two's complement when negative).
+Expected<std::vector<PatternPiece>> ParsePatternPieces(std::string_view v) {
+  std::vector<PatternPiece> out;
+  size_t i = 0;
+  auto bad = [&](const std::string& why) {
+    return internal::ValueError("buffer_pattern " + QuoteInput(v) + ": " + why + " at character " +
+                                std::to_string(i + 1));
+  };
+  while (i < v.size()) {
+    const char c = v[i];
+    if (c == ' ' || c == '\t') {
+      i++;
+    } else if (c == '"' || c == '\'') {
+      const size_t end = v.find(c, i + 1);
+      if (end == std::string_view::npos) return bad(std::string("no closing ") + c);
+      if (end == i + 1) return bad("an empty " + std::string(c == '"' ? "string" : "file name"));
+      out.push_back(PatternPiece{c == '\'', std::string(v.substr(i + 1, end - i - 1))});
+      i = end + 1;
+    } else if (c == '0' && i + 1 < v.size() && (v[i + 1] == 'x' || v[i + 1] == 'X')) {
+      size_t j = i + 2;
+      while (j < v.size() && std::isxdigit(static_cast<unsigned char>(v[j]))) j++;
+      std::string hex(v.substr(i + 2, j - i - 2));
+      if (hex.empty()) return bad("0x without hex digits");
+      if (hex.size() % 2) hex.insert(hex.begin(), '0');
+      std::string bytes;
+      for (size_t k = 0; k < hex.size(); k += 2)
+        bytes.push_back(char(std::stoi(hex.substr(k, 2), nullptr, 16)));
+      out.push_back(PatternPiece{false, bytes});
+      i = j;
+    } else if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+      size_t j = i + (c == '-' ? 1 : 0);
+      const size_t digits = j;
+      while (j < v.size() && std::isdigit(static_cast<unsigned char>(v[j]))) j++;
+      if (j == digits) return bad("'-' without digits");
+      errno = 0;
+      const long long n = std::strtoll(std::string(v.substr(i, j - i)).c_str(), nullptr, 10);
+      if (errno == ERANGE) return bad("a number beyond 64 bits");
+      size_t width = 8;
+      if (n >= INT8_MIN && n <= UINT8_MAX) width = 1;
+      else if (n >= INT16_MIN && n <= UINT16_MAX) width = 2;
+      else if (n >= INT32_MIN && n <= UINT32_MAX) width = 4;
+      const uint64_t u = uint64_t(n);
+      std::string bytes;
+      for (size_t k = 0; k < width; k++) bytes.push_back(char((u >> (8 * k)) & 0xff));
+      out.push_back(PatternPiece{false, bytes});
+      i = j;
+    } else {
+      return bad(std::string("unexpected '") + c + "' (expected 0xHEX, \"string\", 'file' or a number)");
+    }
+  }
+  if (out.empty()) return internal::ValueError("buffer_pattern: empty pattern");
+  return out;
+}
+
+std::vector<OptionSpec> BufferOptions() {
+  std::vector<OptionSpec> v;
+  v.push_back(internal::FlagOption<&JobOptions::refill_buffers>(
+      "refill_buffers", "new contents for every write (not only when the buffer is set up)"));
+  v.push_back(internal::BoolOption<&JobOptions::scramble_buffers>(
+      "scramble_buffers", "stamp offset and time into each 512-byte block of every write (default 1)"));
+  v.push_back(Make(
+      "buffer_compress_percentage", {},
+      [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+        Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 0, 100);
+        if (!n.ok()) return n.error();
+        job.buffer_compress_percentage = uint32_t(n.value());
+        return {};
+      },
+      [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+        if (job.buffer_compress_percentage)
+          out.push_back({std::string(n), std::to_string(*job.buffer_compress_percentage)});
+      },
+      "written blocks compress to about (100 - N)% (random data, then zeros or buffer_pattern)",
+      true));
+  v.push_back(Make(
+      "buffer_compress_chunk", {},
+      [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+        Expected<uint64_t> n = ParseSize(*v, job.kb_base, 0);
+        if (!n.ok()) return n.error();
+        if (n.value() > UINT32_MAX) return internal::ValueError("buffer_compress_chunk: at most 4 GiB");
+        job.buffer_compress_chunk = uint32_t(n.value());
+        return {};
+      },
+      [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+        if (job.buffer_compress_chunk != DefaultJob().buffer_compress_chunk)
+          out.push_back({std::string(n), FormatSize(job.buffer_compress_chunk, job.kb_base)});
+      },
+      "size of the random/fixed regions of buffer_compress_percentage (0: the block; default 512)",
+      true));
+  v.push_back(Make(
+      "buffer_pattern", {},
+      [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+        auto p = ParsePatternPieces(*v);
+        if (!p.ok()) return p.error();
+        job.buffer_pattern = std::move(*p);
+        job.buffer_pattern_text = std::string(*v);
+        return {};
+      },
+      [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+        if (!job.buffer_pattern.empty()) out.push_back({std::string(n), job.buffer_pattern_text});
+      },
+      "written data: a pattern of 0xHEX, \"string\", 'file' and numbers, repeated"));
+  v.push_back(internal::UintOption<&JobOptions::dedupe_percentage, 0, 100>(
+      "dedupe_percentage", "percent of writes that repeat the last unique write's contents"));
+  v.push_back(Make(
+      "dedupe_mode", {},
+      [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+        if (*v == "repeat") {
+          job.dedupe_mode_repeat = true;
+          return {};
+        }
+        if (*v == "working_set")
+          return internal::ValueError("dedupe_mode=working_set is not implemented (repeat, the default, is)");
+        return internal::ValueError("expected repeat or working_set, got " + QuoteInput(*v));
+      },
+      [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+        if (job.dedupe_mode_repeat) out.push_back({std::string(n), "repeat"});
+      },
+      "repeat (the only mode): a dedupe write repeats the last unique one"));
+  return v;
+}
+
 }  // namespace
 
 std::vector<OptionSpec> PatternOptions() {
@@ -539,6 +671,7 @@ std::vector<OptionSpec> PatternOptions() {
   v.push_back(FlagOption<&JobOptions::zero_buffers>("zero_buffers", "write zeros instead of random bytes"));
   v.push_back(internal::UintOption<&JobOptions::loops, 1>("loops", "run the job's I/O this many times over"));
   v.push_back(RandomGenerator());
+  for (OptionSpec& o : BufferOptions()) v.push_back(std::move(o));
   return v;
 }
 

@@ -204,6 +204,10 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
       uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
       FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g, job_.verify);
       note_written(slot, u, g);
+    } else if (filler_->refill()) {
+      filler_->fill(slots_[slot].buf.data(), u.len);
+    } else if (filler_->scramble()) {
+      BufferFiller::Scramble(slots_[slot].buf.data(), u.len, u.offset, now);
     }
     uint32_t every = job_.fsync ? job_.fsync : job_.fdatasync;
     if (every && ++writes_since_sync_ >= every) {
@@ -715,6 +719,13 @@ bool Worker::prepare_io() {
   iops_log_ = job_.write_iops_log.has_value();
   if (job_.log_avg_msec) sample_ns_ = int64_t(job_.log_avg_msec) * 1000000;
 
+  auto pattern = ResolvePattern(job_.buffer_pattern);
+  if (!pattern.ok()) {
+    res_->error = -pattern.error().code;
+    res_->error_message = pattern.error().message;
+    return false;
+  }
+  filler_ = std::make_unique<BufferFiller>(job_, std::move(*pattern), res_->seed);
   slots_.resize(depth_);
   for (uint32_t i = 0; i < depth_; i++) {
     slots_[i].buf = AlignedBuffer(source_->max_bs());
@@ -724,12 +735,8 @@ bool Worker::prepare_io() {
                             " x " + std::to_string(source_->max_bs()) + " bytes)";
       return false;
     }
-    // Written data: random bytes (fio's default buffer contents), or zeros.
-    Rng r(res_->seed + i);
-    for (uint64_t o = 0; o + 8 <= source_->max_bs(); o += 8) {
-      uint64_t v = job_.zero_buffers ? 0 : r.next();
-      std::memcpy(slots_[i].buf.data() + o, &v, 8);
-    }
+    // Written data as the job's buffer options say (run/buffer_fill.h).
+    filler_->fill(slots_[i].buf.data(), source_->max_bs());
     free_.push_back(depth_ - 1 - i);
   }
 

@@ -59,6 +59,7 @@
 
 #include "block/backend.h"
 #include "tools/block_bench/job.h"
+#include "tools/block_bench/run/buffer_fill.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/pacer.h"
 #include "tools/block_bench/run/result.h"
@@ -250,6 +251,7 @@ class Worker {
     void await_suspend(std::coroutine_handle<> h) noexcept { w->gate_waiter_ = h; }
     bool await_resume() const noexcept { return w->gate_ == Gate::kGo; }
   };
+  std::unique_ptr<BufferFiller> filler_;  // what writes carry (prepare_io)
   std::function<void()> prepared_;
   bool ramp_held_ = false;  // set_gate(hold_ramp) with a ramp_time
   Gate gate_ = Gate::kWaiting;

@@ -1,0 +1,138 @@
+// BufferFiller: fio's buffer-content options, byte by byte.
+#include "tools/block_bench/run/buffer_fill.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bench_test_util.h"
+
+namespace blk::bench {
+namespace {
+
+using testing::ParseJob;
+
+std::vector<uint8_t> Fill(BufferFiller& f, size_t len) {
+  std::vector<uint8_t> b(len, 0xAA);
+  f.fill(b.data(), len);
+  return b;
+}
+
+bool AllZero(const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i]) return false;
+  return true;
+}
+
+TEST(BufferFill, DefaultIsRandomOnceWithScramble) {
+  JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m"});
+  BufferFiller f(j, "", 1);
+  EXPECT_FALSE(f.refill());
+  EXPECT_TRUE(f.scramble());
+  auto a = Fill(f, 4096), b = Fill(f, 4096);
+  EXPECT_NE(a, b);
+  EXPECT_FALSE(AllZero(a.data(), a.size()));
+}
+
+TEST(BufferFill, ScrambleStampsEveryWholeBlock) {
+  std::vector<uint8_t> a(4096 + 100, 0), b(4096 + 100, 0);
+  BufferFiller::Scramble(a.data(), a.size(), 8192, 1000);
+  BufferFiller::Scramble(b.data(), b.size(), 8192 + 4096, 1000);
+  EXPECT_NE(a, b);  // the same buffer written to two offsets differs
+  for (size_t blk = 0; blk < 8; blk++) {
+    uint64_t t = 0;
+    std::memcpy(&t, a.data() + blk * 512 + 56, 8);
+    EXPECT_EQ(t, 1000u);
+    bool found = false;
+    for (size_t line = 0; line < 8; line++) {
+      uint64_t off = 0;
+      std::memcpy(&off, a.data() + blk * 512 + line * 64, 8);
+      found |= off == 8192 + blk * 512;
+    }
+    EXPECT_TRUE(found) << blk;
+  }
+  EXPECT_TRUE(AllZero(a.data() + 4096, 100));  // a partial block is left alone
+}
+
+TEST(BufferFill, CompressPercentageRandomThenFixedPerChunk) {
+  JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m",
+                           "--buffer_compress_percentage=75", "--buffer_compress_chunk=1k"});
+  BufferFiller f(j, "", 2);
+  EXPECT_TRUE(f.refill());
+  EXPECT_FALSE(f.scramble());
+  auto a = Fill(f, 8192);
+  for (size_t c = 0; c < 8; c++) {
+    EXPECT_FALSE(AllZero(a.data() + c * 1024, 256)) << c;
+    EXPECT_TRUE(AllZero(a.data() + c * 1024 + 256, 768)) << c;
+  }
+  EXPECT_NE(Fill(f, 8192), a);  // refilled
+}
+
+TEST(BufferFill, CompressFixedPartIsThePattern) {
+  JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m",
+                           "--buffer_compress_percentage=50", "--buffer_compress_chunk=0",
+                           "--buffer_pattern=\"xy\""});
+  BufferFiller f(j, "xy", 3);
+  auto a = Fill(f, 4096);
+  for (size_t i = 2048; i < 4096; i++) EXPECT_EQ(a[i], i % 2 ? 'y' : 'x') << i;
+}
+
+TEST(BufferFill, PatternRepeatsAndIsNotScrambled) {
+  JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m",
+                           "--buffer_pattern=0xdeadbeef\"ab\""});
+  ASSERT_EQ(j.buffer_pattern.size(), 2u);
+  auto p = ResolvePattern(j.buffer_pattern);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(*p, std::string("\xde\xad\xbe\xef" "ab", 6));
+  BufferFiller f(j, *p, 4);
+  EXPECT_FALSE(f.scramble());
+  auto a = Fill(f, 600);
+  for (size_t i = 0; i < a.size(); i++) ASSERT_EQ(char(a[i]), (*p)[i % 6]) << i;
+}
+
+TEST(BufferFill, PatternPieces) {
+  JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--buffer_pattern=-12 300 0x1 'f'"});
+  ASSERT_EQ(j.buffer_pattern.size(), 4u);
+  EXPECT_EQ(j.buffer_pattern[0].data, std::string("\xf4", 1));      // -12 in one byte
+  EXPECT_EQ(j.buffer_pattern[1].data, std::string("\x2c\x01", 2));  // 300, little-endian
+  EXPECT_EQ(j.buffer_pattern[2].data, std::string("\x01", 1));
+  EXPECT_TRUE(j.buffer_pattern[3].file);
+  EXPECT_EQ(j.buffer_pattern[3].data, "f");
+  auto missing = ResolvePattern({PatternPiece{true, "/nonexistent/pattern"}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("/nonexistent/pattern"), std::string::npos);
+}
+
+TEST(BufferFill, DedupeRepeatsTheLastUniqueWrite) {
+  JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m",
+                           "--dedupe_percentage=40"});
+  BufferFiller f(j, "", 5);
+  EXPECT_TRUE(f.refill());
+  std::set<std::vector<uint8_t>> seen;
+  std::vector<uint8_t> prev;
+  int repeats = 0;
+  for (int i = 0; i < 2000; i++) {
+    auto b = Fill(f, 512);
+    if (!seen.insert(b).second) {
+      repeats++;
+      EXPECT_EQ(b, prev) << i;  // a repeat is of the last unique one
+    } else {
+      prev = b;
+    }
+  }
+  EXPECT_NEAR(repeats, 800, 100);
+}
+
+TEST(BufferFill, ZeroBuffers) {
+  JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m", "--zero_buffers"});
+  BufferFiller f(j, "", 6);
+  EXPECT_FALSE(f.scramble());
+  auto a = Fill(f, 4096);
+  EXPECT_TRUE(AllZero(a.data(), a.size()));
+}
+
+}  // namespace
+}  // namespace blk::bench

@@ -1,0 +1,101 @@
+#include "tools/block_bench/run/buffer_fill.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace blk::bench {
+
+Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces) {
+  std::string out;
+  for (const PatternPiece& p : pieces) {
+    if (!p.file) {
+      out += p.data;
+      continue;
+    }
+    std::ifstream f(p.data, std::ios::binary);
+    if (!f.is_open()) return MakeError(-ENOENT, "buffer_pattern: cannot open '" + p.data + "'");
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (f.bad()) return MakeError(-EIO, "buffer_pattern: cannot read '" + p.data + "'");
+    if (bytes.empty()) return MakeError(-EINVAL, "buffer_pattern: '" + p.data + "' is empty");
+    out += bytes;
+  }
+  return out;
+}
+
+BufferFiller::BufferFiller(const JobOptions& job, std::string pattern, uint64_t seed)
+    : pattern_(std::move(pattern)),
+      zero_(job.zero_buffers),
+      chunk_(job.buffer_compress_chunk),
+      dedupe_(job.dedupe_percentage),
+      rng_(Mix64(seed ^ 0xb0ffe7)) {
+  if (job.buffer_compress_percentage) {
+    compressing_ = true;
+    compress_ = *job.buffer_compress_percentage;
+  }
+  // fio: compression (other than 100 %) and dedupe imply refill_buffers.
+  refill_ = job.refill_buffers || (compressing_ && compress_ != 100) || dedupe_ > 0;
+  scramble_ = job.scramble_buffers && !refill_ && !zero_ && pattern_.empty() && !compressing_;
+}
+
+void BufferFiller::fill_fixed(uint8_t* p, size_t len, size_t phase) const {
+  if (pattern_.empty()) {
+    std::memset(p, 0, len);
+    return;
+  }
+  for (size_t i = 0; i < len; i++) p[i] = uint8_t(pattern_[(phase + i) % pattern_.size()]);
+}
+
+namespace {
+void FillRandom(Rng& r, uint8_t* p, size_t len) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    const uint64_t v = r.next();
+    std::memcpy(p + i, &v, 8);
+  }
+  if (i < len) {
+    const uint64_t v = r.next();
+    std::memcpy(p + i, &v, len - i);
+  }
+}
+}  // namespace
+
+void BufferFiller::fill(uint8_t* buf, size_t len) {
+  // Dedupe: this write repeats the last unique one's contents.
+  uint64_t seed;
+  if (dedupe_ && have_unique_ && rng_.below(100) < dedupe_) {
+    seed = last_unique_;
+  } else {
+    seed = rng_.next();
+    last_unique_ = seed;
+    have_unique_ = true;
+  }
+  Rng r(seed);
+  if (compressing_) {
+    const size_t chunk = chunk_ ? chunk_ : len;
+    for (size_t at = 0; at < len; at += chunk) {
+      const size_t n = std::min(chunk, len - at);
+      const size_t random = n * (100 - compress_) / 100;
+      FillRandom(r, buf + at, random);
+      fill_fixed(buf + at + random, n - random, at + random);
+    }
+  } else if (dedupe_) {
+    FillRandom(r, buf, len);
+  } else if (!pattern_.empty() || zero_) {
+    fill_fixed(buf, len, 0);
+  } else {
+    FillRandom(r, buf, len);
+  }
+}
+
+void BufferFiller::Scramble(uint8_t* buf, size_t len, uint64_t offset, int64_t now_ns) {
+  const uint64_t now = uint64_t(now_ns);
+  const size_t line = size_t((now ^ offset) & 7) * 64;
+  for (size_t at = 0; at + 512 <= len; at += 512) {
+    const uint64_t off = offset + at;
+    std::memcpy(buf + at + line, &off, 8);
+    std::memcpy(buf + at + 56, &now, 8);
+  }
+}
+
+}  // namespace blk::bench
