@@ -93,7 +93,9 @@ TEST(ValidateSpec, ManyPassThroughKeysAreCheap) {
     return s;
   };
   EXPECT_EQ(SpecError(spec(100000)), "<no error>");
-  EXPECT_LT(test::GrowthRatio(spec, [](const std::string& s) { (void)SpecError(s); }, 10000), 30);
+  // Linear work measures 10-20 here (allocation and cache misses grow with
+  // the spec), up to 31 on the loaded 2-core CI machine; quadratic is 100.
+  EXPECT_LT(test::GrowthRatio(spec, [](const std::string& s) { (void)SpecError(s); }, 10000), 50);
 }
 
 TEST(ValidateSpec, LongNamesAreQuotedBriefly) {
