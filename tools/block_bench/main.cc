@@ -26,6 +26,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -126,6 +127,38 @@ void PrintInterrupted(int by) {
                "covers what ran\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
+// Prints the reports --output-format asks for, from `text` (fio's text) and
+// `json(plus)` (JSON or JSON+; terse lines are made from its "jobs"), then
+// flushes and closes `out`.  With JSON on stdout the text goes to stderr.
+// Returns `status`, or 1 when the output cannot be written.
+int PrintReports(const ToolFlags& flags, FILE* out, bool json_on_stdout, int status,
+                 const std::function<std::string()>& text,
+                 const std::function<nlohmann::ordered_json(bool plus)>& json) {
+  for (OutputFormat f : flags.output_formats) {
+    if (f == OutputFormat::kNormal) {
+      if (json_on_stdout) {
+        // Keep stdout pure JSON: the text report goes to stderr.
+        std::fputs(text().c_str(), stderr);
+      } else {
+        std::fputs("\n", out);
+        std::fputs(text().c_str(), out);
+      }
+    } else if (f == OutputFormat::kTerse) {
+      std::fputs(TerseReport(json(false), flags.terse_version).c_str(), out);
+    } else {
+      std::string doc = json(f == OutputFormat::kJsonPlus)
+                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      std::fputs(doc.c_str(), out);
+      std::fputs("\n", out);
+    }
+  }
+  if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0)) {
+    std::fprintf(stderr, "block-bench: writing output: %s\n", std::strerror(errno));
+    status = 1;
+  }
+  return status;
+}
+
 int ReportAcrossRanks(mpi::MpiSession& session, const std::vector<JobOptions>& jobs,
                       const std::vector<std::string>& all, const ToolFlags& flags, FILE* out,
                       bool json_on_stdout);
@@ -217,30 +250,10 @@ int ReportAcrossRanks(mpi::MpiSession& session, const std::vector<JobOptions>& j
       status = 1;
     }
   }
-  for (OutputFormat f : flags.output_formats) {
-    if (f == OutputFormat::kNormal) {
-      const std::string text = ClientsTextReport(clients, flags.blkstack_counters);
-      if (json_on_stdout) {
-        std::fputs(text.c_str(), stderr);
-      } else {
-        std::fputs("\n", out);
-        std::fputs(text.c_str(), out);
-      }
-    } else if (f == OutputFormat::kTerse) {
-      // fio's terse lines of the merged units ("jobs").
-      std::fputs(TerseReport(ClientsJsonReport(clients, false), flags.terse_version).c_str(), out);
-    } else {
-      std::string doc = ClientsJsonReport(clients, f == OutputFormat::kJsonPlus)
-                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-      std::fputs(doc.c_str(), out);
-      std::fputs("\n", out);
-    }
-  }
-  if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0)) {
-    std::fprintf(stderr, "block-bench: writing output: %s\n", std::strerror(errno));
-    status = 1;
-  }
-  return status;
+  return PrintReports(
+      flags, out, json_on_stdout, status,
+      [&] { return ClientsTextReport(clients, flags.blkstack_counters); },
+      [&](bool plus) { return ClientsJsonReport(clients, plus); });
 }
 
 int Main(int argc, char** argv) {
@@ -459,29 +472,9 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "block-bench: writing logs: %s\n", w.error().message.c_str());
     status = 1;
   }
-  for (OutputFormat f : flags.output_formats) {
-    if (f == OutputFormat::kNormal) {
-      if (json_on_stdout) {
-        // Keep stdout pure JSON: the text report goes to stderr.
-        std::fputs(TextReport(rr, flags.blkstack_counters).c_str(), stderr);
-      } else {
-        std::fputs("\n", out);
-        std::fputs(TextReport(rr, flags.blkstack_counters).c_str(), out);
-      }
-    } else if (f == OutputFormat::kTerse) {
-      std::fputs(TerseReport(JsonReport(rr, false), flags.terse_version).c_str(), out);
-    } else {
-      std::string doc = JsonReport(rr, f == OutputFormat::kJsonPlus)
-                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-      std::fputs(doc.c_str(), out);
-      std::fputs("\n", out);
-    }
-  }
-  if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0)) {
-    std::fprintf(stderr, "block-bench: writing output: %s\n", std::strerror(errno));
-    status = 1;
-  }
-  return status;
+  return PrintReports(
+      flags, out, json_on_stdout, status, [&] { return TextReport(rr, flags.blkstack_counters); },
+      [&](bool plus) { return JsonReport(rr, plus); });
 }
 
 }  // namespace

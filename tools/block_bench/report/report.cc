@@ -439,6 +439,10 @@ namespace {
 
 using GroupBws = std::map<int, double>[kNumDirs];
 
+void FillGroupBws(const std::vector<ReportUnit>& units, GroupBws& gbw) {
+  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+}
+
 double GroupBwOf(const std::map<int, double>& m, int groupid) {
   auto it = m.find(groupid);
   return it == m.end() ? 0.0 : it->second;
@@ -600,7 +604,7 @@ std::string DiskText(const std::vector<DiskUtil>& disks, const std::string& pref
 std::string TextReport(const RunResult& run, bool counters) {
   std::vector<ReportUnit> units = ReportUnits(run);
   GroupBws gbw;
-  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+  FillGroupBws(units, gbw);
   const std::string when = Now();
   std::string o;
   const int pid = run.pid ? run.pid : int(getpid());
@@ -740,7 +744,7 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
   std::vector<ReportUnit> units = ReportUnits(run);
   ojson top = TopJson(run.start_unix_ms);
   GroupBws gbw;
-  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+  FillGroupBws(units, gbw);
   ojson jobs = ojson::array();
   for (const ReportUnit& u : units) jobs.push_back(UnitJson(u, u.r.job->name, gbw, plus));
   top["jobs"] = jobs;
@@ -781,13 +785,13 @@ std::string ClientsTextReport(const std::vector<ClientRun>& clients, bool counte
   for (const ClientRun& c : clients) {
     std::vector<ReportUnit> units = ReportUnits(c.run);
     GroupBws gbw;
-    for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+    FillGroupBws(units, gbw);
     o += Fmt("Client rank %d (%s):\n", c.rank, c.hostname.c_str());
     for (const ReportUnit& u : units) o += UnitText(u, u.r.job->name, gbw, counters, when, c.run.pid);
   }
   const std::vector<ReportUnit> all = AllClientsUnits(clients);
   GroupBws gbw;
-  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(all, d);
+  FillGroupBws(all, gbw);
   for (const ReportUnit& u : all) {
     const std::string name = all.size() == 1 ? "All clients" : "All clients [" + u.r.job->name + "]";
     o += UnitText(u, name, gbw, counters, when, clients.empty() ? 0 : clients.front().run.pid);
@@ -807,7 +811,7 @@ nlohmann::ordered_json ClientsJsonReport(const std::vector<ClientRun>& clients, 
   for (const ClientRun& c : clients) {
     std::vector<ReportUnit> units = ReportUnits(c.run);
     GroupBws gbw;
-    for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(units, d);
+    FillGroupBws(units, gbw);
     for (const ReportUnit& u : units) {
       ojson j = UnitJson(u, u.r.job->name, gbw, plus);
       j["hostname"] = c.hostname;
@@ -824,7 +828,7 @@ nlohmann::ordered_json ClientsJsonReport(const std::vector<ClientRun>& clients, 
   }
   const std::vector<ReportUnit> all = AllClientsUnits(clients);
   GroupBws gbw;
-  for (int d = 0; d < kNumDirs; d++) gbw[d] = GroupBw(all, d);
+  FillGroupBws(all, gbw);
   ojson jobs = ojson::array();
   for (const ReportUnit& u : all) {
     ojson j = UnitJson(u, "All clients", gbw, plus);

@@ -168,7 +168,7 @@ size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOpt
     std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
     auto t = IOThread::Create(tname);
     seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts, &traces));
-    if (ready) seg.workers.back()->set_gate([ready] { ready->add_one(); }, /*hold_ramp=*/true);
+    if (ready) seg.workers.back()->set_gate([ready] { ready->add_one(); });
     if (!t.ok()) {
       r.error = -t.error().code;
       r.error_message = t.error().message;

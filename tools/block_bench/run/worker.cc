@@ -762,9 +762,9 @@ void Worker::start_clock() {
     live_->planned_bytes.store(0);
 }
 
-void Worker::set_gate(std::function<void()> prepared, bool hold_ramp) {
+void Worker::set_gate(std::function<void()> prepared) {
   prepared_ = std::move(prepared);
-  ramp_held_ = hold_ramp && job_.ramp_time.count() > 0;
+  ramp_held_ = job_.ramp_time.count() > 0;
 }
 
 void Worker::end_ramp() {

@@ -121,10 +121,10 @@ class Worker {
   // Makes the clone wait between preparing its target and its first I/O
   // (RunOptions::sync): run() calls `prepared` on the loop once the target
   // is open and prepared, or failed (res->error says why), and then, if
-  // prepared, parks until release().  With `hold_ramp` a ramp_time does not
-  // end by the clone's clock but at end_ramp() (the runtime counts from
-  // there).  Call before run().
-  void set_gate(std::function<void()> prepared, bool hold_ramp);
+  // prepared, parks until release().  A ramp_time then does not end by the
+  // clone's clock but at end_ramp() (the runtime counts from there).  Call
+  // before run().
+  void set_gate(std::function<void()> prepared);
   // Ends a held ramp now: the measured phase starts with the next I/O (a
   // sleep in progress is cut short).  On the clone's loop; a no-op without
   // a held ramp or once called; before the clock started, the ramp is then
@@ -253,7 +253,7 @@ class Worker {
   };
   std::unique_ptr<BufferFiller> filler_;  // what writes carry (prepare_io)
   std::function<void()> prepared_;
-  bool ramp_held_ = false;  // set_gate(hold_ramp) with a ramp_time
+  bool ramp_held_ = false;  // set_gate() with a ramp_time, until end_ramp()
   Gate gate_ = Gate::kWaiting;
   std::coroutine_handle<> gate_waiter_;
   bool wait_all_ = false;

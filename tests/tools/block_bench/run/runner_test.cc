@@ -41,7 +41,8 @@ struct Recorded {
   std::vector<uint32_t> thread;
 };
 
-RunResult RunRecorded(const std::vector<JobOptions>& jobs, Recorded* rec) {
+// Run options whose on_issue hook records every I/O into `rec`.
+RunOptions Recording(Recorded* rec) {
   RunOptions o;
   o.on_issue = [rec](const CloneResult& c, const IoUnit& u) {
     std::lock_guard<std::mutex> l(rec->mu);
@@ -49,7 +50,11 @@ RunResult RunRecorded(const std::vector<JobOptions>& jobs, Recorded* rec) {
     rec->when.push_back(NowNs());
     rec->thread.push_back(c.thread_number);
   };
-  return RunJobs(jobs, o);
+  return o;
+}
+
+RunResult RunRecorded(const std::vector<JobOptions>& jobs, Recorded* rec) {
+  return RunJobs(jobs, Recording(rec));
 }
 
 // A RunSync standing in for the other MPI ranks: it records each call and
@@ -87,14 +92,8 @@ TEST(Runner, SyncStartsEverySegmentAfterItsAnswer) {
        "--stonewall", "--ioengine=null", "--rw=write", "--size=1m", "--startdelay=20ms"});
   FakeSync sync;
   Recorded rec;
-  RunOptions o;
+  RunOptions o = Recording(&rec);
   o.sync = &sync;
-  o.on_issue = [&rec](const CloneResult& c, const IoUnit& u) {
-    std::lock_guard<std::mutex> l(rec.mu);
-    rec.ios.push_back(u);
-    rec.when.push_back(NowNs());
-    rec.thread.push_back(c.thread_number);
-  };
   RunResult r = RunJobs(jobs, o);
   ASSERT_FALSE(r.failed());
   ASSERT_EQ(sync.segments, (std::vector<size_t>{0, 1}));
@@ -121,14 +120,8 @@ TEST(Runner, SyncEndsTheRampWhenEveryProcessDidWithoutStoppingIo) {
   FakeSync sync;
   sync.ramp_wait_ns = 150'000'000;  // the slowest process is 150 ms later
   Recorded rec;
-  RunOptions o;
+  RunOptions o = Recording(&rec);
   o.sync = &sync;
-  o.on_issue = [&rec](const CloneResult& c, const IoUnit& u) {
-    std::lock_guard<std::mutex> l(rec.mu);
-    rec.ios.push_back(u);
-    rec.when.push_back(NowNs());
-    rec.thread.push_back(c.thread_number);
-  };
   RunResult r = RunJobs(jobs, o);
   ASSERT_FALSE(r.failed());
   ASSERT_EQ(sync.ramp_begun_ns.size(), 2u);
