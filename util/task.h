@@ -25,6 +25,16 @@
 // Frames come from FramePool (per-thread cache) unless BLK_NO_FRAME_POOL is
 // defined (kept for measuring what the pool buys).
 //
+// Submission stamps: a task may carry a SubmitStamp* (util/submit_stamp.h),
+// set on the request's task with set_submit_stamp().  A task awaited by
+// another inherits the awaiter's stamp when the await begins (unless it was
+// given its own), so the stamp
+// reaches every coroutine of the request's chain (generic layer, filters,
+// the driver) without any of them passing it on.  A driver that hands
+// requests to something outside the process (the kernel, librbd) reads it
+// in its awaiter with SubmitStampOf(handle) and marks it when the hand-over
+// call returned.  Detached tasks start with none.
+//
 // Threading: a task runs on whatever thread resumes it.  In blkstack that is
 // always the loop thread of the AioContext its I/O belongs to; code that
 // completes on a foreign thread resumes through AioContext::post_resume().
@@ -34,11 +44,13 @@
 #include <cstdlib>
 #include <exception>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "util/aio_context.h"
 #include "util/clock.h"
 #include "util/frame_pool.h"
+#include "util/submit_stamp.h"
 
 namespace blk {
 
@@ -49,6 +61,7 @@ namespace detail {
 
 struct PromiseBase {
   std::coroutine_handle<> continuation;
+  SubmitStamp* stamp = nullptr;  // see "Submission stamps" above
   bool detached = false;
 
 #ifndef BLK_NO_FRAME_POOL
@@ -118,18 +131,25 @@ class [[nodiscard]] Task {
 
   bool valid() const { return bool(h_); }
 
-  auto operator co_await() && noexcept {
-    struct Awaiter {
-      Handle h;
-      bool await_ready() const noexcept { return false; }
-      std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept {
-        h.promise().continuation = caller;
-        return h;
+  // Gives the task (and every task it awaits) a stamp to mark when its
+  // request is handed over; see "Submission stamps" above.  Before it runs.
+  void set_submit_stamp(SubmitStamp* s) { h_.promise().stamp = s; }
+
+  // (Not a local class: those cannot have member templates.)
+  struct Awaiter {
+    Handle h;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> caller) noexcept {
+      h.promise().continuation = caller;
+      if constexpr (std::is_base_of_v<detail::PromiseBase, P>) {
+        if (!h.promise().stamp) h.promise().stamp = caller.promise().stamp;
       }
-      T await_resume() { return h.promise().take(); }
-    };
-    return Awaiter{h_};
-  }
+      return h;
+    }
+    T await_resume() { return h.promise().take(); }
+  };
+  Awaiter operator co_await() && noexcept { return Awaiter{h_}; }
 
   // Starts the task now, on the calling thread, without awaiting it.  It runs
   // until its first suspension; the frame frees itself when it finishes.
@@ -155,6 +175,14 @@ inline Task<void> Promise<void>::get_return_object() noexcept {
   return Task<void>(std::coroutine_handle<Promise<void>>::from_promise(*this));
 }
 }  // namespace detail
+
+// The submission stamp of the coroutine `h` (nullptr when it has none or is
+// not a Task).  For awaiters of drivers, in await_suspend.
+template <class P>
+SubmitStamp* SubmitStampOf(std::coroutine_handle<P> h) noexcept {
+  if constexpr (std::is_base_of_v<detail::PromiseBase, P>) return h.promise().stamp;
+  else return nullptr;
+}
 
 // Starts `t` detached on `ctx`'s loop.  From the loop thread it is queued on
 // the ready queue (it runs in this or the next iteration, never inside the

@@ -167,6 +167,8 @@ void KernelAio::submit_queued() {
       complete_in_submit(f, ret);
       continue;
     }
+    // Marked before anything can complete them (reap_in_submit below).
+    MarkSubmitted(batch_reqs_.data(), ret);
     pop_queue(ret);
     in_flight_ += ret;
     c_.requests_submitted += ret;
@@ -182,6 +184,18 @@ void KernelAio::submit_queued() {
       c_.batch_changes++;
     }
     win_submitted_ = win_found_ = 0;
+  }
+}
+
+// One clock read for the whole submission, and none when no request of it
+// carries a stamp.
+void KernelAio::MarkSubmitted(Request* const* reqs, int n) {
+  int64_t now = 0;
+  for (int i = 0; i < n; i++) {
+    if (SubmitStamp* s = reqs[i]->stamp) {
+      if (!now) now = NowNs();
+      s->mark(now);
+    }
   }
 }
 

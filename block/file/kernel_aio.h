@@ -122,16 +122,18 @@ class KernelAio final : public PollHandler {
   void detach();
 
   // Awaitable: sends `req` and resumes with its result.
-  auto submit(Request& req) {
-    struct Awaiter {
-      KernelAio* aio;
-      Request* req;
-      bool await_ready() const noexcept { return false; }
-      bool await_suspend(std::coroutine_handle<> h) { return aio->enqueue(req, h); }
-      int64_t await_resume() const noexcept { return req->res; }
-    };
-    return Awaiter{this, &req};
-  }
+  struct SubmitAwaiter {
+    KernelAio* aio;
+    Request* req;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) {
+      req->stamp = SubmitStampOf(h);
+      return aio->enqueue(req, h);
+    }
+    int64_t await_resume() const noexcept { return req->res; }
+  };
+  SubmitAwaiter submit(Request& req) { return SubmitAwaiter{this, &req}; }
 
   void plug() { plugged_++; }
   void unplug();
@@ -216,6 +218,7 @@ class KernelAio final : public PollHandler {
   // Lists a finished request for the resumer (scheduling it if needed).
   void defer_request(Request* req);
   // Removes and returns the first n queued requests (as a chain).
+  static void MarkSubmitted(Request* const* reqs, int n);
   Request* pop_queue(int n);
   void run_deferred();
   // A coroutine that runs run_deferred() each time it is resumed from the

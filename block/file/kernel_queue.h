@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "block/driver.h"
+#include "util/submit_stamp.h"
 
 namespace blk {
 
@@ -38,6 +39,7 @@ struct IoRequest {
 
   // KernelAio's bookkeeping.
   std::coroutine_handle<> waiter;
+  SubmitStamp* stamp = nullptr;  // the waiter's, marked when the kernel took it
   int64_t res = 0;  // byte count or negative errno
   IoRequest* next = nullptr;
   bool done = false;

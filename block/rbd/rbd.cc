@@ -194,7 +194,8 @@ class RbdDriver final : public BlockDriver {
     RbdRequest req;
 
     bool await_ready() const noexcept { return false; }
-    bool await_suspend(std::coroutine_handle<> h) {
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) {
       req.waiter = h;
       req.ctx = drv->ctx_;
       req.api = drv->h_.api;
@@ -210,6 +211,7 @@ class RbdDriver final : public BlockDriver {
         return Fail(r);
       }
       drv->submitted_++;
+      if (SubmitStamp* s = SubmitStampOf(h)) s->mark(NowNs());
       return true;
     }
     ssize_t await_resume() const noexcept { return req.ret; }

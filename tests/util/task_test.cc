@@ -265,5 +265,65 @@ TEST(TaskTest, PostResumeFromForeignThreadsResumesOnTheLoop) {
   EXPECT_EQ(resumed_elsewhere.load(), 0);
 }
 
+// ---- submission stamps ----
+
+// An awaiter that reads the awaiting coroutine's stamp, as a driver does,
+// and marks it with `at`; it does not suspend.
+struct MarkStamp {
+  int64_t at;
+  SubmitStamp* seen = nullptr;
+  bool await_ready() const noexcept { return false; }
+  template <class P>
+  bool await_suspend(std::coroutine_handle<P> h) noexcept {
+    seen = SubmitStampOf(h);
+    if (seen) seen->mark(at);
+    return false;
+  }
+  SubmitStamp* await_resume() const noexcept { return seen; }
+};
+
+Task<SubmitStamp*> Leaf(int64_t at) { co_return co_await MarkStamp{at}; }
+Task<SubmitStamp*> Middle(AioContext& ctx, int64_t at) {
+  co_await ctx.yield();  // a layer that suspends before reaching the driver
+  SubmitStamp* first = co_await Leaf(at);
+  SubmitStamp* second = co_await Leaf(at + 100);  // a second piece of the request
+  EXPECT_EQ(first, second);
+  co_return first;
+}
+
+TEST(TaskTest, SubmitStampReachesEveryAwaitedTaskAndKeepsTheFirstMark) {
+  AioContext ctx;
+  SubmitStamp stamp;
+  Task<SubmitStamp*> t = Middle(ctx, 5000);
+  t.set_submit_stamp(&stamp);
+  EXPECT_EQ(RunSync(ctx, std::move(t)), &stamp);
+  EXPECT_EQ(stamp.ns, 5000);  // the second piece did not move it
+}
+
+TEST(TaskTest, TasksWithoutAStampSeeNone) {
+  AioContext ctx;
+  EXPECT_EQ(RunSync(ctx, Middle(ctx, 7)), nullptr);
+  // Two requests in flight on one loop keep their own stamps.
+  SubmitStamp a, b;
+  SubmitStamp* got_a = nullptr;
+  SubmitStamp* got_b = nullptr;
+  bool done_a = false, done_b = false;
+  auto run = [](AioContext& c, int64_t at, SubmitStamp** got, bool* done) -> Task<void> {
+    *got = co_await Middle(c, at);
+    *done = true;
+  };
+  Task<void> ta = run(ctx, 10, &got_a, &done_a);
+  ta.set_submit_stamp(&a);
+  Task<void> tb = run(ctx, 20, &got_b, &done_b);
+  tb.set_submit_stamp(&b);
+  Spawn(ctx, std::move(ta));
+  Spawn(ctx, std::move(tb));
+  ctx.run_until([&] { return done_a && done_b; });
+  EXPECT_EQ(got_a, &a);
+  EXPECT_EQ(got_b, &b);
+  EXPECT_EQ(a.ns, 10);
+  EXPECT_EQ(b.ns, 20);
+}
+
 }  // namespace
 }  // namespace blk

@@ -310,6 +310,11 @@ struct JobOptions {
   std::optional<std::string> write_bw_log;
   std::optional<std::string> write_iops_log;
   uint32_t log_avg_msec = 0;
+  // Columns of those logs, as fio's: "msec, value, direction, bs[, offset],
+  // priority"; log_prio prints the priority as 0x%04x (always 0: block-bench
+  // sets no I/O priorities).
+  bool log_offset = false;
+  bool log_prio = false;
   // fio's completion-latency histogram log (<prefix>_clat_hist.N.log): one
   // line per log_hist_msec with the histogram of the I/Os completed in it;
   // bins merged 2^log_hist_coarseness at a time.

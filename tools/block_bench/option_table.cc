@@ -82,7 +82,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"log_compression_cpus", "these log variants are not implemented (write_bw_log, write_lat_log, write_iops_log with log_avg_msec, and write_hist_log are)"},
     {"log_entries", "these log variants are not implemented (write_bw_log, write_lat_log, write_iops_log with log_avg_msec, and write_hist_log are)"},
     {"log_max_value", "these log variants are not implemented (write_bw_log, write_lat_log, write_iops_log with log_avg_msec, and write_hist_log are)"},
-    {"log_offset", "these log variants are not implemented (write_bw_log, write_lat_log, write_iops_log with log_avg_msec, and write_hist_log are)"},
     {"log_store_compressed", "these log variants are not implemented (write_bw_log, write_lat_log, write_iops_log with log_avg_msec, and write_hist_log are)"},
     {"log_unix_epoch", "these log variants are not implemented (write_bw_log, write_lat_log, write_iops_log with log_avg_msec, and write_hist_log are)"},
     {"max_latency", "latency-targeted depth search (fio's latency_target) is not implemented"},

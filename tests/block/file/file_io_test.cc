@@ -4,6 +4,7 @@
 // with O_DIRECT and buffered, with SQPOLL, with a registered file and no
 // peek; and the aio=threads pool (buffered and O_DIRECT).
 #include <cstring>
+#include <set>
 #include <vector>
 
 #include "block/file/kernel_aio.h"
@@ -331,6 +332,64 @@ TEST_P(FileIoTest, PeekAfterSubmitCountersFollowTheOption) {
   EXPECT_EQ(Counter(*b, "aio_resumed_inline") + Counter(*b, "aio_resumed_deferred") +
                 Counter(*b, "aio_resumed_direct"),
             20u);
+}
+
+// A read whose request carries `stamp`; records when it completed.
+Task<void> StampedRead(BlockBackend& b, uint64_t off, void* buf, SubmitStamp* stamp,
+                       int64_t* done_ns, int* err) {
+  IoVec iov(buf, 4096);
+  Task<Status> t = b.read(off, iov);
+  t.set_submit_stamp(stamp);
+  Status st = co_await std::move(t);
+  *done_ns = NowNs();
+  *err = st.error();
+}
+
+// The kernel modes mark a request's stamp when the system call that handed
+// it over returned: after unplug (not when it was queued), before it
+// completed, with one clock read per system call.  The thread pool hands
+// nothing over (its system calls return when the I/O is done): no mark.
+TEST_P(FileIoTest, SubmitStampMarksTheHandOver) {
+  constexpr int kN = 8;
+  TempFile f(kN * 4096);
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  std::vector<AlignedBuffer> bufs;
+  for (int i = 0; i < kN; i++) bufs.emplace_back(4096);
+  SubmitStamp stamps[kN];
+  int64_t done[kN] = {};
+  int errs[kN] = {};
+  const uint64_t calls0 = GetParam().native ? Counter(*b, "aio_submit_calls") : 0;
+  b->plug();
+  for (int i = 0; i < kN; i++)
+    SpawnNow(StampedRead(*b, uint64_t(i) * 4096, bufs[size_t(i)].data(), &stamps[i], &done[i],
+                         &errs[i]));
+  const int64_t unplug_ns = NowNs();
+  b->unplug();
+  ctx_.run_until([&] {
+    for (int64_t d : done)
+      if (!d) return false;
+    return true;
+  });
+  std::set<int64_t> distinct;
+  for (int i = 0; i < kN; i++) {
+    EXPECT_EQ(errs[i], 0) << i;
+    const uint8_t* got = static_cast<const uint8_t*>(bufs[size_t(i)].data());
+    for (uint64_t k = 0; k < 4096; k += 511)
+      ASSERT_EQ(got[k], TempFile::Pattern(uint64_t(i) * 4096 + k)) << i << " " << k;
+    if (!GetParam().native) {
+      EXPECT_EQ(stamps[i].ns, 0) << i;
+      continue;
+    }
+    EXPECT_GE(stamps[i].ns, unplug_ns) << i;
+    EXPECT_LE(stamps[i].ns, done[i]) << i;
+    distinct.insert(stamps[i].ns);
+  }
+  if (GetParam().native) {
+    const uint64_t calls = Counter(*b, "aio_submit_calls") - calls0;
+    EXPECT_GE(calls, 1u);
+    EXPECT_LE(distinct.size(), calls);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, FileIoTest, ::testing::ValuesIn(kModes),

@@ -59,6 +59,43 @@ TEST_P(RbdIoTest, RoundTripSingleUnaligned) {
   ASSERT_EQ(Sync(ctx_, b->flush()), 0);
 }
 
+// Each request's SubmitStamp is marked once rbd_aio_* returned: after the
+// request started, before it completed.
+TEST_P(RbdIoTest, SubmitStampMarksTheHandOver) {
+  RBD_REQUIRE_CLUSTER();
+  ScratchImage img("stamp", 16 * kMiB);
+  ASSERT_EQ(img.rc(), 0);
+  auto b = MustOpen(ctx_, img.Spec(Extra()));
+  ASSERT_TRUE(b);
+  constexpr int kN = 4;
+  std::vector<uint8_t> data = Pattern(4096, 3);
+  SubmitStamp stamps[kN];
+  int64_t done[kN] = {};
+  int errs[kN] = {};
+  auto one = [](BlockBackend& bb, uint64_t off, std::vector<uint8_t>* d, SubmitStamp* st,
+                int64_t* dn, int* e) -> Task<void> {
+    IoVec iov(d->data(), d->size());
+    Task<Status> t = bb.write(off, iov);
+    t.set_submit_stamp(st);
+    Status s = co_await std::move(t);
+    *dn = NowNs();
+    *e = s.error();
+  };
+  const int64_t start = NowNs();
+  for (int i = 0; i < kN; i++)
+    SpawnNow(one(*b, uint64_t(i) * kMiB, &data, &stamps[i], &done[i], &errs[i]));
+  ctx_.run_until([&] {
+    for (int64_t d : done)
+      if (!d) return false;
+    return true;
+  });
+  for (int i = 0; i < kN; i++) {
+    EXPECT_EQ(errs[i], 0) << i;
+    EXPECT_GE(stamps[i].ns, start) << i;
+    EXPECT_LE(stamps[i].ns, done[i]) << i;
+  }
+}
+
 TEST_P(RbdIoTest, RoundTripVectored) {
   RBD_REQUIRE_CLUSTER();
   ScratchImage img("vec", 16 * kMiB);

@@ -176,6 +176,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"write_bw_log", "write_bw_log=bw-prefix"},
       {"write_iops_log", "write_iops_log=iops"},
       {"log_avg_msec", "log_avg_msec=250"},
+      {"log_offset", "log_offset=1"},
+      {"log_prio", "log_prio=1"},
       {"write_hist_log", "write_hist_log=h\nlog_hist_msec=100"},
       {"log_hist_msec", "log_hist_msec=250"},
       {"log_hist_coarseness", "log_hist_coarseness=3"},

@@ -191,9 +191,9 @@ ojson DirJson(const ReportUnit& u, int d, bool plus, double group_bw) {
   j["total_ios"] = x.ios;
   j["short_ios"] = x.short_ios;
   j["drop_ios"] = x.drop_ios;
-  j["slat_ns"] = LatJson(LatencyHistogram(), false, {}, false);
+  j["slat_ns"] = LatJson(x.slat, job.slat_percentiles, job.percentile_list, plus);
   j["clat_ns"] = LatJson(x.clat, job.clat_percentiles, job.percentile_list, plus);
-  j["lat_ns"] = LatJson(x.clat, job.lat_percentiles, job.percentile_list, false);
+  j["lat_ns"] = LatJson(x.lat, job.lat_percentiles, job.percentile_list, false);
   if (x.sched_lat.count())
     j["sched_lat_ns"] = LatJson(x.sched_lat, job.clat_percentiles, job.percentile_list, false);
   std::vector<double> bwk;
@@ -476,10 +476,13 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
       o += Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", d < kNumDirs ? kDirName[d] : "mixed",
                NumToStr(iops, 4, 1000, kSi).c_str(), Bw(bw).c_str(),
                NumToStr(double(x.bytes), 4, 1024, kIecB).c_str(), (unsigned long long)ms);
+      // As fio: slat only when it was measured.
+      if (x.slat.count()) TextLat(o, "slat", x.slat);
       TextLat(o, "clat", x.clat);
-      TextLat(o, " lat", x.clat);
+      TextLat(o, " lat", x.lat);
+      if (job.slat_percentiles) TextPercentiles(o, "slat", x.slat, job.percentile_list);
       if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job.percentile_list);
-      if (job.lat_percentiles) TextPercentiles(o, " lat", x.clat, job.percentile_list);
+      if (job.lat_percentiles) TextPercentiles(o, " lat", x.lat, job.percentile_list);
       if (x.sched_lat.count()) {
         TextLat(o, "sched lat", x.sched_lat);
         if (job.clat_percentiles) TextPercentiles(o, "sched lat", x.sched_lat, job.percentile_list);
@@ -723,7 +726,9 @@ ojson UnitJson(const ReportUnit& u, const std::string& name, const GroupBws& gbw
     if (!r.error_message.empty()) bs["error_message"] = r.error_message;
     if (!r.first_error_message.empty()) bs["first_error_message"] = r.first_error_message;
     bs["interrupted"] = r.interrupted;
-    bs["slat"] = "not measured (submission happens in the call that enters the driver)";
+    bs["slat"] = "until the driver handed the request over (io_submit, io_uring_enter, "
+                 "rbd_aio_* returned); none where the driver has no such step (null, "
+                 "threads): then clat = lat";
     if (job.verify != VerifyMethod::kNone) {
       bs["verified"] = r.verified;
       bs["verify_errors"] = r.verify_errors;
@@ -857,10 +862,14 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       std::string path = prefix + "_" + kind + "." + std::to_string(c.thread_number) + ".log";
       FILE* f = std::fopen(path.c_str(), "w");
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
-      for (const LogEntry& e : entries)
-        std::fprintf(f, "%llu, %llu, %d, %llu, %llu\n", (unsigned long long)e.msec,
-                     (unsigned long long)e.value, e.dir, (unsigned long long)e.bs,
-                     (unsigned long long)e.offset);
+      // fio 3.33's columns: msec, value, direction, bs, [offset,] priority.
+      const char* prio = job.log_prio ? "0x0000" : "0";
+      for (const LogEntry& e : entries) {
+        std::fprintf(f, "%llu, %llu, %d, %llu, ", (unsigned long long)e.msec,
+                     (unsigned long long)e.value, e.dir, (unsigned long long)e.bs);
+        if (job.log_offset) std::fprintf(f, "%llu, ", (unsigned long long)e.offset);
+        std::fprintf(f, "%s\n", prio);
+      }
       if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
       return {};
     };
@@ -878,7 +887,8 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
     }
     for (auto r : {write(job.write_lat_log, "lat", c.lat_log),
-                   write(job.write_lat_log, "clat", c.lat_log),
+                   write(job.write_lat_log, "clat", c.clat_log),
+                   write(job.write_lat_log, "slat", c.slat_log),
                    write(job.write_bw_log, "bw", c.bw_log),
                    write(job.write_iops_log, "iops", c.iops_log)})
       if (!r.ok()) return r;

@@ -6,8 +6,8 @@
 // after the first job of the group).  JSON keys and units are fio 3.x's
 // ("fio version" is replaced by "blkstack-bench version"; every job also has
 // a "blkstack" object with the target spec, driver counters and the seed).
-// slat is not measured (see run/result.h): slat_ns has N=0 and lat_ns equals
-// clat_ns.
+// slat, clat and lat as fio splits them (see run/result.h); a driver with no
+// hand-over step gives slat N=0 and lat = clat.
 //
 // Thread-safety: pure functions of their inputs (WriteLogs writes files).
 #pragma once
@@ -64,7 +64,7 @@ std::string ClientsTextReport(const std::vector<ClientRun>& clients, bool counte
 nlohmann::ordered_json ClientsJsonReport(const std::vector<ClientRun>& clients, bool plus);
 
 // Writes the log files the jobs asked for.  Files: <prefix>_lat.N.log,
-// <prefix>_clat.N.log, <prefix>_bw.N.log, <prefix>_iops.N.log, N = the
+// <prefix>_clat.N.log, <prefix>_slat.N.log, <prefix>_bw.N.log, <prefix>_iops.N.log, N = the
 // clone's thread number, prefix = the option's value or the job name.
 // `tag` (MPI ranks: ".rank2") goes after the prefix.
 Expected<void> WriteLogs(const RunResult& run, const std::string& tag = "");

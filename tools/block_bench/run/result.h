@@ -1,13 +1,17 @@
 // What one job clone measured: the runner fills it, the reports read it.
 //
 // Measurement semantics (see docs/block-bench.md):
-//  * clat: from just before the request is handed to the block layer
-//    (BlockBackend::read/write/discard) until its coroutine resumes with the
-//    result, on the worker's loop thread.
-//  * slat: not measured: block-bench submits in the same call that enters
-//    the driver, so there is no separate submission step to time.  Reports
-//    show slat with N=0 (as fio does for synchronous engines).
-//  * lat = slat + clat = clat.
+//  * A request starts just before it is handed to the block layer
+//    (BlockBackend::read/write/discard) and ends when its coroutine resumes
+//    with the result, on the worker's loop thread: lat is the whole time.
+//  * slat: from the start until the driver handed the request over
+//    (io_submit / io_uring_enter / rbd_aio_* returned; util/submit_stamp.h),
+//    as fio's slat; clat: from there to the end.  slat + clat = lat for
+//    every request that has both.
+//  * A request no driver handed over separately (the null driver, the
+//    thread pool, whose system calls return when the I/O is done; a request
+//    refused before it reached the driver) has no slat: its whole time is
+//    its clat and its lat, as for fio's synchronous engines.
 //  * Nothing issued before ramp_time ends is counted.
 //
 // Thread-safety: filled on the clone's thread, read after it joined.
@@ -32,7 +36,9 @@ struct DirResult {
   uint64_t errors = 0;
   uint64_t short_ios = 0;
   uint64_t drop_ios = 0;
-  LatencyHistogram clat;  // ns
+  // ns.  slat.count() <= clat.count() == lat.count() == ios (once the
+  // worker finished).
+  LatencyHistogram slat, clat, lat;
   // Paced jobs (a trace's times, rate=/rate_iops=): from the instant the
   // schedule said the I/O was due until it completed, ns.  Free of
   // coordinated omission: time an I/O waited to be issued is included.
@@ -47,7 +53,9 @@ struct DirResult {
     errors += o.errors;
     short_ios += o.short_ios;
     drop_ios += o.drop_ios;
+    slat.merge(o.slat);
     clat.merge(o.clat);
+    lat.merge(o.lat);
     sched_lat.merge(o.sched_lat);
     // Samples of clones taken at the same instants add up.
     if (bw_samples.size() < o.bw_samples.size()) bw_samples.resize(o.bw_samples.size());
@@ -173,7 +181,8 @@ struct CloneResult {
   uint64_t submit[7] = {};
   uint64_t complete[7] = {};
   std::vector<DriverCounter> counters;
-  std::vector<LogEntry> lat_log, bw_log, iops_log;
+  // write_lat_log's three logs; slat_log holds only requests with a slat.
+  std::vector<LogEntry> lat_log, clat_log, slat_log, bw_log, iops_log;
   std::vector<HistLogEntry> hist_log;
   uint64_t seed = 0;
   // With ss_dur: the steady state of the unit this clone heads (the clone

@@ -111,7 +111,8 @@ void Array(const json& j, uint64_t (&v)[N]) {
 
 json Dir(const DirResult& d) {
   return {{"ios", d.ios},        {"bytes", d.bytes},           {"errors", d.errors},
-          {"short", d.short_ios}, {"drop", d.drop_ios},        {"clat", Hist(d.clat)},
+          {"short", d.short_ios}, {"drop", d.drop_ios},
+          {"slat", Hist(d.slat)}, {"clat", Hist(d.clat)},    {"lat", Hist(d.lat)},
           {"sched", Hist(d.sched_lat)}, {"bw", d.bw_samples}, {"iops", d.iops_samples}};
 }
 void Dir(const json& j, DirResult* d) {
@@ -120,7 +121,9 @@ void Dir(const json& j, DirResult* d) {
   d->errors = As<std::remove_cvref_t<decltype(d->errors)>>(j.at("errors"));
   d->short_ios = As<std::remove_cvref_t<decltype(d->short_ios)>>(j.at("short"));
   d->drop_ios = As<std::remove_cvref_t<decltype(d->drop_ios)>>(j.at("drop"));
+  Hist(j.at("slat"), &d->slat);
   Hist(j.at("clat"), &d->clat);
+  Hist(j.at("lat"), &d->lat);
   Hist(j.at("sched"), &d->sched_lat);
   d->bw_samples = As<std::remove_cvref_t<decltype(d->bw_samples)>>(As<std::vector<double>>(j.at("bw")));
   d->iops_samples = As<std::remove_cvref_t<decltype(d->iops_samples)>>(As<std::vector<double>>(j.at("iops")));

@@ -215,7 +215,10 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
       sync_due_ = true;
     }
   }
-  SpawnNow(do_io(slot, u, now, due, measured));
+  slots_[slot].stamp.ns = 0;
+  Task<void> t = do_io(slot, u, now, due, measured);
+  t.set_submit_stamp(&slots_[slot].stamp);
+  SpawnNow(std::move(t));
 }
 
 Task<void> Worker::do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured) {
@@ -325,19 +328,22 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
     if (measured) {
       DirResult& r = res_->dir[d];
       r.ios++;
-      r.clat.record(lat);
+      // The split at the driver's hand-over, when there was one.
+      const int64_t handed = slots_[slot].stamp.ns;
+      const bool split = handed != 0;
+      const uint64_t slat = split ? uint64_t(std::clamp(handed, t0, t1) - t0) : 0;
+      const uint64_t clat = lat - slat;
+      if (split) {
+        r.slat.record(slat);
+        r.clat.record(clat);
+        r.lat.record(lat);
+      } else {
+        unsplit_[d].record(lat);
+      }
       if (due) r.sched_lat.record(uint64_t(std::max<int64_t>(0, t1 - due)));
       if (st.ok()) r.bytes += u.len;
       else r.errors++;
-      if (lat_log_) {
-        if (job_.log_avg_msec == 0) {
-          res_->lat_log.push_back(
-              LogEntry{uint64_t((t1 - start_ns_) / 1000000), lat, d, u.len, u.offset});
-        } else {
-          win_lat_sum_[d] += lat;
-          win_lat_n_[d]++;
-        }
-      }
+      if (lat_log_) log_latency(d, t1, u, lat, clat, split ? &slat : nullptr);
     }
     if (!st.ok()) {
       io_error(u.dir, -st.error(),
@@ -376,6 +382,22 @@ void Worker::wake_if_due() {
   }
 }
 
+void Worker::log_latency(int d, int64_t t1, const IoUnit& u, uint64_t lat, uint64_t clat,
+                         const uint64_t* slat) {
+  const uint64_t v[3] = {lat, clat, slat ? *slat : 0};
+  const int kinds = slat ? 3 : 2;
+  if (job_.log_avg_msec == 0) {
+    std::vector<LogEntry>* logs[3] = {&res_->lat_log, &res_->clat_log, &res_->slat_log};
+    const uint64_t msec = uint64_t((t1 - start_ns_) / 1000000);
+    for (int k = 0; k < kinds; k++) logs[k]->push_back(LogEntry{msec, v[k], d, u.len, u.offset});
+    return;
+  }
+  for (int k = 0; k < kinds; k++) {
+    win_lat_sum_[k][d] += v[k];
+    win_lat_n_[k][d]++;
+  }
+}
+
 void Worker::sample(int64_t now) {
   if (!measuring_) return;
   double secs = double(now - last_sample_ns_) / 1e9;
@@ -390,9 +412,13 @@ void Worker::sample(int64_t now) {
     r.iops_samples.push_back(io);
     if (bw_log_) res_->bw_log.push_back(LogEntry{msec, uint64_t(bw / 1024), d, 0, 0});
     if (iops_log_) res_->iops_log.push_back(LogEntry{msec, uint64_t(io), d, 0, 0});
-    if (lat_log_ && job_.log_avg_msec && win_lat_n_[d]) {
-      res_->lat_log.push_back(LogEntry{msec, win_lat_sum_[d] / win_lat_n_[d], d, 0, 0});
-      win_lat_sum_[d] = win_lat_n_[d] = 0;
+    if (lat_log_ && job_.log_avg_msec) {
+      std::vector<LogEntry>* logs[3] = {&res_->lat_log, &res_->clat_log, &res_->slat_log};
+      for (int k = 0; k < 3; k++) {
+        if (!win_lat_n_[k][d]) continue;
+        logs[k]->push_back(LogEntry{msec, win_lat_sum_[k][d] / win_lat_n_[k][d], d, 0, 0});
+        win_lat_sum_[k][d] = win_lat_n_[k][d] = 0;
+      }
     }
     last_bytes_[d] = r.bytes;
     last_ios_[d] = r.ios;
@@ -410,8 +436,9 @@ void Worker::hist_sample(int64_t now) {
   for (int d = 0; d < kNumDirs; d++) {
     if (!source_->has_dir(Dir(d))) continue;
     std::vector<uint64_t> cur(kFioBins, 0);
-    const LatencyHistogram& h = res_->dir[d].clat;
-    h.for_each_bucket([&](size_t i, uint64_t hits) { cur[std::min(i, kFioBins - 1)] += hits; });
+    // clat as the report will have it (run/result.h): split and unsplit.
+    for (const LatencyHistogram* h : {&res_->dir[d].clat, &unsplit_[d]})
+      h->for_each_bucket([&](size_t i, uint64_t hits) { cur[std::min(i, kFioBins - 1)] += hits; });
     std::vector<uint64_t>& last = hist_last_[d];
     if (last.empty()) last.assign(kFioBins, 0);
     HistLogEntry e{msec, d, MinBlockSize(job_, Dir(d)), std::vector<uint64_t>(kFioBins / stride, 0)};
@@ -870,6 +897,11 @@ Task<void> Worker::run(AioContext& ctx) {
       // A last partial sample, when at least half an interval is left.
       if (stop_ns - last_sample_ns_ >= sample_ns_ / 2) sample(stop_ns);
       res_->runtime_ns = stop_ns - measure_start_;
+    }
+    for (int d = 0; d < kNumDirs; d++) {
+      res_->dir[d].clat.merge(unsplit_[d]);
+      res_->dir[d].lat.merge(unsplit_[d]);
+      unsplit_[d].reset();
     }
     if (job_.end_fsync && !res_->error && !interrupted_) {
       Status st = co_await blk_->flush();

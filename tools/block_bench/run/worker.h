@@ -146,6 +146,8 @@ class Worker {
     // A verify write in flight: its range and generation.
     bool writing = false;
     uint64_t write_offset = 0, write_len = 0, write_gen = 0;
+    // Marked by the driver when it handed the slot's request over.
+    SubmitStamp stamp;
   };
   // A block written with verify data: read back and checked at the end.
   struct Written {
@@ -209,6 +211,9 @@ class Worker {
   void wake_if_due();
   bool next_unit(IoUnit* u);
   void fail(int err, const std::string& msg);
+  // write_lat_log: one request's lat, clat and (when it has one) slat.
+  void log_latency(int d, int64_t t1, const IoUnit& u, uint64_t lat, uint64_t clat,
+                   const uint64_t* slat);
   void sample(int64_t now);
   // write_hist_log: appends one fio histogram-log entry per direction with
   // the completions since the previous call.
@@ -288,7 +293,12 @@ class Worker {
   int64_t sample_ns_ = 500'000'000;
   int64_t last_sample_ns_ = 0;
   uint64_t last_bytes_[kNumDirs] = {}, last_ios_[kNumDirs] = {};
-  uint64_t win_lat_sum_[kNumDirs] = {}, win_lat_n_[kNumDirs] = {};
+  // log_avg_msec windows of write_lat_log: [kind][dir], kind = lat, clat, slat.
+  uint64_t win_lat_sum_[3][kNumDirs] = {}, win_lat_n_[3][kNumDirs] = {};
+  // Measured requests without a slat (see run/result.h): recorded once here
+  // and added to both clat and lat when the I/O ends (one record per I/O
+  // instead of two on drivers that never split).
+  LatencyHistogram unsplit_[kNumDirs];
   bool lat_log_ = false, bw_log_ = false, iops_log_ = false;
 };
 
