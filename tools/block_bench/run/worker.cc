@@ -344,6 +344,15 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
       if (st.ok()) r.bytes += u.len;
       else r.errors++;
       if (lat_log_) log_latency(d, t1, u, lat, clat, split ? &slat : nullptr);
+      if ((bw_log_ || iops_log_) && !job_.log_avg_msec && st.ok()) {
+        // As fio without log_avg_msec: one entry per I/O, the bandwidth
+        // being bytes over its clat in fio's unit (bytes/ms, "KiB/s").
+        const uint64_t msec = uint64_t((t1 - start_ns_) / 1000000);
+        if (bw_log_)
+          res_->bw_log.push_back(
+              LogEntry{msec, clat ? u.len * 1000000 / clat : 0, d, u.len, u.offset});
+        if (iops_log_) res_->iops_log.push_back(LogEntry{msec, 1, d, u.len, u.offset});
+      }
     }
     if (!st.ok()) {
       io_error(u.dir, -st.error(),
@@ -410,8 +419,11 @@ void Worker::sample(int64_t now) {
     double io = double(r.ios - last_ios_[d]) / secs;
     r.bw_samples.push_back(bw);
     r.iops_samples.push_back(io);
-    if (bw_log_) res_->bw_log.push_back(LogEntry{msec, uint64_t(bw / 1024), d, 0, 0});
-    if (iops_log_) res_->iops_log.push_back(LogEntry{msec, uint64_t(io), d, 0, 0});
+    // Without log_avg_msec these logs are per I/O (complete()).
+    if (bw_log_ && job_.log_avg_msec)
+      res_->bw_log.push_back(LogEntry{msec, uint64_t(bw / 1024), d, 0, 0});
+    if (iops_log_ && job_.log_avg_msec)
+      res_->iops_log.push_back(LogEntry{msec, uint64_t(io), d, 0, 0});
     if (lat_log_ && job_.log_avg_msec) {
       std::vector<LogEntry>* logs[3] = {&res_->lat_log, &res_->clat_log, &res_->slat_log};
       for (int k = 0; k < 3; k++) {

@@ -6,6 +6,8 @@
 #    slat before clat as fio does;
 #  * the null driver hands nothing over: no slat (N=0, an empty _slat log,
 #    no slat line), lat = clat;
+#  * without log_avg_msec the bw and iops logs are per I/O as fio's (bytes
+#    over the I/O's clat in bytes/ms; 1);
 #  * the log files have fio 3.33's columns (fio run on the same job), with
 #    and without log_offset, log_prio;
 #  * fio's fio_generate_plots (gnuplot) draws all five kinds of log.
@@ -51,10 +53,19 @@ PY
 
 for engine in libaio io_uring; do
   "$BB" --name=j --filename=data.img --ioengine=$engine --direct=1 --rw=randread --bs=4k --iodepth=8 \
-    --runtime=1 --time_based --write_lat_log=$engine --output-format=json --output=$engine.json \
-    || fail "$engine run"
+    --runtime=1 --time_based --write_lat_log=$engine --write_bw_log=$engine --write_iops_log=$engine \
+    --output-format=json --output=$engine.json || fail "$engine run"
   check $engine $engine 1
 done
+python3 - <<'PY' || fail "per-I/O bw/iops logs"
+rows = lambda k: [[int(x) for x in l.split(", ")] for l in open("libaio_%s.1.log" % k)]
+clat, bw, iops = rows("clat"), rows("bw"), rows("iops")
+assert len(bw) == len(iops) == len(clat), (len(bw), len(iops), len(clat))
+for c, b, i in zip(clat, bw, iops):
+    assert b[0] == c[0] and b[2:] == c[2:] and i[2:] == c[2:], (c, b, i)
+    assert b[1] == 4096 * 10**6 // c[1] and i[1] == 1, (c, b, i)
+print("per-I/O bw and iops logs: %d lines" % len(bw))
+PY
 "$BB" --name=j --ioengine=null --size=16m --rw=randread --bs=4k --iodepth=4 --runtime=1 --time_based \
   --write_lat_log=null --output-format=json --output=null.json || fail "null run"
 check null null 0
@@ -73,16 +84,17 @@ grep -q '    clat (' null.txt || fail "null: no clat line"
 shape() {  # one line's shape: numbers as N, hex as H
   sed -E 's/0x[0-9a-f]+/H/g; s/[0-9]+/N/g' "$1" | sort -u
 }
-for flags in "" "--log_offset=1" "--log_prio=1" "--log_offset=1 --log_prio=1"; do
+for flags in "--log_avg_msec=100" "--log_avg_msec=100 --log_offset=1" "--log_prio=1" \
+  "--log_offset=1 --log_prio=1"; do
   rm -f fio_*.log bb_*.log
   # shellcheck disable=SC2086
   fio --name=j --filename=data.img --ioengine=libaio --direct=1 --rw=randread --bs=4k --iodepth=4 \
     --runtime=1 --time_based --write_lat_log=fio --write_bw_log=fio --write_iops_log=fio \
-    --log_avg_msec=100 $flags --output=/dev/null || fail "fio $flags"
+    $flags --output=/dev/null || fail "fio $flags"
   # shellcheck disable=SC2086
   "$BB" --name=j --filename=data.img --ioengine=libaio --direct=1 --rw=randread --bs=4k --iodepth=4 \
     --runtime=1 --time_based --write_lat_log=bb --write_bw_log=bb --write_iops_log=bb \
-    --log_avg_msec=100 $flags --output=/dev/null || fail "block-bench $flags"
+    $flags --output=/dev/null || fail "block-bench $flags"
   for kind in lat clat slat bw iops; do
     [[ "$(shape fio_$kind.1.log)" == "$(shape bb_$kind.1.log)" ]] ||
       fail "$kind log with '$flags': fio's lines look like $(shape fio_$kind.1.log), block-bench's $(shape bb_$kind.1.log)"
