@@ -305,6 +305,14 @@ struct JobOptions {
   bool lat_percentiles = false;
   UnifiedRw unified_rw = UnifiedRw::kNone;  // unified_rw_reporting=
   bool slat_percentiles = false;
+  // fio's reductions: these latency statistics are not kept (the report
+  // shows N=0 and no text line; the latency logs get no entries).
+  // disable_bw (disable_bw_measurement) only drops the per-I/O bw log
+  // entries: fio 3.33 keeps the bw/iops samples of the report.
+  // gtod_reduce=1 sets all four and turns the percentiles off.  The clock
+  // is read as usual.
+  bool disable_lat = false, disable_clat = false, disable_slat = false;
+  bool disable_bw = false;
   // Empty optional: no log.  Empty string: log under fio's default name.
   std::optional<std::string> write_lat_log;
   std::optional<std::string> write_bw_log;

@@ -38,6 +38,26 @@ OptionSpec Verify() {
   return s;
 }
 
+// gtod_reduce=1: fio's shorthand for every statistics reduction.  Sets the
+// other options (rendered through them); =0 changes nothing, as fio.
+OptionSpec GtodReduce() {
+  OptionSpec s;
+  s.name = "gtod_reduce";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = ParseBool(*v);
+    if (!b.ok()) return b.error();
+    if (b.value()) {
+      job.disable_lat = job.disable_clat = job.disable_slat = job.disable_bw = true;
+      job.clat_percentiles = job.lat_percentiles = job.slat_percentiles = false;
+    }
+    return {};
+  };
+  s.render = [](const JobOptions&, std::string_view, RenderedOptions&) {};
+  s.help = "keep no latency or bandwidth statistics (sets disable_lat, disable_clat, "
+           "disable_slat, disable_bw_measurement; percentiles off)";
+  return s;
+}
+
 OptionSpec ContinueOnErrorOption() {
   OptionSpec s;
   s.name = "continue_on_error";
@@ -148,6 +168,15 @@ std::vector<OptionSpec> ReportOptions() {
   v.push_back(BoolOption<&JobOptions::clat_percentiles>("clat_percentiles", "report completion latency percentiles"));
   v.push_back(BoolOption<&JobOptions::lat_percentiles>("lat_percentiles", "report total latency percentiles"));
   v.push_back(BoolOption<&JobOptions::slat_percentiles>("slat_percentiles", "report submission latency percentiles"));
+  v.push_back(BoolOption<&JobOptions::disable_lat>("disable_lat", "do not keep total latency statistics"));
+  v.push_back(BoolOption<&JobOptions::disable_clat>("disable_clat", "do not keep completion latency statistics"));
+  v.push_back(BoolOption<&JobOptions::disable_slat>("disable_slat", "do not keep submission latency statistics"));
+  {
+    OptionSpec s = BoolOption<&JobOptions::disable_bw>("disable_bw_measurement", "no per-I/O bandwidth log entries (the report keeps its samples, as fio)");
+    s.aliases = {"disable_bw"};
+    v.push_back(std::move(s));
+  }
+  v.push_back(GtodReduce());
   v.push_back(LogOption<&JobOptions::write_lat_log>("write_lat_log", "write latency logs [file prefix]"));
   v.push_back(LogOption<&JobOptions::write_bw_log>("write_bw_log", "write a bandwidth log [file prefix]"));
   v.push_back(LogOption<&JobOptions::write_iops_log>("write_iops_log", "write an IOPS log [file prefix]"));

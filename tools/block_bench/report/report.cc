@@ -205,11 +205,12 @@ ojson DirJson(const ReportUnit& u, int d, bool plus, double group_bw) {
   j["bw_mean"] = any ? Mean(bwk) : 0.0;
   j["bw_dev"] = any ? Stddev(bwk) : 0.0;
   j["bw_samples"] = any ? bwk.size() : 0;
-  j["iops_min"] = any ? uint64_t(*std::min_element(x.iops_samples.begin(), x.iops_samples.end())) : 0;
-  j["iops_max"] = any ? uint64_t(*std::max_element(x.iops_samples.begin(), x.iops_samples.end())) : 0;
-  j["iops_mean"] = any ? Mean(x.iops_samples) : 0.0;
-  j["iops_stddev"] = any ? Stddev(x.iops_samples) : 0.0;
-  j["iops_samples"] = any ? x.iops_samples.size() : 0;
+  const bool any_iops = x.ios > 0 && !x.iops_samples.empty();  // kept without bw's
+  j["iops_min"] = any_iops ? uint64_t(*std::min_element(x.iops_samples.begin(), x.iops_samples.end())) : 0;
+  j["iops_max"] = any_iops ? uint64_t(*std::max_element(x.iops_samples.begin(), x.iops_samples.end())) : 0;
+  j["iops_mean"] = any_iops ? Mean(x.iops_samples) : 0.0;
+  j["iops_stddev"] = any_iops ? Stddev(x.iops_samples) : 0.0;
+  j["iops_samples"] = any_iops ? x.iops_samples.size() : 0;
   return j;
 }
 
@@ -476,10 +477,11 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
       o += Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", d < kNumDirs ? kDirName[d] : "mixed",
                NumToStr(iops, 4, 1000, kSi).c_str(), Bw(bw).c_str(),
                NumToStr(double(x.bytes), 4, 1024, kIecB).c_str(), (unsigned long long)ms);
-      // As fio: slat only when it was measured.
+      // As fio: a line only for what was measured (slat needs a driver
+      // hand-over; disable_*/gtod_reduce keep none).
       if (x.slat.count()) TextLat(o, "slat", x.slat);
-      TextLat(o, "clat", x.clat);
-      TextLat(o, " lat", x.lat);
+      if (x.clat.count()) TextLat(o, "clat", x.clat);
+      if (x.lat.count()) TextLat(o, " lat", x.lat);
       if (job.slat_percentiles) TextPercentiles(o, "slat", x.slat, job.percentile_list);
       if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job.percentile_list);
       if (job.lat_percentiles) TextPercentiles(o, " lat", x.lat, job.percentile_list);
@@ -496,7 +498,9 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
         o += Fmt("   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%zu\n",
                  *std::min_element(k.begin(), k.end()), *std::max_element(k.begin(), k.end()),
                  gb > 0 ? 100.0 * bw / gb : 0.0, Mean(k), Stddev(k), k.size());
-        const auto& io = x.iops_samples;
+      }
+      // Kept without the bandwidth samples (disable_bw_measurement), as fio.
+      if (const auto& io = x.iops_samples; !io.empty()) {
         o += Fmt("   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%zu\n",
                  *std::min_element(io.begin(), io.end()), *std::max_element(io.begin(), io.end()),
                  Mean(io), Stddev(io), io.size());

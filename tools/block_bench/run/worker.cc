@@ -334,10 +334,10 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
       const uint64_t slat = split ? uint64_t(std::clamp(handed, t0, t1) - t0) : 0;
       const uint64_t clat = lat - slat;
       if (split) {
-        r.slat.record(slat);
-        r.clat.record(clat);
-        r.lat.record(lat);
-      } else {
+        if (!job_.disable_slat) r.slat.record(slat);
+        if (!job_.disable_clat) r.clat.record(clat);
+        if (!job_.disable_lat) r.lat.record(lat);
+      } else if (!job_.disable_clat || !job_.disable_lat) {
         unsplit_[d].record(lat);
       }
       if (due) r.sched_lat.record(uint64_t(std::max<int64_t>(0, t1 - due)));
@@ -348,10 +348,14 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
         // As fio without log_avg_msec: one entry per I/O, the bandwidth
         // being bytes over its clat in fio's unit (bytes/ms, "KiB/s").
         const uint64_t msec = uint64_t((t1 - start_ns_) / 1000000);
-        if (bw_log_)
+        // fio: the bw entry unless disable_bw_measurement, the iops entry
+        // unless gtod_reduce (every statistic off).
+        if (bw_log_ && !job_.disable_bw)
           res_->bw_log.push_back(
               LogEntry{msec, clat ? u.len * 1000000 / clat : 0, d, u.len, u.offset});
-        if (iops_log_) res_->iops_log.push_back(LogEntry{msec, 1, d, u.len, u.offset});
+        if (iops_log_ && !(job_.disable_bw && job_.disable_lat && job_.disable_clat &&
+                           job_.disable_slat))
+          res_->iops_log.push_back(LogEntry{msec, 1, d, u.len, u.offset});
       }
     }
     if (!st.ok()) {
@@ -394,14 +398,17 @@ void Worker::wake_if_due() {
 void Worker::log_latency(int d, int64_t t1, const IoUnit& u, uint64_t lat, uint64_t clat,
                          const uint64_t* slat) {
   const uint64_t v[3] = {lat, clat, slat ? *slat : 0};
-  const int kinds = slat ? 3 : 2;
+  // As fio: a statistic it does not keep is not logged either.
+  const bool keep[3] = {!job_.disable_lat, !job_.disable_clat, slat && !job_.disable_slat};
   if (job_.log_avg_msec == 0) {
     std::vector<LogEntry>* logs[3] = {&res_->lat_log, &res_->clat_log, &res_->slat_log};
     const uint64_t msec = uint64_t((t1 - start_ns_) / 1000000);
-    for (int k = 0; k < kinds; k++) logs[k]->push_back(LogEntry{msec, v[k], d, u.len, u.offset});
+    for (int k = 0; k < 3; k++)
+      if (keep[k]) logs[k]->push_back(LogEntry{msec, v[k], d, u.len, u.offset});
     return;
   }
-  for (int k = 0; k < kinds; k++) {
+  for (int k = 0; k < 3; k++) {
+    if (!keep[k]) continue;
     win_lat_sum_[k][d] += v[k];
     win_lat_n_[k][d]++;
   }
@@ -417,6 +424,7 @@ void Worker::sample(int64_t now) {
     if (!source_->has_dir(Dir(d))) continue;
     double bw = double(r.bytes - last_bytes_[d]) / secs;
     double io = double(r.ios - last_ios_[d]) / secs;
+    // Kept whatever the reductions say, as fio 3.33 does.
     r.bw_samples.push_back(bw);
     r.iops_samples.push_back(io);
     // Without log_avg_msec these logs are per I/O (complete()).
@@ -911,8 +919,8 @@ Task<void> Worker::run(AioContext& ctx) {
       res_->runtime_ns = stop_ns - measure_start_;
     }
     for (int d = 0; d < kNumDirs; d++) {
-      res_->dir[d].clat.merge(unsplit_[d]);
-      res_->dir[d].lat.merge(unsplit_[d]);
+      if (!job_.disable_clat) res_->dir[d].clat.merge(unsplit_[d]);
+      if (!job_.disable_lat) res_->dir[d].lat.merge(unsplit_[d]);
       unsplit_[d].reset();
     }
     if (job_.end_fsync && !res_->error && !interrupted_) {

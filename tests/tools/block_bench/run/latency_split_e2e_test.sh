@@ -10,6 +10,9 @@
 #    over the I/O's clat in bytes/ms; 1);
 #  * the log files have fio 3.33's columns (fio run on the same job), with
 #    and without log_offset, log_prio;
+#  * the reductions (gtod_reduce, disable_lat/clat/slat/bw_measurement)
+#    drop the same statistics as fio's on the same job: JSON N and sample
+#    counts zero or not, percentiles present or not, text lines;
 #  * fio's fio_generate_plots (gnuplot) draws all five kinds of log.
 set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
@@ -79,6 +82,35 @@ grep -E '^ +(slat|clat| lat) \(.*min=|percentiles' aio.txt | sed -E 's/ \(.*//; 
 "$BB" --name=j --ioengine=null --size=16m --rw=randread --runtime=1 --time_based > null.txt
 grep -q 'slat' null.txt && fail "null prints a slat line: $(grep slat null.txt)"
 grep -q '    clat (' null.txt || fail "null: no clat line"
+
+# Reductions: what fio keeps and drops, block-bench the same.
+for flags in "--gtod_reduce=1" "--disable_clat=1" "--disable_slat=1" "--disable_lat=1" \
+  "--disable_bw_measurement=1" "--gtod_reduce=1 --clat_percentiles=1"; do
+  # shellcheck disable=SC2086
+  fio --name=j --filename=data.img --ioengine=libaio --direct=1 --rw=randread --bs=4k --iodepth=4 \
+    --runtime=1 --time_based $flags --output-format=json --output=fio.json || fail "fio $flags"
+  # shellcheck disable=SC2086
+  "$BB" --name=j --filename=data.img --ioengine=libaio --direct=1 --rw=randread --bs=4k --iodepth=4 \
+    --runtime=1 --time_based $flags --output-format=json --output=bb.json || fail "block-bench $flags"
+  python3 - "$flags" <<'PY' || fail "reductions differ from fio's with $flags"
+import json, sys
+def shape(path):
+    r = json.load(open(path))["jobs"][0]["read"]
+    out = {k: (r[k]["N"] > 0, "percentile" in r[k]) for k in ("slat_ns", "clat_ns", "lat_ns")}
+    out["bw_samples"] = r["bw_samples"] > 0
+    out["iops_samples"] = r["iops_samples"] > 0
+    out["ios"] = r["total_ios"] > 0
+    return out
+f, b = shape("fio.json"), shape("bb.json")
+assert f == b, "fio %s, block-bench %s" % (f, b)
+print("%s: %s" % (sys.argv[1], b))
+PY
+done
+"$BB" --name=j --filename=data.img --ioengine=libaio --direct=1 --rw=randread --bs=4k --iodepth=4 \
+  --runtime=1 --time_based --gtod_reduce=1 > reduced.txt || fail "gtod_reduce text"
+grep -qE '^ +(slat|clat| lat) \(|percentiles' reduced.txt && fail "gtod_reduce text has latencies: $(cat reduced.txt)"
+grep -qE '^ +bw \(.*samples=' reduced.txt || fail "gtod_reduce text has no bw line (fio keeps it): $(cat reduced.txt)"
+grep -q 'IOPS=' reduced.txt || fail "gtod_reduce text has no IOPS: $(cat reduced.txt)"
 
 # Columns: fio's own log lines on the same job, then block-bench's.
 shape() {  # one line's shape: numbers as N, hex as H
