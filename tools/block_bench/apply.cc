@@ -84,6 +84,13 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
                                     std::string(Name(job.ioengine)) + ")");
     }
   }
+  // filename=a:b:c is three files (fio's nrfiles follows the list), unless
+  // blockdev= or the rbd engine, which open no file, make it moot.
+  if (job.filenames.size() > 1) {
+    const bool moot = !job.blockdev.empty() || job.ioengine == IoEngine::kRbd;
+    if (!moot) job.nrfiles = uint32_t(job.filenames.size());
+    else if (job.nrfiles == job.filenames.size()) job.nrfiles = 1;
+  }
   if (job.ioengine != IoEngine::kRbd) job.rbd = RbdOptions{};
   if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
   if (job.ioengine != IoEngine::kIoUring) job.io_uring = IoUringOptions{};
@@ -118,6 +125,18 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
                                   std::to_string(*job.iodepth_batch_complete_max) +
                                   ") is less than iodepth_batch_complete_min (" +
                                   std::to_string(job.iodepth_batch_complete_min) + ")");
+  }
+  if (job.nrfiles > 1) {
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": nrfiles=" +
+                                    std::to_string(job.nrfiles) + ": " + why);
+    };
+    if (!job.blockdev.empty()) return fail("blockdev= opens one graph; several files need filename= or generated names");
+    if (job.ioengine == IoEngine::kRbd) return fail("ioengine=rbd opens one image (use one job per image)");
+    if (!job.read_iolog.empty()) return fail("read_iolog replays onto one target");
+    if (job.filenames.size() == 1)
+      return fail("filename= names one file: name them all (filename=a:b:c) or leave filename out");
+    if (job.nrfiles > 4096) return fail("at most 4096 files per job");
   }
   if (job.write_hist_log && job.log_hist_msec == 0) {
     // fio would write nothing: say so instead of an empty file.

@@ -184,6 +184,9 @@ struct PatternPiece {
   bool operator==(const PatternPiece&) const = default;
 };
 
+// fio's file_service_type (distributions over files are not implemented).
+enum class FileService : uint8_t { kRoundRobin, kSequential, kRandom };
+
 struct JobOptions {
   // --- identity -----------------------------------------------------------
   std::string name;         // section name, or name= / --name=
@@ -193,6 +196,13 @@ struct JobOptions {
   std::vector<std::string> filenames;    // filename=a:b (":" escaped as "\:")
   std::vector<std::string> directories;  // directory=a:b
   std::string blockdev;                  // driver-graph spec, verbatim
+  // Several files per job (fio's nrfiles, or filename=a:b:c): `size` is
+  // shared among them (each gets filesize, else size / nrfiles), and
+  // file_service_type picks the file of each I/O.  See run/files.h.
+  uint32_t nrfiles = 1;
+  uint64_t filesize = 0;  // 0: size / nrfiles
+  FileService file_service = FileService::kRoundRobin;
+  uint32_t file_service_ios = 1;  // file_service_type=TYPE:N: N I/Os per pick
   IoEngine ioengine = IoEngine::kPsync;
   RbdOptions rbd;
   LibaioOptions libaio;

@@ -235,6 +235,68 @@ OptionSpec FallocateOption() {
   return s;
 }
 
+// filesize=SIZE: each file's size (fio's low-high range is not supported).
+OptionSpec FileSize() {
+  OptionSpec s;
+  s.name = "filesize";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->find('-') != std::string_view::npos || v->find(':') != std::string_view::npos)
+      return ValueError("a range of file sizes is not supported (give one size), got " +
+                        QuoteInput(*v));
+    Expected<uint64_t> n = ParseSize(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    job.filesize = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.filesize) out.push_back({std::string(n), std::to_string(job.filesize)});
+  };
+  s.help = "size of each file (default: size / nrfiles)";
+  return s;
+}
+
+// file_service_type=roundrobin|sequential|random[:N].
+OptionSpec FileServiceType() {
+  OptionSpec s;
+  s.name = "file_service_type";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    std::string_view type = *v, count;
+    if (size_t colon = type.find(':'); colon != std::string_view::npos) {
+      count = type.substr(colon + 1);
+      type = type.substr(0, colon);
+    }
+    if (type == "roundrobin") job.file_service = FileService::kRoundRobin;
+    else if (type == "sequential") job.file_service = FileService::kSequential;
+    else if (type == "random") job.file_service = FileService::kRandom;
+    else if (type == "zipf" || type == "pareto" || type == "normal" || type == "gauss")
+      return ValueError("file_service_type=" + std::string(type) +
+                        " (a distribution over the files) is not implemented; roundrobin, "
+                        "sequential and random are");
+    else
+      return ValueError("expected roundrobin, sequential or random (with an optional :N), got " +
+                        QuoteInput(*v));
+    uint64_t n = 1;
+    if (!count.empty()) {
+      Expected<uint64_t> k = ParseInteger(count, job.kb_base, 1, UINT32_MAX);
+      if (!k.ok()) return k.error();
+      n = k.value();
+    }
+    job.file_service_ios = uint32_t(n);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.file_service == FileService::kRoundRobin && job.file_service_ios == 1) return;
+    static const char* const kNames[] = {"roundrobin", "sequential", "random"};
+    std::string v = kNames[int(job.file_service)];
+    if (job.file_service_ios != 1) v += ":" + std::to_string(job.file_service_ios);
+    out.push_back({std::string(n), v});
+  };
+  s.help = "which file each I/O goes to: roundrobin (default), sequential, random; :N switches "
+           "after N I/Os";
+  return s;
+}
+
 std::vector<OptionSpec> TargetOptions() {
   using namespace internal;
   std::vector<OptionSpec> v;
@@ -261,6 +323,19 @@ std::vector<OptionSpec> TargetOptions() {
       "are)"));
   v.push_back(NameList<&JobOptions::filenames>("filename", "target file(s), ':'-separated (\\: escapes)"));
   v.push_back(NameList<&JobOptions::directories>("directory", "directory(ies) for generated file names"));
+  {
+    OptionSpec n = UintOption<&JobOptions::nrfiles, 1, 65535>(
+        "nrfiles", "files per job (named JOB.CLONE.N unless filename= names them)");
+    n.aliases = {"nr_files"};
+    // Not when filename= lists the files (it sets nrfiles again).
+    n.render = [](const JobOptions& job, std::string_view name, RenderedOptions& out) {
+      if (job.nrfiles != 1 && job.nrfiles != job.filenames.size())
+        out.push_back({std::string(name), std::to_string(job.nrfiles)});
+    };
+    v.push_back(std::move(n));
+  }
+  v.push_back(FileSize());
+  v.push_back(FileServiceType());
   v.push_back(Blockdev());
   v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
   v.push_back(Buffered());

@@ -1,5 +1,7 @@
 #include "tools/block_bench/run/runner.h"
 
+#include "tools/block_bench/run/files.h"
+
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "tools/block_bench/run/files.h"
 #include "tools/block_bench/run/resources.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/steady.h"
@@ -441,8 +444,9 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   std::vector<std::string> paths;
   for (const JobOptions& job : jobs) {
     for (uint32_t c = 0; c < std::max<uint32_t>(1, job.numjobs); c++) {
-      if (auto t = JobTarget(job, c); t.ok() && !t.value().filename.empty()) {
-        paths.push_back(t.value().filename);
+      for (uint32_t f = 0; f < std::max<uint32_t>(1, job.nrfiles); f++) {
+        if (auto t = JobTarget(FileJob(job, c, f), c); t.ok() && !t.value().filename.empty())
+          paths.push_back(t.value().filename);
       }
     }
   }

@@ -20,6 +20,7 @@ struct IoUnit {
   uint64_t len = 0;
   bool flush = false;  // a cache flush (offset and len 0)
   bool fua = false;    // a write with forced unit access
+  uint32_t file = 0;   // which of the job's files (nrfiles; run/files.h)
   // When the source's own schedule wants it issued, in ns from the start of
   // the schedule; -1: no schedule of its own (issue when there is room, or
   // when RatePacer says).

@@ -101,7 +101,8 @@ void Worker::end_now() {
 
 void Worker::cancel_in_flight() {
   cancelling_ = true;
-  if (blk_) blk_->cancel_waits();
+  for (File& f : files_)
+    if (f.blk) f.blk->cancel_waits();
 }
 
 void Worker::fail(int err, const std::string& msg) {
@@ -130,30 +131,35 @@ bool Worker::next_unit(IoUnit* u) {
     ++verify_it_;
   if (verify_it_ == written_.end()) return false;
   u->dir = Dir::kRead;
-  u->offset = verify_it_->first;
+  // The key back to (file, offset): the last file starting at or below it.
+  uint32_t f = uint32_t(files_.size()) - 1;
+  while (f > 0 && files_[f].base > verify_it_->first) f--;
+  u->file = f;
+  u->offset = verify_it_->first - files_[f].base;
   u->len = verify_it_->second.len;
   ++verify_it_;
   return true;
 }
 
 void Worker::note_written(uint32_t slot, const IoUnit& u, uint64_t gen) {
-  // Drop entries the new write overlaps, then record it.
-  auto it = written_.lower_bound(u.offset);
+  // Drop entries the new write overlaps, then record it (keys: vkey()).
+  const uint64_t k = vkey(u);
+  auto it = written_.lower_bound(k);
   if (it != written_.begin()) {
     auto p = std::prev(it);
-    if (p->first + p->second.len > u.offset) it = p;
+    if (p->first + p->second.len > k) it = p;
   }
-  while (it != written_.end() && it->first < u.offset + u.len) it = written_.erase(it);
+  while (it != written_.end() && it->first < k + u.len) it = written_.erase(it);
   // Another write to an overlapping range still in flight (norandommap,
   // randrw at depth > 1) may land before or after this one.
   bool overlap = false;
   for (const Slot& o : slots_) {
-    overlap |= o.writing && o.write_offset < u.offset + u.len && u.offset < o.write_offset + o.write_len;
+    overlap |= o.writing && o.write_offset < k + u.len && k < o.write_offset + o.write_len;
   }
-  written_.emplace(u.offset, Written{u.len, gen, false, overlap, false});
+  written_.emplace(k, Written{u.len, gen, false, overlap, false});
   Slot& s = slots_[slot];
   s.writing = true;
-  s.write_offset = u.offset;
+  s.write_offset = k;
   s.write_len = u.len;
   s.write_gen = gen;
 }
@@ -190,7 +196,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
   last_issue_ns_ = now;
   if (iolog_) {
     static constexpr trace::Op kOps[] = {trace::Op::kRead, trace::Op::kWrite, trace::Op::kTrim};
-    iolog_->io((now - start_ns_) / 1000, 0, u.flush ? trace::Op::kFlush : kOps[int(u.dir)], u.offset,
+    iolog_->io((now - start_ns_) / 1000, uint16_t(u.file), u.flush ? trace::Op::kFlush : kOps[int(u.dir)], u.offset,
                u.len);
   }
   if (u.flush) {
@@ -209,6 +215,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
     } else if (filler_->scramble()) {
       BufferFiller::Scramble(slots_[slot].buf.data(), u.len, u.offset, now);
     }
+    last_write_file_ = u.file;
     uint32_t every = job_.fsync ? job_.fsync : job_.fdatasync;
     if (every && ++writes_since_sync_ >= every) {
       writes_since_sync_ = 0;
@@ -223,27 +230,28 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
 
 Task<void> Worker::do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured) {
   Slot& s = slots_[slot];
+  BlockBackend& b = blk(u.file);
   Status st;
   if (u.flush) {
-    st = co_await blk_->flush();
+    st = co_await b.flush();
   } else if (u.dir == Dir::kTrim) {
-    st = co_await blk_->discard(u.offset, u.len);
+    st = co_await b.discard(u.offset, u.len);
   } else {
     if (s.iov.size() != u.len) s.iov = IoVec(s.buf.data(), u.len);
-    if (u.dir == Dir::kRead) st = co_await blk_->read(u.offset, s.iov);
-    else st = co_await blk_->write(u.offset, s.iov, u.fua ? uint32_t(kReqFua) : 0u);
+    if (u.dir == Dir::kRead) st = co_await b.read(u.offset, s.iov);
+    else st = co_await b.write(u.offset, s.iov, u.fua ? uint32_t(kReqFua) : 0u);
   }
   complete(slot, u, t0, due, measured, st);
 }
 
-Task<void> Worker::do_flush(int64_t t0, bool measured) {
-  Status st = co_await blk_->flush();
+Task<void> Worker::do_flush(uint32_t file, int64_t t0, bool measured) {
+  Status st = co_await blk(file).flush();
   inflight_--;
-  flush_done(t0, measured, st);
+  flush_done(file, t0, measured, st);
   wake_if_due();
 }
 
-void Worker::flush_done(int64_t t0, bool measured, Status st) {
+void Worker::flush_done(uint32_t file, int64_t t0, bool measured, Status st) {
   const int64_t t1 = NowNs();
   last_done_ns_ = t1;
   if (cancelling_ && st.error() == -ECANCELED) return;  // never reached the device
@@ -253,7 +261,7 @@ void Worker::flush_done(int64_t t0, bool measured, Status st) {
   }
   if (!st.ok()) {
     io_error(Dir::kWrite, -st.error(),
-             "flush failed on '" + target_.display + "': " + ErrnoString(st.error()));
+             "flush failed on '" + display(file) + "': " + ErrnoString(st.error()));
   }
 }
 
@@ -265,7 +273,7 @@ void Worker::plan_verify_read(uint32_t slot, const IoUnit& u) {
     s.check = true;  // read-only job: check everything, writer unknown
     return;
   }
-  auto it = written_.find(u.offset);
+  auto it = written_.find(vkey(u));
   if (it != written_.end() && it->second.len == u.len && it->second.done &&
       !it->second.ambiguous) {
     s.check = true;
@@ -280,7 +288,7 @@ void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
   if (want_gen) {
     // A write to the block issued after this read replaced its entry: the
     // read may have seen the old or the new data, so it proves nothing.
-    auto it = written_.find(u.offset);
+    auto it = written_.find(vkey(u));
     if (it == written_.end() || it->second.gen != want_gen) return;
     it->second.checked = true;
   }
@@ -288,7 +296,7 @@ void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
   std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen, job_.verify);
   if (bad.empty()) return;
   res_->verify_errors++;
-  std::string msg = "verify failed on '" + target_.display + "' at offset " +
+  std::string msg = "verify failed on '" + display(u.file) + "' at offset " +
                     std::to_string(u.offset) + " length " + std::to_string(u.len) + ": " + bad;
   res_->total_errors++;
   if (!res_->first_error) {
@@ -310,7 +318,7 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
                       Status st) {
   const int d = int(u.dir);
   if (u.flush) {
-    flush_done(t0, measured, st);  // a trace's flush: as fsync= flushes
+    flush_done(u.file, t0, measured, st);  // a trace's flush: as fsync= flushes
   } else if (job_.fill_device && st.error() == -ENOSPC) {
     // fill_device: the device is full, which ends the job; not an error.
     res_->filled = true;
@@ -360,14 +368,14 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
     }
     if (!st.ok()) {
       io_error(u.dir, -st.error(),
-               std::string(kOpName[d]) + " error on '" + target_.display + "' at offset " +
+               std::string(kOpName[d]) + " error on '" + display(u.file) + "' at offset " +
                    std::to_string(u.offset) + " length " + std::to_string(u.len) + ": " +
                    ErrnoString(st.error()));
     } else if (verify_ && u.dir == Dir::kRead) {
       check_verify_read(slot, u);
     } else if (verify_ && u.dir == Dir::kWrite) {
       // Only if the entry is still this write's (a later write replaces it).
-      auto it = written_.find(u.offset);
+      auto it = written_.find(vkey(u));
       if (it != written_.end() && it->second.gen == slots_[slot].write_gen) it->second.done = true;
     }
   }
@@ -521,7 +529,8 @@ Task<void> Worker::submitter() {
   bool held = false;
   // Ends the current batch: unplug and count it.
   auto end_batch = [&] {
-    if (plugged) blk_->unplug();
+    if (plugged)
+      for (File& f : files_) f.blk->unplug();
     plugged = false;
     if (issued) res_->submit[BatchBucket(issued)]++;
     issued = 0;
@@ -540,7 +549,7 @@ Task<void> Worker::submitter() {
       sync_due_ = false;
       inflight_++;
       const int64_t t = NowNs();
-      SpawnNow(do_flush(t, t >= ramp_end_ns_));
+      SpawnNow(do_flush(last_write_file_, t, t >= ramp_end_ns_));
       continue;
     }
     bool finished = false;  // the main phase (or the verify phase) is done
@@ -586,7 +595,7 @@ Task<void> Worker::submitter() {
     // plug/unplug only around real batches: two virtual calls saved per I/O
     // at iodepth_batch_submit=1 (the default), where there is nothing to batch.
     if (!plugged && batch_ > 1) {
-      blk_->plug();
+      for (File& f : files_) f.blk->plug();
       plugged = true;
     }
     issue(pending, now, pending_due, held);
@@ -641,32 +650,6 @@ bool Worker::load_trace(JobOptions* tj) {
 bool Worker::open_target(AioContext& ctx) {
   JobOptions tj = job_;
   if (!job_.read_iolog.empty() && !load_trace(&tj)) return false;
-  auto t = JobTarget(tj, res_->clone);
-  if (!t.ok()) {
-    res_->error = -t.error().code;
-    res_->error_message = t.error().message;
-    return false;
-  }
-  target_ = std::move(*t);
-  res_->target = target_.spec;
-  auto p = PrepareTarget(target_);
-  if (!p.ok()) {
-    res_->error = -p.error().code;
-    res_->error_message = p.error().message;
-    return false;
-  }
-  res_->layout = p->action;
-  res_->layout_bytes = p->bytes;
-  res_->layout_seconds = p->seconds;
-  res_->invalidated = p->invalidated;
-  res_->pre_read_bytes = p->pre_read;
-  if (!p->warning.empty() && opts_.messages)
-    std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), p->warning.c_str());
-  if (p->action == "write" && opts_.messages) {
-    // fio's line, so that a slow start is explained.
-    std::fprintf(opts_.messages, "%s: Laid out IO file (1 file / %lluMiB) in %.2fs\n",
-                 job_.name.c_str(), (unsigned long long)(p->bytes >> 20), p->seconds);
-  }
   OpenFlags flags;
   flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
   if (job_.readonly) flags.read_only = true;  // --readonly: writes fail (EROFS/EPERM)
@@ -675,14 +658,62 @@ bool Worker::open_target(AioContext& ctx) {
     for (const trace::Record& r : trace_->records)
       if (r.op != trace::Op::kRead && !(job_.replay_skip & (1u << int(r.op)))) flags.read_only = false;
   }
-  auto b = OpenBackend(ctx, target_.spec, flags);
-  if (!b.ok()) {
-    res_->error = -b.error().code;
-    res_->error_message = "cannot open '" + target_.spec + "': " + b.error().message;
-    return false;
+  const uint32_t n = std::max<uint32_t>(1, tj.nrfiles);
+  files_.resize(n);
+  uint64_t laid_bytes = 0, laid_files = 0;
+  double laid_seconds = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    File& file = files_[i];
+    auto t = JobTarget(FileJob(tj, res_->clone, i), res_->clone);
+    if (!t.ok()) {
+      res_->error = -t.error().code;
+      res_->error_message = t.error().message;
+      return false;
+    }
+    file.target = std::move(*t);
+    auto p = PrepareTarget(file.target);
+    if (!p.ok()) {
+      res_->error = -p.error().code;
+      res_->error_message = p.error().message;
+      return false;
+    }
+    if (i == 0) {
+      res_->target = file.target.spec;
+      res_->layout = p->action;
+    } else if (res_->layout.empty() || res_->layout == "none") {
+      res_->layout = p->action;
+    }
+    res_->layout_bytes += p->bytes;
+    res_->layout_seconds += p->seconds;
+    res_->invalidated = res_->invalidated || p->invalidated;
+    res_->pre_read_bytes += p->pre_read;
+    if (p->action == "write") {
+      laid_files++;
+      laid_bytes += p->bytes;
+      laid_seconds += p->seconds;
+    }
+    if (!p->warning.empty() && opts_.messages)
+      std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), p->warning.c_str());
+    auto b = OpenBackend(ctx, file.target.spec, flags);
+    if (!b.ok()) {
+      res_->error = -b.error().code;
+      res_->error_message = "cannot open '" + file.target.spec + "': " + b.error().message;
+      return false;
+    }
+    file.blk = std::move(*b);
+    file.blk->root().set_latency_accounting(false);
+    if (i > 0) {
+      // Keys of written_ (vkey): each file after the previous one's end.
+      file.base = files_[i - 1].base + files_[i - 1].blk->length() + 4096;
+    }
   }
-  blk_ = std::move(*b);
-  blk_->root().set_latency_accounting(false);
+  if (laid_files && opts_.messages) {
+    // fio's line, so that a slow start is explained.
+    std::fprintf(opts_.messages, "%s: Laid out IO file%s (%llu file%s / %lluMiB) in %.2fs\n",
+                 job_.name.c_str(), laid_files > 1 ? "s" : "", (unsigned long long)laid_files,
+                 laid_files > 1 ? "s" : "", (unsigned long long)(laid_bytes >> 20), laid_seconds);
+  }
+  if (n > 1) res_->target += " (+" + std::to_string(n - 1) + " more files)";
   return true;
 }
 
@@ -699,14 +730,15 @@ bool Worker::open_iolog() {
     return false;
   }
   iolog_.emplace(std::move(*w));
-  iolog_->add_file(0, target_.filename.empty() ? target_.display : target_.filename);
+  for (const File& f : files_)
+    iolog_->add_file(0, f.target.filename.empty() ? f.target.display : f.target.filename);
   return true;
 }
 
 bool Worker::prepare_io() {
   const bool time_limited = job_.runtime.count() > 0;
   if (trace_) {
-    auto src = std::make_unique<TraceSource>(trace_, job_, blk_->length());
+    auto src = std::make_unique<TraceSource>(trace_, job_, blk(0).length());
     ScheduleResult& sc = res_->schedule;
     sc.kind = ScheduleResult::Kind::kTrace;
     sc.trace = TracePathFor(job_, res_->clone);
@@ -728,14 +760,24 @@ bool Worker::prepare_io() {
     trace_source_ = src.get();
     source_ = std::move(src);
   } else {
-    auto g = IoGenerator::Create(job_, blk_->length(), res_->seed);
-    if (!g.ok()) {
-      res_->error = -g.error().code;
-      res_->error_message = target_.display + ": " + g.error().message;
-      return false;
+    std::vector<IoGenerator> gens;
+    for (uint32_t i = 0; i < files_.size(); i++) {
+      auto g = IoGenerator::Create(FileJob(job_, res_->clone, i), blk(i).length(),
+                                   FileSeed(res_->seed, i));
+      if (!g.ok()) {
+        res_->error = -g.error().code;
+        res_->error_message = display(i) + ": " + g.error().message;
+        return false;
+      }
+      g->set_unlimited(job_.time_based && time_limited);
+      gens.push_back(std::move(*g));
     }
-    g->set_unlimited(job_.time_based && time_limited);
-    source_ = std::make_unique<IoGenerator>(std::move(*g));
+    if (gens.size() == 1) {
+      source_ = std::make_unique<IoGenerator>(std::move(gens[0]));
+    } else {
+      source_ = std::make_unique<MultiFileSource>(std::move(gens), job_.file_service,
+                                                  job_.file_service_ios, res_->seed);
+    }
     if (pacer_.active()) res_->schedule.kind = ScheduleResult::Kind::kRate;
   }
   verify_ = job_.verify != VerifyMethod::kNone;
@@ -882,7 +924,7 @@ Task<void> Worker::run(AioContext& ctx) {
   std::optional<PollParams> saved_poll;  // while the target spins
   if (ready) {
     start_clock();
-    if (target_.spin) {
+    if (std::any_of(files_.begin(), files_.end(), [](const File& f) { return f.target.spin; })) {
       saved_poll = ctx.poll_params();
       PollParams p = *saved_poll;
       p.max_ns = kSpinPollMaxNs;
@@ -923,11 +965,11 @@ Task<void> Worker::run(AioContext& ctx) {
       if (!job_.disable_lat) res_->dir[d].lat.merge(unsplit_[d]);
       unsplit_[d].reset();
     }
-    if (job_.end_fsync && !res_->error && !interrupted_) {
-      Status st = co_await blk_->flush();
+    for (uint32_t f = 0; f < files_.size() && job_.end_fsync && !res_->error && !interrupted_; f++) {
+      Status st = co_await blk(f).flush();
       if (!st.ok() && !(cancelling_ && st.error() == -ECANCELED)) {
         io_error(Dir::kWrite, -st.error(),
-                 "end_fsync failed on '" + target_.display + "': " + ErrnoString(st.error()));
+                 "end_fsync failed on '" + display(f) + "': " + ErrnoString(st.error()));
       }
     }
     if (iolog_) {
@@ -948,10 +990,17 @@ Task<void> Worker::run(AioContext& ctx) {
       res_->error_message += " (and " + std::to_string(res_->verify_errors - 1) + " more)";
     if (saved_poll) ctx.set_poll_params(*saved_poll);
   }
-  if (blk_) {
-    blk_->root().driver().counters(&res_->counters);
-    co_await blk_->drain();  // returns at the loop's top level: safe to close
-    blk_.reset();
+  // Counters: the first file's under their names, the others' after a
+  // "fileN." prefix.
+  for (uint32_t f = 0; f < files_.size(); f++) {
+    if (!files_[f].blk) continue;
+    const size_t first = res_->counters.size();
+    files_[f].blk->root().driver().counters(&res_->counters);
+    if (f > 0)
+      for (size_t k = first; k < res_->counters.size(); k++)
+        res_->counters[k].name = "file" + std::to_string(f) + "." + res_->counters[k].name;
+    co_await files_[f].blk->drain();  // returns at the loop's top level: safe to close
+    files_[f].blk.reset();
   }
   sampler_.reset();
   hist_sampler_.reset();

@@ -60,6 +60,7 @@
 #include "block/backend.h"
 #include "tools/block_bench/job.h"
 #include "tools/block_bench/run/buffer_fill.h"
+#include "tools/block_bench/run/files.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/pacer.h"
 #include "tools/block_bench/run/result.h"
@@ -145,7 +146,7 @@ class Worker {
     uint64_t want_gen = 0;
     // A verify write in flight: its range and generation.
     bool writing = false;
-    uint64_t write_offset = 0, write_len = 0, write_gen = 0;
+    uint64_t write_offset = 0, write_len = 0, write_gen = 0;  // write_offset: a vkey()
     // Marked by the driver when it handed the slot's request over.
     SubmitStamp stamp;
   };
@@ -194,9 +195,9 @@ class Worker {
   // When `u` is due: RatePacer's time, the source's schedule, or 0 (now).
   int64_t due_of(const IoUnit& u);
   Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured);
-  Task<void> do_flush(int64_t t0, bool measured);
+  Task<void> do_flush(uint32_t file, int64_t t0, bool measured);
   // Accounts a completed flush (fsync=, or a trace's): sync latency, errors.
-  void flush_done(int64_t t0, bool measured, Status st);
+  void flush_done(uint32_t file, int64_t t0, bool measured, Status st);
   // `due`: 0, or when the schedule wanted it; `held`: it waited for room.
   void issue(const IoUnit& u, int64_t now, int64_t due, bool held);
   void complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured, Status st);
@@ -232,8 +233,20 @@ class Worker {
   const RunOptions& opts_;
   TraceCache* traces_;
   AioContext* ctx_ = nullptr;
-  std::unique_ptr<BlockBackend> blk_;
-  Target target_;
+  // The job's files (one unless nrfiles; run/files.h): each its target and
+  // its open graph.  base: where the file's offsets start in the key space
+  // of written_ (the files one after another).
+  struct File {
+    Target target;
+    std::unique_ptr<BlockBackend> blk;
+    uint64_t base = 0;
+  };
+  std::vector<File> files_;
+  BlockBackend& blk(uint32_t f) { return *files_[f].blk; }
+  const std::string& display(uint32_t f) const { return files_[f].target.display; }
+  // written_'s key of an I/O: its offset in the files laid end to end.
+  uint64_t vkey(const IoUnit& u) const { return files_[u.file].base + u.offset; }
+  uint32_t last_write_file_ = 0;  // fsync=N flushes the file written last
   std::unique_ptr<IoSource> source_;
   std::shared_ptr<const trace::Trace> trace_;  // read_iolog
   TraceSource* trace_source_ = nullptr;        // source_, when replaying

@@ -681,13 +681,27 @@ TEST(Runner, MissingDeviceIsAnErrorNotAFileCreatedInDev) {
   EXPECT_NE(::stat("/dev/blkstack-no-such-device", &st), 0) << "a file was created in /dev";
 }
 
-TEST(Runner, SeveralFilesInOneJobAreRefusedNotIgnored) {
-  std::vector<JobOptions> jobs =
-      ParseJobs({"--name=a", "--rw=read", "--ioengine=psync", "--filename=/tmp/x:/tmp/y"});
+// filename=a:b: both files get their share of the job, each I/O within its
+// file; the second file's driver counters carry a "file1." prefix.
+TEST(Runner, SeveralFilesInOneJobShareIt) {
+  const std::string dir = ::testing::TempDir();
+  const std::string a = dir + "/multi-a", b = dir + "/multi-b";
+  std::vector<JobOptions> jobs = ParseJobs({"--name=a", "--rw=write", "--ioengine=psync",
+                                            "--bs=4k", "--size=128k", "--filename=" + a + ":" + b});
+  ASSERT_EQ(jobs[0].nrfiles, 2u);
   RunResult r = RunJobs(jobs);
-  ASSERT_TRUE(r.failed());
-  EXPECT_NE(r.clones[0].error_message.find("2 files"), std::string::npos)
-      << r.clones[0].error_message;
+  ASSERT_FALSE(r.failed()) << r.clones[0].error_message;
+  EXPECT_EQ(r.clones[0].dir[int(Dir::kWrite)].ios, 32u);
+  struct stat st;
+  ASSERT_EQ(stat(a.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 65536);
+  ASSERT_EQ(stat(b.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 65536);
+  bool second = false;
+  for (const DriverCounter& c : r.clones[0].counters) second |= c.name.rfind("file1.", 0) == 0;
+  EXPECT_TRUE(second);
+  unlink(a.c_str());
+  unlink(b.c_str());
 }
 
 // iodepth_batch_complete_min=N: the submitter refills only after N

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Several files per job (nrfiles, filename=a:b:c, filesize,
+# file_service_type), end to end against fio 3.33 on the same jobs:
+#  * the files each I/O went to, from write_iolog: for roundrobin,
+#    roundrobin:4 and sequential the same sequence as fio's; for random the
+#    same number of I/Os per file (each file's share) and the same total;
+#  * fio's generated names (JOB.CLONE.FILE), filesize, the issued counts;
+#  * verify=crc32c over 4 files and 2 clones: every block checked, none bad;
+#  * a time-based io_uring run over 2 files;
+#  * clear errors: nrfiles with one filename, blockdev= with nrfiles, a
+#    missing file with allow_file_create=0 (named), file_service_type=zipf.
+set -euo pipefail
+BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
+T="$TEST_TMPDIR"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$T"
+
+# The file of each read in an iolog, one name per line, the job name and
+# the tool's prefix taken off (fio's and block-bench's names differ only there).
+files_of() { awk '$3 == "read" { print $2 }' "$1" | sed -E 's/^(bb|fio)-?//'; }
+
+for svc in roundrobin roundrobin:4 sequential random; do
+  for tool in bb fio; do
+    rm -rf "$tool" && mkdir "$tool"
+    if [[ $tool == bb ]]; then cmd=("$BB"); else cmd=(fio); fi
+    (cd "$tool" && "${cmd[@]}" --name=$tool --nrfiles=3 --size=3m --rw=randread --bs=64k \
+      --ioengine=psync --file_service_type=$svc --write_iolog=io.log --output-format=json \
+      --output=out.json) || fail "$tool $svc"
+    files_of "$tool/io.log" > "$tool.seq"
+  done
+  python3 - "$svc" <<'PY' || fail "$svc differs from fio"
+import collections, json, sys
+svc = sys.argv[1]
+bb, fio = open("bb.seq").read().split(), open("fio.seq").read().split()
+n = lambda t: json.load(open(t + "/out.json"))["jobs"][0]["read"]["total_ios"]
+assert n("bb") == n("fio") == 48, (n("bb"), n("fio"))
+assert sorted(set(bb)) == [".0.0", ".0.1", ".0.2"], set(bb)
+if svc == "random":
+    assert collections.Counter(bb) == collections.Counter(fio), (collections.Counter(bb), collections.Counter(fio))
+else:
+    assert bb == fio, (bb[:12], fio[:12])
+print("%s: %d I/Os, files as fio's" % (svc, len(bb)))
+PY
+done
+# fio's names for the generated files, 1 MiB each.
+for i in 0 1 2; do
+  [[ $(stat -c %s bb/bb.0.$i) == 1048576 ]] || fail "bb/bb.0.$i: $(ls -l bb)"
+done
+
+# filename= list and filesize: the job covers each named file.
+"$BB" --name=l --filename=x:y --filesize=256k --rw=write --bs=4k --output-format=json --output=l.json \
+  || fail "filename list"
+[[ $(stat -c %s x) == 262144 && $(stat -c %s y) == 262144 ]] || fail "sizes: $(ls -l x y)"
+python3 -c "import json; r = json.load(open('l.json'))['jobs'][0]['write']; assert r['total_ios'] == 128, r['total_ios']" \
+  || fail "filename list: not 128 writes"
+
+# Verify across files and clones.
+"$BB" --name=v --nrfiles=4 --filesize=1m --rw=randwrite --bs=4k --ioengine=libaio --direct=1 \
+  --iodepth=8 --verify=crc32c --numjobs=2 --output-format=json --output=v.json || fail "verify run"
+python3 - <<'PY' || fail "verify over files"
+import json
+for j in json.load(open("v.json"))["jobs"]:
+    b = j["blkstack"]
+    assert j["error"] == 0 and j["write"]["total_ios"] == 1024, (j["error"], j["write"]["total_ios"])
+    assert b["verified"] == 1024 and b["verify_errors"] == 0 and b["verify_not_verified"] == 0, b
+print("verify: 2 clones x 4 files, 1024 blocks each checked")
+PY
+[[ -f v.1.3 ]] || fail "no v.1.3 (second clone's fourth file)"
+
+# Time based, io_uring, two files.
+"$BB" --name=t --nrfiles=2 --size=2m --rw=randrw --bs=4k --ioengine=io_uring --direct=1 --iodepth=4 \
+  --runtime=1 --time_based --write_iolog=t.log --output-format=json --output=t.json || fail "time based"
+[[ $(awk '$3 == "read" || $3 == "write" { print $2 }' t.log | sort -u | wc -l) == 2 ]] || fail "t: not 2 files used"
+
+# Errors.
+err() {  # err WANT ARGS...: exit 1 and WANT on stderr
+  local want=$1; shift
+  if "$BB" "$@" > out.txt 2> err.txt; then fail "accepted: $*"; fi
+  grep -qF -- "$want" err.txt || fail "$*: message: $(cat err.txt)"
+}
+err "nrfiles=2: filename= names one file" --name=e --filename=x --nrfiles=2 --size=1m
+err "nrfiles=2: blockdev= opens one graph" --name=e --blockdev=driver=null,size=1M --nrfiles=2
+err "file_service_type=zipf (a distribution over the files) is not implemented" \
+  --name=e --nrfiles=2 --size=1m --file_service_type=zipf:1.2
+err "missing2: does not exist (allow_file_create=0)" \
+  --name=e --filename=x:missing2 --size=1m --rw=read --allow_file_create=0
+echo PASS

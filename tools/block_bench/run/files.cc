@@ -1,0 +1,112 @@
+#include "tools/block_bench/run/files.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace blk::bench {
+
+JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file) {
+  if (job.nrfiles <= 1) return job;
+  const uint32_t n = job.nrfiles;
+  JobOptions f = job;
+  f.nrfiles = 1;
+  f.filenames = {file < job.filenames.size()
+                     ? job.filenames[file]
+                     : job.name + "." + std::to_string(clone) + "." + std::to_string(file)};
+  auto share = [&](uint64_t total) { return total / n + (file < total % n ? 1 : 0); };
+  if (job.filesize) f.size = SizeSpec{job.filesize, false};
+  else if (job.size && !job.size->percent) f.size = SizeSpec{std::max<uint64_t>(1, job.size->value / n), false};
+  if (job.io_size && !job.io_size->percent) f.io_size = SizeSpec{std::max<uint64_t>(1, share(job.io_size->value)), false};
+  if (job.number_ios) f.number_ios = std::max<uint64_t>(1, share(job.number_ios));
+  return f;
+}
+
+uint64_t FileSeed(uint64_t clone_seed, uint32_t file) {
+  if (file == 0) return clone_seed;
+  Rng r(clone_seed ^ (uint64_t(file) * 0x9E3779B97F4A7C15ull));
+  return r.next();
+}
+
+MultiFileSource::MultiFileSource(std::vector<IoGenerator> gens, FileService service,
+                                 uint32_t ios_per_pick, uint64_t seed)
+    : gens_(std::move(gens)),
+      done_(gens_.size(), false),
+      service_(service),
+      per_pick_(std::max<uint32_t>(1, ios_per_pick)),
+      rng_(seed ^ 0x5555),
+      live_(uint32_t(gens_.size())) {
+  if (service_ == FileService::kRandom) cur_ = uint32_t(rng_.below(gens_.size()));
+  left_ = per_pick_;
+}
+
+void MultiFileSource::advance() {
+  const uint32_t n = uint32_t(gens_.size());
+  if (live_ == 0) return;
+  if (service_ == FileService::kRandom) {
+    // Uniform over the files not done.
+    uint64_t k = rng_.below(live_);
+    for (uint32_t i = 0; i < n; i++) {
+      if (done_[i]) continue;
+      if (k-- == 0) {
+        cur_ = i;
+        break;
+      }
+    }
+  } else {
+    do {
+      cur_ = (cur_ + 1) % n;
+    } while (done_[cur_]);
+  }
+  left_ = per_pick_;
+  bytes_on_cur_ = 0;
+}
+
+bool MultiFileSource::next(IoUnit* u) {
+  while (live_ > 0) {
+    if (done_[cur_]) {
+      advance();
+      continue;
+    }
+    if (!gens_[cur_].next(u)) {
+      done_[cur_] = true;
+      live_--;
+      advance();
+      continue;
+    }
+    u->file = cur_;
+    if (service_ == FileService::kSequential) {
+      bytes_on_cur_ += u->len;
+      if (bytes_on_cur_ >= gens_[cur_].region_size() && live_ > 1) advance();
+    } else if (--left_ == 0 && live_ > 0) {
+      advance();
+    }
+    return true;
+  }
+  return false;
+}
+
+bool MultiFileSource::has_dir(Dir d) const { return gens_[0].has_dir(d); }
+
+uint64_t MultiFileSource::max_bs() const {
+  uint64_t m = 0;
+  for (const IoGenerator& g : gens_) m = std::max(m, g.max_bs());
+  return m;
+}
+
+uint64_t MultiFileSource::io_limit() const {
+  uint64_t s = 0;
+  for (const IoGenerator& g : gens_) s += g.io_limit();
+  return s;
+}
+
+void MultiFileSource::reset_budget() {
+  for (IoGenerator& g : gens_) g.reset_budget();
+  std::fill(done_.begin(), done_.end(), false);
+  live_ = uint32_t(gens_.size());
+}
+
+void MultiFileSource::set_unlimited(bool u) {
+  for (IoGenerator& g : gens_) g.set_unlimited(u);
+}
+
+}  // namespace blk::bench

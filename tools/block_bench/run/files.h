@@ -1,0 +1,68 @@
+// Several files per job, as fio's nrfiles / filename=a:b:c.
+//
+// A job with N files is N single-file jobs under one clone: FileJob() gives
+// file i's own options (its name, its share of size, io_size and
+// number_ios), from which the worker opens, lays out and sizes each target
+// (JobTarget) and builds one IoGenerator per file.  MultiFileSource then
+// picks the file of each I/O with fio's file_service_type:
+//  * roundrobin (default): the next file after every N I/Os (":N", 1);
+//  * sequential: one file until it has been covered (its region once), then
+//    the next;
+//  * random: a uniformly drawn file, again after every N I/Os.
+// A file whose generator is exhausted (its share done) is skipped; the
+// source ends when every file's is.  Offsets stay within each file.
+//
+// Thread-safety: one source per clone, used on its worker thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tools/block_bench/job.h"
+#include "tools/block_bench/run/generator.h"
+#include "tools/block_bench/run/rng.h"
+#include "tools/block_bench/run/source.h"
+
+namespace blk::bench {
+
+// The options of file `file` (0-based) of clone `clone` of `job`: one file,
+// named filenames[file] or fio's default "JOB.CLONE.FILE"; size = filesize,
+// else size / nrfiles; io_size and number_ios shared out.  With nrfiles == 1
+// the job itself.
+JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file);
+
+// The seed of file `file`'s generator (file 0: the clone's seed, so a
+// one-file job draws the sequence it always did).
+uint64_t FileSeed(uint64_t clone_seed, uint32_t file);
+
+class MultiFileSource final : public IoSource {
+ public:
+  // REQUIRES: gens.size() >= 1.
+  MultiFileSource(std::vector<IoGenerator> gens, FileService service, uint32_t ios_per_pick,
+                  uint64_t seed);
+
+  // Next I/O with its file in u->file; false when every file is done.
+  bool next(IoUnit* u) override;
+  bool has_dir(Dir d) const override;
+  uint64_t max_bs() const override;
+  uint64_t io_limit() const override;
+  void reset_budget() override;
+  void set_unlimited(bool u);
+
+  uint32_t files() const { return uint32_t(gens_.size()); }
+
+ private:
+  void advance();  // to the next file by the service type
+
+  std::vector<IoGenerator> gens_;
+  std::vector<bool> done_;
+  FileService service_;
+  uint32_t per_pick_;
+  Rng rng_;
+  uint32_t cur_ = 0;
+  uint32_t left_ = 0;           // I/Os before the next pick (roundrobin, random)
+  uint64_t bytes_on_cur_ = 0;   // sequential: bytes issued to cur_ since it was picked
+  uint32_t live_ = 0;           // files not done
+};
+
+}  // namespace blk::bench
