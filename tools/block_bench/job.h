@@ -212,6 +212,8 @@ struct JobOptions {
   // --- file set-up (fio's layout; see run/target.h) ------------------------
   bool create_on_open = false;     // 1: no layout, the file is created empty
   bool create_only = false;        // 1: set the files up, do no I/O
+  bool unlink = false;             // 1: delete the job's regular files when it ends
+  uint32_t openfiles = 0;          // fio's open-files cap; only >= nrfiles (all open) runs
   bool allow_file_create = true;   // 0: a missing file is an error
   bool overwrite = false;          // 1: a writing job's new file is written out too
   bool pre_read = false;           // 1: read the region into the page cache first

@@ -343,6 +343,10 @@ std::vector<OptionSpec> TargetOptions() {
   v.push_back(BoolOption<&JobOptions::create_on_open>(
       "create_on_open", "1: create a new file empty when it is opened (no layout)"));
   v.push_back(BoolOption<&JobOptions::create_only>("create_only", "1: set up the files, then do no I/O"));
+  v.push_back(BoolOption<&JobOptions::unlink>("unlink", "1: delete the job's files when it ends"));
+  v.push_back(UintOption<&JobOptions::openfiles, 0>(
+      "openfiles", "most files open at once: block-bench keeps every file open, so only a value of "
+      "at least nrfiles (or 0) is accepted"));
   v.push_back(BoolOption<&JobOptions::allow_file_create>(
       "allow_file_create", "0: a file that does not exist is an error"));
   v.push_back(BoolOption<&JobOptions::overwrite>(

@@ -112,6 +112,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"nonvectored", "ioengine=io_uring\nnonvectored=1"},
       {"filename", "filename=/dev/a:b\\:c"},
       {"nrfiles", "nrfiles=3"},
+      {"unlink", "unlink=1"},
+      {"openfiles", "openfiles=4\nnrfiles=2"},
       {"filesize", "filesize=64k\nnrfiles=2"},
       {"file_service_type", "file_service_type=random:4"},
       {"directory", "directory=/mnt/x:/mnt/y"},

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -1001,6 +1002,16 @@ Task<void> Worker::run(AioContext& ctx) {
         res_->counters[k].name = "file" + std::to_string(f) + "." + res_->counters[k].name;
     co_await files_[f].blk->drain();  // returns at the loop's top level: safe to close
     files_[f].blk.reset();
+  }
+  // unlink=1: the regular files go (never a device); a failure is said, as
+  // the data is the user's to clean up.
+  for (const File& f : files_) {
+    if (!job_.unlink || f.target.filename.empty()) continue;
+    struct stat st;
+    if (stat(f.target.filename.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::unlink(f.target.filename.c_str()) != 0 && opts_.messages)
+      std::fprintf(opts_.messages, "%s: unlink '%s': %s\n", job_.name.c_str(),
+                   f.target.filename.c_str(), ErrnoString(-errno).c_str());
   }
   sampler_.reset();
   hist_sampler_.reset();

@@ -72,6 +72,11 @@ PY
   --runtime=1 --time_based --write_iolog=t.log --output-format=json --output=t.json || fail "time based"
 [[ $(awk '$3 == "read" || $3 == "write" { print $2 }' t.log | sort -u | wc -l) == 2 ]] || fail "t: not 2 files used"
 
+# unlink=1 deletes the job's files when it ends; openfiles >= nrfiles runs.
+mkdir u && (cd u && "$BB" --name=u --nrfiles=3 --size=3m --rw=randread --bs=64k --unlink=1 \
+  --openfiles=3 --output=/dev/null) || fail "unlink run"
+[[ -z "$(ls u)" ]] || fail "unlink=1 left $(ls u)"
+
 # Errors.
 err() {  # err WANT ARGS...: exit 1 and WANT on stderr
   local want=$1; shift
@@ -80,6 +85,7 @@ err() {  # err WANT ARGS...: exit 1 and WANT on stderr
 }
 err "nrfiles=2: filename= names one file" --name=e --filename=x --nrfiles=2 --size=1m
 err "nrfiles=2: blockdev= opens one graph" --name=e --blockdev=driver=null,size=1M --nrfiles=2
+err "openfiles=2 is below nrfiles=3" --name=e --nrfiles=3 --size=3m --openfiles=2
 err "file_service_type=zipf (a distribution over the files) is not implemented" \
   --name=e --nrfiles=2 --size=1m --file_service_type=zipf:1.2
 err "missing2: does not exist (allow_file_create=0)" \
