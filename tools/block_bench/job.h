@@ -234,9 +234,6 @@ struct JobOptions {
   PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used
   PerDir<std::optional<uint64_t>> blockalign;  // empty: same as bs
   SizeSpec offset;
-  // offset_increment: clone c (0-based, numjobs) starts at offset + c * this
-  // (fio's disjoint segments of one target).  Bytes.
-  uint64_t offset_increment = 0;
   std::optional<SizeSpec> size;     // empty: whole device/file
   std::optional<SizeSpec> io_size;  // empty: same as size
   uint64_t number_ios = 0;          // 0: no limit

@@ -88,6 +88,7 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"numa_cpu_nodes", "NUMA placement is not implemented (cpus_allowed is)"},
     {"numa_mem_policy", "NUMA placement is not implemented (cpus_allowed is)"},
     {"offset_align", "not implemented"},
+    {"offset_increment", "not implemented"},
     {"opendir", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"per_job_logs", "these log variants are not implemented (write_bw_log, write_lat_log, write_iops_log with log_avg_msec, and write_hist_log are)"},
     {"percentage_random", "not implemented"},

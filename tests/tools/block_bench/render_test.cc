@@ -112,7 +112,6 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"nonvectored", "ioengine=io_uring\nnonvectored=1"},
       {"filename", "filename=/dev/a:b\\:c"},
       {"nrfiles", "nrfiles=3"},
-      {"offset_increment", "offset_increment=1m"},
       {"unlink", "unlink=1"},
       {"openfiles", "openfiles=4\nnrfiles=2"},
       {"filesize", "filesize=64k\nnrfiles=2"},

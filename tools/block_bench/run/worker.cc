@@ -649,7 +649,7 @@ bool Worker::load_trace(JobOptions* tj) {
 }
 
 bool Worker::open_target(AioContext& ctx) {
-  JobOptions tj = CloneJob(job_, res_->clone);
+  JobOptions tj = job_;
   if (!job_.read_iolog.empty() && !load_trace(&tj)) return false;
   OpenFlags flags;
   flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
@@ -763,8 +763,7 @@ bool Worker::prepare_io() {
   } else {
     std::vector<IoGenerator> gens;
     for (uint32_t i = 0; i < files_.size(); i++) {
-      auto g = IoGenerator::Create(FileJob(CloneJob(job_, res_->clone), res_->clone, i),
-                                   blk(i).length(),
+      auto g = IoGenerator::Create(FileJob(job_, res_->clone, i), blk(i).length(),
                                    FileSeed(res_->seed, i));
       if (!g.ok()) {
         res_->error = -g.error().code;
