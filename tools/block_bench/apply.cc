@@ -126,6 +126,11 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
                                   ") is less than iodepth_batch_complete_min (" +
                                   std::to_string(job.iodepth_batch_complete_min) + ")");
   }
+  if (job.offset_increment && job.offset.percent) {
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": offset_increment with a percentage offset is not supported "
+                                  "(give offset= in bytes)");
+  }
   if (job.openfiles && job.openfiles < job.nrfiles) {
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": openfiles=" +
                                   std::to_string(job.openfiles) + " is below nrfiles=" +

@@ -218,6 +218,7 @@ struct JobOptions {
   bool overwrite = false;          // 1: a writing job's new file is written out too
   bool pre_read = false;           // 1: read the region into the page cache first
   bool create_fsync = true;        // fsync a file after laying it out
+  bool create_serialize = true;    // accepted; set-up is always serialised
   bool fill_device = false;        // 1: size = free space; ENOSPC ends the job
   Fallocate fallocate = Fallocate::kNative;
   uint32_t kb_base = 1024;  // 1024 or 1000; how size suffixes were read
@@ -234,6 +235,9 @@ struct JobOptions {
   PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used
   PerDir<std::optional<uint64_t>> blockalign;  // empty: same as bs
   SizeSpec offset;
+  // offset_increment: clone c (0-based, numjobs) starts at offset + c * this
+  // (fio's disjoint segments of one target).  Bytes.
+  uint64_t offset_increment = 0;
   std::optional<SizeSpec> size;     // empty: whole device/file
   std::optional<SizeSpec> io_size;  // empty: same as size
   uint64_t number_ios = 0;          // 0: no limit

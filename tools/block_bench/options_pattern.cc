@@ -264,6 +264,25 @@ OptionSpec Offset() {
   return s;
 }
 
+OptionSpec OffsetIncrement() {
+  OptionSpec s;
+  s.name = "offset_increment";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->find('%') != std::string_view::npos)
+      return ValueError("a percentage is not supported (give bytes), got " + QuoteInput(*v));
+    Expected<uint64_t> n = ParseSize(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    job.offset_increment = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.offset_increment) out.push_back({std::string(n), std::to_string(job.offset_increment)});
+  };
+  s.help = "clone N (numjobs) starts at offset + N * this many bytes";
+  return s;
+}
+
 OptionSpec NumberIos() {
   OptionSpec s;
   s.name = "number_ios";
@@ -659,6 +678,7 @@ std::vector<OptionSpec> PatternOptions() {
   v.push_back(Make("blockalign", {"ba"}, ApplyBlockAlign, RenderBlockAlign,
                    "alignment of random offsets [read,write,trim]"));
   v.push_back(Offset());
+  v.push_back(OffsetIncrement());
   v.push_back(OptionalSize<&JobOptions::size, 100>("size", {}, "bytes (or % of the target) to do I/O in"));
   v.push_back(OptionalSize<&JobOptions::io_size, kNoMax>("io_size", {"io_limit"},
                                                           "bytes (or % of size) of I/O to do"));

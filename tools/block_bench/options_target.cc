@@ -353,6 +353,9 @@ std::vector<OptionSpec> TargetOptions() {
       "overwrite", "1: a writing job's new file is written out before the job"));
   v.push_back(BoolOption<&JobOptions::pre_read>("pre_read", "1: read the files into the page cache first"));
   v.push_back(BoolOption<&JobOptions::create_fsync>("create_fsync", "0: do not fsync a file after laying it out"));
+  v.push_back(BoolOption<&JobOptions::create_serialize>(
+      "create_serialize", "set the files up one clone at a time (always so in block-bench: set-up is "
+      "not measured, so 0 changes no result)"));
   {
     OptionSpec fill = BoolOption<&JobOptions::fill_device>(
         "fill_device", "1: write until the device or file system is full (ENOSPC ends the job)");

@@ -5,6 +5,13 @@
 
 namespace blk::bench {
 
+JobOptions CloneJob(const JobOptions& job, uint32_t clone) {
+  JobOptions c = job;
+  if (job.offset_increment && clone > 0 && !job.offset.percent)
+    c.offset.value += uint64_t(clone) * job.offset_increment;
+  return c;
+}
+
 JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file) {
   if (job.nrfiles <= 1) return job;
   const uint32_t n = job.nrfiles;

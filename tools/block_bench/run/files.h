@@ -25,6 +25,10 @@
 
 namespace blk::bench {
 
+// The options of clone `clone` (0-based) of `job`: the job with its offset
+// moved by clone * offset_increment (fio's), else the job itself.
+JobOptions CloneJob(const JobOptions& job, uint32_t clone);
+
 // The options of file `file` (0-based) of clone `clone` of `job`: one file,
 // named filenames[file] or fio's default "JOB.CLONE.FILE"; size = filesize,
 // else size / nrfiles; io_size and number_ios shared out.  With nrfiles == 1

@@ -164,13 +164,13 @@ void MakeClones(const std::vector<JobOptions>& jobs, uint64_t seed_salt, RunResu
 // `ready` (gated runs, RunOptions::sync): each clone counts itself there
 // once prepared or failed.
 size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOptions& opts,
-                    TraceCache& traces, DoneCounter& done, DoneCounter* ready, Segment& seg) {
+                    RunShared& shared, DoneCounter& done, DoneCounter* ready, Segment& seg) {
   size_t started = 0;
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
     std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
     auto t = IOThread::Create(tname);
-    seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts, &traces));
+    seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts, &shared));
     if (ready) seg.workers.back()->set_gate([ready] { ready->add_one(); });
     if (!t.ok()) {
       r.error = -t.error().code;
@@ -437,7 +437,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     if (opts.sync) (void)opts.sync->segment_ready(0, rr.setup_error->message);
     return rr;
   }
-  TraceCache traces;  // read_iolog traces, shared by the clones replaying one
+  RunShared shared;  // read_iolog traces and the set-up lock
   std::vector<size_t> first_clone;
   MakeClones(jobs, opts.seed_salt, &rr, &first_clone);
   // fio's disk statistics: the devices under the file targets, over the run.
@@ -463,7 +463,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     Segment seg;
     seg.c0 = first_clone[i];
     seg.c1 = j < jobs.size() ? first_clone[j] : rr.clones.size();
-    const size_t running = StartSegment(rr, live, opts, traces, done, opts.sync ? &ready : nullptr, seg);
+    const size_t running = StartSegment(rr, live, opts, shared, done, opts.sync ? &ready : nullptr, seg);
     bool no_go = false;
     int64_t go_ns = 0;
     if (opts.sync) {

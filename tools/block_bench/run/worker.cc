@@ -56,8 +56,8 @@ uint64_t MinBlockSize(const JobOptions& job, Dir d) {
 }  // namespace
 
 Worker::Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
-               TraceCache* traces)
-    : job_(job), res_(res), live_(live), opts_(opts), traces_(traces), pacer_(job, res->seed) {}
+               RunShared* shared)
+    : job_(job), res_(res), live_(live), opts_(opts), shared_(shared), pacer_(job, res->seed) {}
 
 void Worker::interrupt() {
   if (finished_ || interrupted_) return;
@@ -614,7 +614,7 @@ Task<void> Worker::submitter() {
 
 bool Worker::load_trace(JobOptions* tj) {
   const std::string& path = TracePathFor(job_, res_->clone);
-  auto t = traces_->get(path, job_);
+  auto t = shared_->traces.get(path, job_);
   if (!t.ok()) {
     res_->error = -t.error().code;
     res_->error_message = t.error().message;
@@ -649,7 +649,7 @@ bool Worker::load_trace(JobOptions* tj) {
 }
 
 bool Worker::open_target(AioContext& ctx) {
-  JobOptions tj = job_;
+  JobOptions tj = CloneJob(job_, res_->clone);
   if (!job_.read_iolog.empty() && !load_trace(&tj)) return false;
   OpenFlags flags;
   flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
@@ -672,7 +672,10 @@ bool Worker::open_target(AioContext& ctx) {
       return false;
     }
     file.target = std::move(*t);
-    auto p = PrepareTarget(file.target);
+    Expected<Prepared> p = [&] {
+      std::lock_guard lock(shared_->setup);
+      return PrepareTarget(file.target);
+    }();
     if (!p.ok()) {
       res_->error = -p.error().code;
       res_->error_message = p.error().message;
@@ -763,7 +766,8 @@ bool Worker::prepare_io() {
   } else {
     std::vector<IoGenerator> gens;
     for (uint32_t i = 0; i < files_.size(); i++) {
-      auto g = IoGenerator::Create(FileJob(job_, res_->clone, i), blk(i).length(),
+      auto g = IoGenerator::Create(FileJob(CloneJob(job_, res_->clone), res_->clone, i),
+                                   blk(i).length(),
                                    FileSeed(res_->seed, i));
       if (!g.ok()) {
         res_->error = -g.error().code;

@@ -53,6 +53,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,11 +98,19 @@ inline constexpr uint32_t kDefaultReplayDepth = 64;
 inline constexpr int64_t kSpinMinNs = 20'000;
 inline constexpr int64_t kSpinMaxNs = 500'000;
 
+// What the workers of one run share; outlives them.
+struct RunShared {
+  TraceCache traces;  // read_iolog traces, parsed once
+  // Held while a clone sets its files up (PrepareTarget): clones of one job
+  // share a file, and one laying it out while another extends or sizes it
+  // could shrink it under the other (fio's create_serialize=1).
+  std::mutex setup;
+};
+
 class Worker {
  public:
-  // `traces`: shared by the run's workers (read_iolog), outlives them.
   Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
-         TraceCache* traces);
+         RunShared* shared);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
@@ -231,7 +240,7 @@ class Worker {
   CloneResult* res_;
   LiveCounters* live_;
   const RunOptions& opts_;
-  TraceCache* traces_;
+  RunShared* shared_;
   AioContext* ctx_ = nullptr;
   // The job's files (one unless nrfiles; run/files.h): each its target and
   // its open graph.  base: where the file's offsets start in the key space

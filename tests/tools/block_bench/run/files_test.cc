@@ -41,6 +41,14 @@ TEST(FileJob, NamesSizesAndShares) {
   EXPECT_NE(FileSeed(77, 1), FileSeed(77, 2));
 }
 
+TEST(CloneJob, OffsetIncrementMovesEachClone) {
+  JobOptions j = ParseJob({"--name=m", "--offset=4k", "--offset_increment=1m", "--numjobs=3"});
+  EXPECT_EQ(CloneJob(j, 0).offset.value, 4096u);
+  EXPECT_EQ(CloneJob(j, 2).offset.value, 4096u + (2u << 20));
+  JobOptions plain = ParseJob({"--name=m", "--offset=4k"});
+  EXPECT_EQ(CloneJob(plain, 5).offset.value, 4096u);
+}
+
 // The files of `n` I/Os from a source over `files` files of 64k each.
 std::vector<uint32_t> Files(const std::vector<std::string>& extra, size_t n, uint32_t files = 3) {
   std::vector<std::string> args = {"--name=m", "--nrfiles=" + std::to_string(files),

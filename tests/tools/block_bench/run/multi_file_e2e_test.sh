@@ -7,12 +7,18 @@
 #  * fio's generated names (JOB.CLONE.FILE), filesize, the issued counts;
 #  * verify=crc32c over 4 files and 2 clones: every block checked, none bad;
 #  * a time-based io_uring run over 2 files;
+#  * offset_increment (clone N starts N increments further, as fio's);
 #  * clear errors: nrfiles with one filename, blockdev= with nrfiles, a
 #    missing file with allow_file_create=0 (named), file_service_type=zipf.
 set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+err() {  # err WANT ARGS...: exit 1 and WANT on stderr
+  local want=$1; shift
+  if "$BB" "$@" > out.txt 2> err.txt; then fail "accepted: $*"; fi
+  grep -qF -- "$want" err.txt || fail "$*: message: $(cat err.txt)"
+}
 cd "$T"
 
 # The file of each read in an iolog, one name per line, the job name and
@@ -77,12 +83,20 @@ mkdir u && (cd u && "$BB" --name=u --nrfiles=3 --size=3m --rw=randread --bs=64k 
   --openfiles=3 --output=/dev/null) || fail "unlink run"
 [[ -z "$(ls u)" ]] || fail "unlink=1 left $(ls u)"
 
+# offset_increment: clone N starts N * increment further, as fio's; the
+# file ends where fio's does.
+for tool in bb fio; do
+  if [[ $tool == bb ]]; then cmd=("$BB"); else cmd=(fio); fi
+  "${cmd[@]}" --name=o --filename=inc-$tool --size=1m --numjobs=3 --offset_increment=1m \
+    --rw=write --bs=256k --write_iolog=inc-$tool.log --output=/dev/null || fail "$tool offset_increment"
+done
+[[ $(stat -c %s inc-bb) == $(stat -c %s inc-fio) && $(stat -c %s inc-bb) == 3145728 ]] \
+  || fail "offset_increment sizes: $(stat -c %s inc-bb) vs fio $(stat -c %s inc-fio)"
+[[ "$(awk '$3 == "write" { print $4 }' inc-bb.log.2 | sort -n | head -1)" == 2097152 ]] \
+  || fail "clone 2 does not start at 2m: $(head -5 inc-bb.log.2)"
+err "offset_increment with a percentage offset" --name=e --size=1m --offset=10% --offset_increment=1m
+
 # Errors.
-err() {  # err WANT ARGS...: exit 1 and WANT on stderr
-  local want=$1; shift
-  if "$BB" "$@" > out.txt 2> err.txt; then fail "accepted: $*"; fi
-  grep -qF -- "$want" err.txt || fail "$*: message: $(cat err.txt)"
-}
 err "nrfiles=2: filename= names one file" --name=e --filename=x --nrfiles=2 --size=1m
 err "nrfiles=2: blockdev= opens one graph" --name=e --blockdev=driver=null,size=1M --nrfiles=2
 err "openfiles=2 is below nrfiles=3" --name=e --nrfiles=3 --size=3m --openfiles=2

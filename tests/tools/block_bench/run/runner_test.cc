@@ -704,6 +704,31 @@ TEST(Runner, SeveralFilesInOneJobShareIt) {
   unlink(b.c_str());
 }
 
+// Clones of one job share its file and set it up one at a time (fio's
+// create_serialize): with offset_increment each needs a different length,
+// and a clone sizing the file for its own segment must not cut off the
+// segment another clone just laid out.  Run a few times: the clones start
+// together on their threads.
+TEST(Runner, ClonesSetUpTheirSharedFileOneAtATime) {
+  const std::string f = ::testing::TempDir() + "/serial-setup";
+  for (const char* rw : {"--rw=write", "--rw=read"}) {
+    for (int round = 0; round < 4; round++) {
+      unlink(f.c_str());
+      std::vector<JobOptions> jobs =
+          ParseJobs({"--name=a", rw, "--ioengine=psync", "--bs=4k", "--size=256k",
+                     "--numjobs=8", "--offset_increment=256k", "--filename=" + f});
+      RunResult r = RunJobs(jobs);
+      for (const CloneResult& c : r.clones)
+        ASSERT_EQ(c.error, 0) << rw << " round " << round << " clone " << c.clone << ": "
+                              << c.error_message;
+      struct stat st;
+      ASSERT_EQ(stat(f.c_str(), &st), 0);
+      EXPECT_EQ(st.st_size, 8 * 256 * 1024) << rw << " round " << round;
+    }
+  }
+  unlink(f.c_str());
+}
+
 // iodepth_batch_complete_min=N: the submitter refills only after N
 // completions, so every wake-up sees at least N (fio's "complete" buckets).
 TEST(Runner, BatchCompleteMinGroupsCompletions) {
