@@ -288,6 +288,11 @@ struct JobOptions {
   RateProcess rate_process = RateProcess::kLinear;
   std::chrono::microseconds thinktime{0};
   uint32_t thinktime_blocks = 1;
+  // fio's flow control: the jobs with a flow weight and one flow_id keep
+  // their shares of the group's issued I/Os to their weights.
+  uint32_t flow = 0;        // weight, 0: not in a flow group
+  uint32_t flow_id = 0;
+  uint32_t flow_sleep = 0;  // us to wait when ahead of the share (0: yield)
 
   // --- syncing ------------------------------------------------------------
   uint32_t fsync = 0;      // fsync every N writes, 0: never

@@ -300,6 +300,11 @@ std::vector<OptionSpec> FlowOptions() {
   v.push_back(RateProcessOption());
   v.push_back(TimeOption<&JobOptions::thinktime, 1>("thinktime", "pause after I/Os (default unit us)"));
   v.push_back(UintOption<&JobOptions::thinktime_blocks, 1>("thinktime_blocks", "I/Os between pauses"));
+  v.push_back(UintOption<&JobOptions::flow, 0, 1000>(
+      "flow", "weight in flow control: the jobs of one flow_id issue I/Os in the ratio of their weights"));
+  v.push_back(UintOption<&JobOptions::flow_id, 0>("flow_id", "the flow control group (default 0)"));
+  v.push_back(UintOption<&JobOptions::flow_sleep, 0>(
+      "flow_sleep", "us to wait, after the job's I/Os completed, when it is ahead of its flow share"));
   v.push_back(UintOption<&JobOptions::fsync, 0>("fsync", "fsync every N writes (0: never)"));
   v.push_back(UintOption<&JobOptions::fdatasync, 0>("fdatasync", "fdatasync every N writes (0: never)"));
   v.push_back(BoolOption<&JobOptions::end_fsync>("end_fsync", "1: fsync when writing is done"));

@@ -166,22 +166,28 @@ void MakeClones(const std::vector<JobOptions>& jobs, uint64_t seed_salt, RunResu
 size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOptions& opts,
                     RunShared& shared, DoneCounter& done, DoneCounter* ready, Segment& seg) {
   size_t started = 0;
+  // Every worker first (flow groups are complete before any clone runs).
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
-    std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
-    auto t = IOThread::Create(tname);
     seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts, &shared));
     if (ready) seg.workers.back()->set_gate([ready] { ready->add_one(); });
+  }
+  for (size_t k = seg.c0; k < seg.c1; k++) {
+    CloneResult& r = rr.clones[k];
+    Worker* w = seg.workers[k - seg.c0].get();
+    std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
+    auto t = IOThread::Create(tname);
     if (!t.ok()) {
       r.error = -t.error().code;
       r.error_message = t.error().message;
+      w->leave_flow();
       live[k].done.store(true);
       seg.threads.push_back(nullptr);
       continue;
     }
     seg.threads.push_back(std::move(*t));
     AioContext& ctx = seg.threads.back()->ctx();
-    Spawn(ctx, RunClone(seg.workers.back().get(), ctx, &done));
+    Spawn(ctx, RunClone(w, ctx, &done));
     started++;
   }
   return started;

@@ -57,7 +57,24 @@ uint64_t MinBlockSize(const JobOptions& job, Dir d) {
 
 Worker::Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
                RunShared* shared)
-    : job_(job), res_(res), live_(live), opts_(opts), shared_(shared), pacer_(job, res->seed) {}
+    : job_(job), res_(res), live_(live), opts_(opts), shared_(shared), pacer_(job, res->seed) {
+  // flow=: in the group from the start (the runner makes every worker of a
+  // segment before it starts any), so that no clone runs alone first; one
+  // with a start delay joins when its I/O starts, not to hold the others
+  // back meanwhile.
+  if (job_.flow && job_.startdelay.max.count() <= 0) join_flow();
+}
+
+void Worker::join_flow() {
+  flow_ = &shared_->flow(job_.flow_id);
+  flow_->join(job_.flow);
+}
+
+void Worker::leave_flow() {
+  if (!flow_) return;
+  flow_->leave(job_.flow, flow_issued_);
+  flow_ = nullptr;
+}
 
 void Worker::interrupt() {
   if (finished_ || interrupted_) return;
@@ -593,6 +610,23 @@ Task<void> Worker::submitter() {
       completions_since_wake_ = 0;
       continue;
     }
+    // flow=: ahead of the job's share of its flow group, let the others
+    // catch up: with flow_sleep, after the job's I/Os completed, sleep;
+    // else retry after the loop's other work (fio's spin).
+    if (flow_ && !verify_phase_) {
+      if (flow_->ahead(flow_issued_, job_.flow)) {
+        end_batch();
+        if (job_.flow_sleep) {
+          co_await wait_all();
+          co_await wait_until(NowNs() + int64_t(job_.flow_sleep) * 1000);
+        } else {
+          co_await YieldAwaiter{ctx_};
+        }
+        continue;
+      }
+      flow_->issued();
+      flow_issued_++;
+    }
     // plug/unplug only around real batches: two virtual calls saved per I/O
     // at iodepth_batch_submit=1 (the default), where there is nothing to batch.
     if (!plugged && batch_ > 1) {
@@ -950,8 +984,10 @@ Task<void> Worker::run(AioContext& ctx) {
     }
     if (end_ns_ != INT64_MAX) arm_overdue();
 
+    if (job_.flow && !flow_) join_flow();
     co_await submitter();
     io_finished_ = true;
+    leave_flow();  // its share no longer holds the others
 
     if (overdue_) overdue_->cancel();
     int64_t stop_ns = last_done_ns_ ? last_done_ns_ : NowNs();
@@ -1017,6 +1053,7 @@ Task<void> Worker::run(AioContext& ctx) {
       std::fprintf(opts_.messages, "%s: unlink '%s': %s\n", job_.name.c_str(),
                    f.target.filename.c_str(), ErrnoString(-errno).c_str());
   }
+  leave_flow();  // a clone that failed before its I/O
   sampler_.reset();
   hist_sampler_.reset();
   overdue_.reset();

@@ -98,6 +98,30 @@ inline constexpr uint32_t kDefaultReplayDepth = 64;
 inline constexpr int64_t kSpinMinNs = 20'000;
 inline constexpr int64_t kSpinMaxNs = 500'000;
 
+// fio's flow control (flow=, flow_id=): a member that issued `mine` of the
+// group's I/Os with weight w of the members' total is ahead while
+// mine / issued > w / total; the group's counters count members running
+// now (leave() takes a member's share out).  Members on other threads: the
+// shares are read without a lock, a momentary inexactness as in fio.
+class FlowGroup {
+ public:
+  void join(uint32_t weight) { weight_.fetch_add(weight, std::memory_order_relaxed); }
+  void leave(uint32_t weight, uint64_t issued) {
+    weight_.fetch_sub(weight, std::memory_order_relaxed);
+    issued_.fetch_sub(issued, std::memory_order_relaxed);
+  }
+  bool ahead(uint64_t mine, uint32_t weight) const {
+    const double total = double(weight_.load(std::memory_order_relaxed));
+    return total > 0 && double(mine) / double(issued_.load(std::memory_order_relaxed)) >
+                            double(weight) / total;
+  }
+  void issued() { issued_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> issued_{1};  // 1: no member is ahead before any I/O
+  std::atomic<uint64_t> weight_{0};
+};
+
 // What the workers of one run share; outlives them.
 struct RunShared {
   TraceCache traces;  // read_iolog traces, parsed once
@@ -105,6 +129,13 @@ struct RunShared {
   // share a file, and one laying it out while another extends or sizes it
   // could shrink it under the other (fio's create_serialize=1).
   std::mutex setup;
+  // The flow groups by flow_id; flow() from any thread.
+  FlowGroup& flow(uint32_t id) {
+    std::lock_guard lock(mu);
+    return flows[id];
+  }
+  std::mutex mu;
+  std::map<uint32_t, FlowGroup> flows;  // node-based: references stay valid
 };
 
 class Worker {
@@ -112,6 +143,7 @@ class Worker {
   Worker(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
          RunShared* shared);
   Worker(const Worker&) = delete;
+  ~Worker() { leave_flow(); }
   Worker& operator=(const Worker&) = delete;
 
   // The whole clone: start delay, open, I/O, verify, drain, close, CPU
@@ -128,6 +160,9 @@ class Worker {
   // clone ends as soon as it would start.  A no-op once the main phase is
   // over.  On the clone's loop.
   void end_now();
+  // flow=: leaves the job's flow group (idempotent); run() does when its
+  // I/O ends, the runner for a clone whose thread could not start.
+  void leave_flow();
   // Makes the clone wait between preparing its target and its first I/O
   // (RunOptions::sync): run() calls `prepared` on the loop once the target
   // is open and prepared, or failed (res->error says why), and then, if
@@ -186,6 +221,7 @@ class Worker {
   // cpus_allowed: binds the clone's thread; false (with res_->error) when
   // the CPUs cannot be used.
   bool bind_cpus();
+  void join_flow();
   bool open_target(AioContext& ctx);
   // read_iolog: loads the trace and decides the target job (filename from
   // replay_redirect or the iolog, size from the trace's extent).
@@ -241,6 +277,8 @@ class Worker {
   LiveCounters* live_;
   const RunOptions& opts_;
   RunShared* shared_;
+  FlowGroup* flow_ = nullptr;  // flow=: the job's group while it runs
+  uint64_t flow_issued_ = 0;   // the I/Os it counted there
   AioContext* ctx_ = nullptr;
   // The job's files (one unless nrfiles; run/files.h): each its target and
   // its open graph.  base: where the file's offsets start in the key space

@@ -401,6 +401,63 @@ TEST(Runner, ExitallEndsTheOthers) {
   EXPECT_NE(e.clones[0].error, 0);
 }
 
+// flow=: the jobs of one flow_id issue in the ratio of their weights while
+// they all run.  Counted in issue order (on_issue), when the heavier job
+// issues its last I/O: the lighter has issued its share of that.
+size_t IssuedBy(const Recorded& rec, uint32_t thread, size_t upto) {
+  size_t n = 0;
+  for (size_t i = 0; i < upto; i++) n += rec.thread[i] == thread;
+  return n;
+}
+size_t LastOf(const Recorded& rec, uint32_t thread) {
+  size_t last = 0;
+  for (size_t i = 0; i < rec.thread.size(); i++)
+    if (rec.thread[i] == thread) last = i;
+  return last;
+}
+
+TEST(Runner, FlowKeepsEachGroupToItsWeights) {
+  for (const char* sleep : {"--flow_sleep=0", "--flow_sleep=50"}) {
+    // Group 7: a (weight 3) and b (1); group 0: c and d (1 each).  3 MiB of
+    // 4k each: 768 I/Os.
+    std::vector<JobOptions> jobs;
+    for (const char* j : {"a:7:3", "b:7:1", "c:0:1", "d:0:1"}) {
+      const std::string spec = j;
+      for (JobOptions& o : ParseJobs({"--name=" + spec.substr(0, 1), "--ioengine=null",
+                                      "--rw=randread", "--bs=4k", "--size=3m",
+                                      "--flow_id=" + spec.substr(2, 1),
+                                      "--flow=" + spec.substr(4, 1), sleep}))
+        jobs.push_back(o);
+    }
+    Recorded rec;
+    RunResult r = RunRecorded(jobs, &rec);
+    ASSERT_FALSE(r.failed());
+    for (const CloneResult& c : r.clones) EXPECT_EQ(c.dir[0].ios, 768u) << sleep;
+    const uint32_t a = r.clones[0].thread_number, b = r.clones[1].thread_number;
+    const uint32_t c = r.clones[2].thread_number, d = r.clones[3].thread_number;
+    // When a ends, b has about a third of a's 768; c and d run 1:1.
+    const size_t b_then = IssuedBy(rec, b, LastOf(rec, a));
+    EXPECT_NEAR(double(b_then), 256.0, 26.0) << sleep;
+    const size_t first_end = std::min(LastOf(rec, c), LastOf(rec, d));
+    const size_t c_then = IssuedBy(rec, c, first_end), d_then = IssuedBy(rec, d, first_end);
+    EXPECT_NEAR(double(c_then) / double(d_then), 1.0, 0.1) << c_then << " vs " << d_then;
+  }
+}
+
+// A flow member in a later stonewall segment has not joined yet, so it
+// holds nobody back (fio 3.33 spins forever on this job file).
+TEST(Runner, FlowMembersOfLaterSegmentsHoldNobodyBack) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--size=4m", "--flow=3", "--name=b",
+                 "--ioengine=null", "--size=4m", "--flow=1", "--stonewall"});
+  const int64_t t0 = NowNs();
+  RunResult r = RunJobs(jobs);
+  EXPECT_LT(NowNs() - t0, 10'000'000'000);
+  ASSERT_FALSE(r.failed());
+  EXPECT_EQ(r.clones[0].dir[0].ios, 1024u);
+  EXPECT_EQ(r.clones[1].dir[0].ios, 1024u);
+}
+
 TEST(Runner, NumjobsClonesAndStonewallSerialises) {
   std::vector<JobOptions> jobs =
       ParseJobs({"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=2",
