@@ -293,6 +293,14 @@ struct JobOptions {
   uint32_t flow = 0;        // weight, 0: not in a flow group
   uint32_t flow_id = 0;
   uint32_t flow_sleep = 0;  // us to wait when ahead of the share (0: yield)
+  // fio's latency_target: search the deepest queue whose I/Os keep within
+  // the target (run/worker.h); 0: off.
+  std::chrono::microseconds latency_target{0};
+  std::chrono::microseconds latency_window{0};
+  double latency_percentile = 100;
+  bool latency_run = false;  // keep adjusting the depth instead of ending
+  // max_latency: an I/O slower than this ends the job with ETIMEDOUT; 0: off.
+  PerDir<std::chrono::microseconds> max_latency{};
 
   // --- syncing ------------------------------------------------------------
   uint32_t fsync = 0;      // fsync every N writes, 0: never

@@ -30,6 +30,23 @@ OptionSpec Rate() {
   return s;
 }
 
+OptionSpec MaxLatency() {
+  OptionSpec s;
+  s.name = "max_latency";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    return ApplyPerDir(*v, job.max_latency, [](std::string_view part) { return ParseTime(part, 1); });
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.max_latency == DefaultJob().max_latency) return;
+    out.push_back({std::string(n), RenderPerDir(job.max_latency, [](std::chrono::microseconds t) {
+                     return FormatTime(t);
+                   })});
+  };
+  s.help = "an I/O slower than this ends the job with ETIMEDOUT (default unit us) [read,write,trim]";
+  return s;
+}
+
 OptionSpec RateIops() {
   OptionSpec s;
   s.name = "rate_iops";
@@ -302,6 +319,30 @@ std::vector<OptionSpec> FlowOptions() {
   v.push_back(UintOption<&JobOptions::thinktime_blocks, 1>("thinktime_blocks", "I/Os between pauses"));
   v.push_back(UintOption<&JobOptions::flow, 0, 1000>(
       "flow", "weight in flow control: the jobs of one flow_id issue I/Os in the ratio of their weights"));
+  v.push_back(TimeOption<&JobOptions::latency_target, 1>(
+      "latency_target", "find the deepest queue whose I/O latency keeps within this (default unit us)"));
+  v.push_back(TimeOption<&JobOptions::latency_window, 1>(
+      "latency_window", "how long each depth runs in the latency_target search (default unit us)"));
+  {
+    OptionSpec s;
+    s.name = "latency_percentile";
+    s.numeric = true;
+    s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+      Expected<double> p = ParseDouble(*v, 0, 100, /*min_exclusive=*/true);
+      if (!p.ok()) return p.error();
+      job.latency_percentile = p.value();
+      return {};
+    };
+    s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+      if (job.latency_percentile != DefaultJob().latency_percentile)
+        out.push_back({std::string(n), FormatDouble(job.latency_percentile)});
+    };
+    s.help = "percentage of I/Os of a window that must keep within latency_target (default 100)";
+    v.push_back(std::move(s));
+  }
+  v.push_back(BoolOption<&JobOptions::latency_run>(
+      "latency_run", "1: keep adjusting the depth to latency_target instead of ending once found"));
+  v.push_back(MaxLatency());
   v.push_back(UintOption<&JobOptions::flow_id, 0>("flow_id", "the flow control group (default 0)"));
   v.push_back(UintOption<&JobOptions::flow_sleep, 0>(
       "flow_sleep", "us to wait, after the job's I/Os completed, when it is ahead of its flow share"));

@@ -520,7 +520,10 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
              (unsigned long long)r.dir[0].short_ios, (unsigned long long)r.dir[1].short_ios,
              (unsigned long long)r.dir[2].short_ios, (unsigned long long)r.dir[0].drop_ios,
              (unsigned long long)r.dir[1].drop_ios, (unsigned long long)r.dir[2].drop_ios);
-    o += Fmt("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", job.iodepth);
+    o += Fmt("     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
+             (unsigned long long)job.latency_target.count() * 1000,
+             (unsigned long long)job.latency_window.count(), job.latency_percentile,
+             r.latency_depth ? r.latency_depth : job.iodepth);
     // fio prints this line only with continue_on_error; errors are never
     // hidden here, so it also appears whenever a request failed.
     if (job.continue_on_error != ContinueOnError::kNone || r.total_errors) {
@@ -703,10 +706,10 @@ ojson UnitJson(const ReportUnit& u, const std::string& name, const GroupBws& gbw
     j["latency_ns"] = ns;
     j["latency_us"] = us;
     j["latency_ms"] = msj;
-    j["latency_depth"] = job.iodepth;
-    j["latency_target"] = 0;
-    j["latency_percentile"] = 100.0;
-    j["latency_window"] = 0;
+    j["latency_depth"] = r.latency_depth ? r.latency_depth : job.iodepth;
+    j["latency_target"] = uint64_t(job.latency_target.count()) * 1000;  // ns, as fio
+    j["latency_percentile"] = job.latency_percentile;
+    j["latency_window"] = uint64_t(job.latency_window.count());  // us, as fio
     if (r.steadystate) j["steadystate"] = SteadyJson(*r.steadystate);
     if (r.schedule.kind != ScheduleResult::Kind::kNone) j["schedule"] = ScheduleJson(r.schedule);
     ojson bs;

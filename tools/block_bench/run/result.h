@@ -197,6 +197,7 @@ struct CloneResult {
   bool invalidated = false;   // cached pages dropped before the job
   uint64_t pre_read_bytes = 0;
   bool filled = false;        // fill_device: the device filled up (ENOSPC)
+  uint32_t latency_depth = 0;  // latency_target: the depth found; 0: no search
 
   void merge(const CloneResult& o);
 };
@@ -223,6 +224,7 @@ inline void CloneResult::merge(const CloneResult& o) {
   invalidated = invalidated || o.invalidated;
   pre_read_bytes += o.pre_read_bytes;
   filled = filled || o.filled;
+  if (!latency_depth) latency_depth = o.latency_depth;
   if (o.first_io_ns && (!first_io_ns || o.first_io_ns < first_io_ns)) first_io_ns = o.first_io_ns;
   if (o.measure_start_ns && (!measure_start_ns || o.measure_start_ns < measure_start_ns))
     measure_start_ns = o.measure_start_ns;

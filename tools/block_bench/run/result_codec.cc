@@ -235,7 +235,8 @@ json Clone(const CloneResult& c) {
             {"layout_seconds", c.layout_seconds},
             {"invalidated", c.invalidated},
             {"pre_read", c.pre_read_bytes},
-            {"filled", c.filled}};
+            {"filled", c.filled},
+            {"latency_depth", c.latency_depth}};
   if (c.steadystate) j["steady"] = Steady(*c.steadystate);
   return j;
 }
@@ -285,6 +286,7 @@ void Clone(const json& j, const std::vector<JobOptions>& jobs, CloneResult* c) {
   c->invalidated = As<std::remove_cvref_t<decltype(c->invalidated)>>(j.at("invalidated"));
   c->pre_read_bytes = As<std::remove_cvref_t<decltype(c->pre_read_bytes)>>(j.at("pre_read"));
   c->filled = As<std::remove_cvref_t<decltype(c->filled)>>(j.at("filled"));
+  c->latency_depth = As<std::remove_cvref_t<decltype(c->latency_depth)>>(j.at("latency_depth"));
   if (j.contains("steady")) c->steadystate = Steady(j.at("steady"));
 }
 

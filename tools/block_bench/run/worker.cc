@@ -241,6 +241,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
     }
   }
   slots_[slot].stamp.ns = 0;
+  slots_[slot].cycle = lt_ ? lt_->cycle : 0;
   Task<void> t = do_io(slot, u, now, due, measured);
   t.set_submit_stamp(&slots_[slot].stamp);
   SpawnNow(std::move(t));
@@ -367,6 +368,19 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
         unsplit_[d].record(lat);
       }
       if (due) r.sched_lat.record(uint64_t(std::max<int64_t>(0, t1 - due)));
+      const int64_t max_us = job_.max_latency[d].count();
+      if (max_us > 0 && lat > uint64_t(max_us) * 1000 && st.ok()) {
+        // fio's max_latency: the job ends with ETIMEDOUT.
+        res_->total_errors++;
+        if (!res_->first_error) {
+          res_->first_error = ETIMEDOUT;
+          res_->first_error_message = "max_latency exceeded";
+        }
+        fail(ETIMEDOUT, std::string(kOpName[d]) + " on '" + display(u.file) + "' at offset " +
+                            std::to_string(u.offset) + " took " + std::to_string(lat) +
+                            " ns, more than max_latency=" + std::to_string(max_us * 1000) + " ns");
+      }
+      if (lt_ && st.ok() && slots_[slot].cycle == lt_->cycle) latency_target_complete(lat, t1);
       if (st.ok()) r.bytes += u.len;
       else r.errors++;
       if (lat_log_) log_latency(d, t1, u, lat, clat, split ? &slat : nullptr);
@@ -402,6 +416,82 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
   inflight_--;
   completions_since_wake_++;
   wake_if_due();
+}
+
+void Worker::latency_new_cycle(int64_t now) {
+  lt_->window_start = now;
+  lt_->ios = 0;
+  lt_->failed = 0;
+  lt_->cycle++;
+}
+
+bool Worker::latency_ramp_down(int64_t now) {
+  LatencyTarget& t = *lt_;
+  if (t.qd == 1) return false;
+  t.high = t.qd;
+  if (t.qd == t.low) t.low--;
+  t.qd = (t.qd + t.low) / 2;
+  quiesce_ = true;
+  latency_new_cycle(now);
+  return true;
+}
+
+void Worker::latency_pass(int64_t now) {
+  LatencyTarget& t = *lt_;
+  const uint32_t was = t.qd;
+  t.low = t.qd;
+  // Doubling until a window fails, then bisecting below the failed depth.
+  t.qd = t.high != depth_ ? (t.qd + t.high) / 2 : t.qd * 2;
+  t.qd = std::min(t.qd, depth_);
+  if (t.qd == was) {
+    if (t.final_run && !job_.latency_run) {
+      end_now();  // found, and measured alone: the job ends (fio's "done")
+    } else if (!t.final_run) {
+      t.final_run = true;
+      quiesce_ = true;
+      restart_stats_ = true;
+    }
+  } else {
+    quiesce_ = true;
+  }
+  latency_new_cycle(now);
+}
+
+void Worker::latency_target_complete(uint64_t lat, int64_t now) {
+  LatencyTarget& t = *lt_;
+  const uint64_t target = uint64_t(job_.latency_target.count()) * 1000;
+  t.ios++;
+  if (lat > target) {
+    if (job_.latency_percentile >= 100) {
+      if (!latency_ramp_down(now))
+        fail(ETIMEDOUT, "an I/O took " + std::to_string(lat) + " ns at depth 1, more than latency_target=" +
+                            std::to_string(target) + " ns");
+      return;
+    }
+    t.failed++;
+  }
+  if (now - t.window_start < int64_t(job_.latency_window.count()) * 1000) return;
+  if (100.0 * double(t.ios - t.failed) / double(t.ios) >= job_.latency_percentile) {
+    latency_pass(now);
+  } else if (!latency_ramp_down(now)) {
+    latency_new_cycle(now);  // depth 1 and still failing: measure again
+  }
+}
+
+void Worker::restart_stats(int64_t now) {
+  // As at the end of a ramp_time: what was measured so far is dropped and
+  // the next I/O starts the measured phase.  Errors stay counted.
+  for (int d = 0; d < kNumDirs; d++) {
+    const uint64_t errors = res_->dir[d].errors;
+    res_->dir[d] = DirResult{};
+    res_->dir[d].errors = errors;
+    unsplit_[d].reset();
+  }
+  for (int i = 0; i < 7; i++) res_->depth[i] = res_->submit[i] = res_->complete[i] = 0;
+  res_->syncs = 0;
+  res_->sync_lat.reset();
+  measuring_ = false;
+  ramp_end_ns_ = now;
 }
 
 void Worker::wake_if_due() {
@@ -555,6 +645,19 @@ Task<void> Worker::submitter() {
   };
   for (;;) {
     if (stop_) break;
+    // latency_target changed the depth: the I/Os in flight complete first.
+    if (quiesce_) {
+      end_batch();
+      co_await wait_all();
+      quiesce_ = false;
+      const int64_t t = NowNs();
+      if (restart_stats_) {
+        restart_stats_ = false;
+        restart_stats(t);
+      }
+      if (lt_) lt_->window_start = t;
+      continue;
+    }
     // fsync=/fdatasync=: a flush after every N writes, taking a depth slot.
     if (sync_due_) {
       if (inflight_ >= depth_) {
@@ -602,7 +705,7 @@ Task<void> Worker::submitter() {
       continue;
     }
     // Due, but the depth is full: wait for a completion.
-    if (inflight_ >= depth_ || free_.empty()) {
+    if (inflight_ >= queue_cap() || free_.empty()) {
       if (pending_due) held = true;
       end_batch();
       co_await WaitAwaiter{this};
@@ -838,6 +941,10 @@ bool Worker::prepare_io() {
     depth_ = std::max<uint32_t>(1, trace_->max_outstanding.value_or(kDefaultReplayDepth));
   res_->schedule.depth = depth_;
   // iodepth_low=L: refill once the depth fell to L; default: after every completion.
+  if (job_.latency_target.count() > 0) {
+    lt_ = LatencyTarget{};
+    lt_->high = depth_;
+  }
   if (job_.iodepth_low) low_ = std::min(*job_.iodepth_low, depth_ - 1);
   else low_ = depth_ - 1;
   batch_ = job_.iodepth_batch_submit == 0 ? depth_ : job_.iodepth_batch_submit;
@@ -875,6 +982,7 @@ void Worker::start_clock() {
   const bool time_limited = job_.runtime.count() > 0;
   start_ns_ = NowNs();
   pacer_.start(start_ns_);
+  if (lt_) lt_->window_start = start_ns_;
   ramp_end_ns_ = start_ns_ + int64_t(job_.ramp_time.count()) * 1000;
   if (time_limited) end_ns_ = ramp_end_ns_ + int64_t(job_.runtime.count()) * 1000;
   const int64_t planned_end = end_ns_;
@@ -988,6 +1096,7 @@ Task<void> Worker::run(AioContext& ctx) {
     co_await submitter();
     io_finished_ = true;
     leave_flow();  // its share no longer holds the others
+    if (lt_) res_->latency_depth = lt_->qd;
 
     if (overdue_) overdue_->cancel();
     int64_t stop_ns = last_done_ns_ ? last_done_ns_ : NowNs();

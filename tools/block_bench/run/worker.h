@@ -193,6 +193,7 @@ class Worker {
     uint64_t write_offset = 0, write_len = 0, write_gen = 0;  // write_offset: a vkey()
     // Marked by the driver when it handed the slot's request over.
     SubmitStamp stamp;
+    uint32_t cycle = 0;  // latency_target: the search cycle it was issued in
   };
   // A block written with verify data: read back and checked at the end.
   struct Written {
@@ -306,6 +307,34 @@ class Worker {
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
   uint32_t depth_ = 1, low_ = 1, batch_ = 1, complete_min_ = 1;
+  // latency_target: fio's depth search.  The queue starts at depth 1 and
+  // doubles after each latency_window in which latency_percentile of the
+  // I/Os kept within the target, until a window fails; then it bisects
+  // between the last depth that passed (low) and the one that failed
+  // (high).  An I/O over the target fails the window at once when the
+  // percentile is 100.  A depth change first lets the I/Os in flight
+  // complete (quiesce); I/Os issued in an earlier cycle do not count.  When
+  // a pass leaves the depth where it was, the statistics restart and one
+  // more window runs at that depth (the report covers it alone); when that
+  // passes too the job ends (latency_run=1: it goes on adjusting).  A
+  // failing window at depth 1 keeps the depth; an I/O over a 100 % target
+  // at depth 1 ends the job with ETIMEDOUT, as fio.
+  struct LatencyTarget {
+    uint32_t qd = 1, low = 1, high = 1;
+    int64_t window_start = 0;
+    uint64_t ios = 0, failed = 0;  // this cycle's counted completions
+    uint32_t cycle = 1;
+    bool final_run = false;
+  };
+  std::optional<LatencyTarget> lt_;
+  bool quiesce_ = false;        // the submitter lets every I/O complete first
+  bool restart_stats_ = false;  // ... and then restarts the statistics
+  uint32_t queue_cap() const { return lt_ ? lt_->qd : depth_; }
+  void latency_target_complete(uint64_t lat, int64_t now);
+  void latency_new_cycle(int64_t now);
+  bool latency_ramp_down(int64_t now);
+  void latency_pass(int64_t now);
+  void restart_stats(int64_t now);
   uint32_t inflight_ = 0;
   std::coroutine_handle<> waiter_;
   // The start gate (set_gate / release).

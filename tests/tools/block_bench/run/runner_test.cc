@@ -458,6 +458,67 @@ TEST(Runner, FlowMembersOfLaterSegmentsHoldNobodyBack) {
   EXPECT_EQ(r.clones[1].dir[0].ios, 1024u);
 }
 
+// latency_target on a device whose latency grows with the depth: a
+// throttle of 20,000 IOPS over null completes the k-th queued request about
+// k x 50 us after it was issued, so 500 us allows a depth of about 10.
+TEST(Runner, LatencyTargetFindsTheDepthThatKeepsWithinIt) {
+  const std::string dev = "--blockdev=driver=throttle,iops-total=20000,file.driver=null,file.size=1g";
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", dev, "--rw=randread", "--iodepth=64", "--latency_target=500us", "--latency_percentile=95",
+                 "--latency_window=50ms", "--time_based", "--runtime=20"});
+  const int64_t t0 = NowNs();
+  RunResult r = RunJobs(jobs);
+  ASSERT_FALSE(r.failed()) << r.clones[0].error_message;
+  const CloneResult& c = r.clones[0];
+  EXPECT_GE(c.latency_depth, 3u);
+  EXPECT_LE(c.latency_depth, 10u);
+  // Found, then one more window measured alone; the job ends long before
+  // its runtime.
+  EXPECT_LT(NowNs() - t0, 10'000'000'000);
+  EXPECT_GE(c.runtime_ns, 40'000'000);  // about one window
+  EXPECT_LT(c.runtime_ns, 5'000'000'000);
+  EXPECT_GT(c.dir[0].ios, 0u);
+  // The report covers the final windows at the depth found: no I/O was
+  // issued deeper than twice that depth (a ramp-down may follow a pass).
+  const uint64_t deep = c.depth[5] + c.depth[6];  // 32..63, >= 64
+  EXPECT_EQ(deep, 0u);
+
+  // A target every depth meets: the whole iodepth.
+  std::vector<JobOptions> easy =
+      ParseJobs({"--name=a", dev, "--rw=randread", "--iodepth=8", "--latency_target=100ms",
+                 "--latency_window=20ms", "--time_based", "--runtime=20"});
+  RunResult e = RunJobs(easy);
+  ASSERT_FALSE(e.failed()) << e.clones[0].error_message;
+  EXPECT_EQ(e.clones[0].latency_depth, 8u);
+}
+
+// As fio: with latency_percentile=100, an I/O over the target at depth 1
+// ends the job with ETIMEDOUT; max_latency ends it at the first I/O over.
+TEST(Runner, LatencyOverTheTargetAtDepthOneAndMaxLatencyEndTheJob) {
+  std::vector<JobOptions> jobs = ParseJobs(
+      {"--name=a", "--blockdev=driver=null,size=1g,latency-ns=2000000", "--rw=randread",
+       "--iodepth=4", "--latency_target=500us", "--time_based", "--runtime=20"});
+  RunResult r = RunJobs(jobs);
+  EXPECT_EQ(r.clones[0].error, ETIMEDOUT);
+  EXPECT_NE(r.clones[0].error_message.find("latency_target=500000 ns"), std::string::npos)
+      << r.clones[0].error_message;
+
+  std::vector<JobOptions> max = ParseJobs(
+      {"--name=a", "--blockdev=driver=null,size=1g,latency-ns=2000000", "--rw=randread",
+       "--max_latency=1ms", "--time_based", "--runtime=20"});
+  RunResult m = RunJobs(max);
+  EXPECT_EQ(m.clones[0].error, ETIMEDOUT);
+  EXPECT_NE(m.clones[0].error_message.find("max_latency=1000000 ns"), std::string::npos)
+      << m.clones[0].error_message;
+  EXPECT_EQ(m.clones[0].total_errors, 1u);
+  // Reads only: a write limit does not apply to them.
+  std::vector<JobOptions> wmax = ParseJobs(
+      {"--name=a", "--blockdev=driver=null,size=1g,latency-ns=2000000", "--rw=randread",
+       "--max_latency=0,1ms", "--size=64k"});
+  RunResult w = RunJobs(wmax);
+  EXPECT_FALSE(w.failed()) << w.clones[0].error_message;
+}
+
 TEST(Runner, NumjobsClonesAndStonewallSerialises) {
   std::vector<JobOptions> jobs =
       ParseJobs({"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=2",
