@@ -227,6 +227,9 @@ struct JobOptions {
   RwMode rw = RwMode::kRead;
   // rw=randread:N -> new random offset every N I/Os (random modes only).
   uint64_t rw_sequential_ios = 1;
+  // Random modes: the percentage of I/Os at a random offset; the others
+  // continue sequentially from the direction's last I/O (100: all random).
+  PerDir<uint32_t> percentage_random{100, 100, 100};
   // rw=write:4k -> skip 4k after every I/O (sequential modes only);
   // rw=read:-8k -> go back 8k after every I/O (backwards with bs=4k), as fio.
   int64_t rw_offset_skip = 0;
@@ -285,6 +288,11 @@ struct JobOptions {
   // --- rate and think time ------------------------------------------------
   PerDir<uint64_t> rate{};       // bytes/s, 0: unlimited
   PerDir<uint64_t> rate_iops{};  // IOPS, 0: unlimited
+  // rate_min / rate_iops_min: a job slower than this over a rate_cycle
+  // (after a 2 s settling period) ends with EIO, as fio's; 0: no minimum.
+  PerDir<uint64_t> rate_min{};
+  PerDir<uint64_t> rate_iops_min{};
+  uint32_t rate_cycle = 1000;  // ms
   RateProcess rate_process = RateProcess::kLinear;
   std::chrono::microseconds thinktime{0};
   uint32_t thinktime_blocks = 1;

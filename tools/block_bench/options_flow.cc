@@ -47,6 +47,28 @@ OptionSpec MaxLatency() {
   return s;
 }
 
+// rate_min= (bytes/s) and rate_iops_min= (I/O/s), per direction.
+template <PerDir<uint64_t> JobOptions::*F, bool Bytes>
+OptionSpec RateMinimum(std::string_view name, std::string_view help) {
+  OptionSpec s;
+  s.name = name;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    const uint32_t kb = job.kb_base;
+    return ApplyPerDir(*v, job.*F, [kb](std::string_view part) {
+      return Bytes ? ParseSize(part, kb) : ParseInteger(part, kb);
+    });
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.*F == DefaultJob().*F) return;
+    const uint32_t kb = job.kb_base;
+    out.push_back({std::string(n), RenderPerDir(job.*F, [kb](uint64_t r) {
+                     return Bytes ? FormatSize(r, kb) : std::to_string(r);
+                   })});
+  };
+  s.help = help;
+  return s;
+}
+
 OptionSpec RateIops() {
   OptionSpec s;
   s.name = "rate_iops";
@@ -315,6 +337,12 @@ std::vector<OptionSpec> FlowOptions() {
   v.push_back(Rate());
   v.push_back(RateIops());
   v.push_back(RateProcessOption());
+  v.push_back(RateMinimum<&JobOptions::rate_min, true>(
+      "rate_min", "end the job (EIO) when slower than this many bytes/s over a rate_cycle [read,write,trim]"));
+  v.push_back(RateMinimum<&JobOptions::rate_iops_min, false>(
+      "rate_iops_min", "end the job (EIO) when slower than this many IOPS over a rate_cycle [read,write,trim]"));
+  v.push_back(UintOption<&JobOptions::rate_cycle, 1>(
+      "rate_cycle", "ms over which rate_min/rate_iops_min are averaged (default 1000)"));
   v.push_back(TimeOption<&JobOptions::thinktime, 1>("thinktime", "pause after I/Os (default unit us)"));
   v.push_back(UintOption<&JobOptions::thinktime_blocks, 1>("thinktime_blocks", "I/Os between pauses"));
   v.push_back(UintOption<&JobOptions::flow, 0, 1000>(

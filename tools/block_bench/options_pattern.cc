@@ -688,6 +688,25 @@ std::vector<OptionSpec> PatternOptions() {
   v.push_back(BoolOption<&JobOptions::randrepeat>("randrepeat", "1: repeatable random pattern"));
   v.push_back(RandSeed());
   v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
+  {
+    OptionSpec s;
+    s.name = "percentage_random";
+    s.numeric = true;
+    s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+      return ApplyPerDir(*v, job.percentage_random, [](std::string_view part) -> Expected<uint32_t> {
+        Expected<uint64_t> n = ParseInteger(part, 1024, 0, 100);
+        if (!n.ok()) return n.error();
+        return uint32_t(n.value());
+      });
+    };
+    s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+      if (job.percentage_random == DefaultJob().percentage_random) return;
+      out.push_back({std::string(n), RenderPerDir(job.percentage_random,
+                                                  [](uint32_t p) { return std::to_string(p); })});
+    };
+    s.help = "random modes: percent of I/Os at a random offset, the rest sequential [read,write,trim]";
+    v.push_back(std::move(s));
+  }
   v.push_back(FlagOption<&JobOptions::zero_buffers>("zero_buffers", "write zeros instead of random bytes"));
   v.push_back(internal::UintOption<&JobOptions::loops, 1>("loops", "run the job's I/O this many times over"));
   v.push_back(RandomGenerator());

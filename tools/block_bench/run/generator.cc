@@ -219,13 +219,18 @@ bool IoGenerator::next(IoUnit* io) {
   uint64_t len = pick_len(d);
   const uint64_t end = start_ + size_;
   uint64_t off;
-  if (!random_ || s.seq_left > 0) {
+  // percentage_random: some random-mode I/Os go on from the last one.
+  const uint32_t pct = job_.percentage_random[int(d)];
+  const bool seq_now = random_ && s.seq_left == 0 && pct < 100 && rand_seq_.below(100) >= pct;
+  if (!random_ || s.seq_left > 0 || seq_now) {
     if (s.seq_left > 0) s.seq_left--;
     off = s.pos;
     if (off + len > end) {
       // End of the region: fio ends a sequential pass here unless the job
-      // is time based or io_size asks for more than one pass.
-      if (!unlimited_ && !job_.io_size && job_.loops <= 1) return false;
+      // is time based or io_size asks for more than one pass.  A random
+      // job's sequential run (randread:N, percentage_random) wraps: its
+      // byte budget alone ends it.
+      if (!random_ && !unlimited_ && !job_.io_size && job_.loops <= 1) return false;
       off = start_;
     }
     if (job_.rw_offset_skip >= 0) {
@@ -242,10 +247,8 @@ bool IoGenerator::next(IoUnit* io) {
       uint64_t last = end - len;
       off = start_ + ((last - start_) / s.align) * s.align;
     }
-    if (job_.rw_sequential_ios > 1) {
-      s.seq_left = job_.rw_sequential_ios - 1;
-      s.pos = off + len;
-    }
+    if (job_.rw_sequential_ios > 1) s.seq_left = job_.rw_sequential_ios - 1;
+    s.pos = off + len;
   }
   if (!unlimited_ && issued_bytes_ + len > io_limit_) {
     // The last I/O of the budget is cut to fit, as fio trims the final block.

@@ -381,6 +381,7 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
                             " ns, more than max_latency=" + std::to_string(max_us * 1000) + " ns");
       }
       if (lt_ && st.ok() && slots_[slot].cycle == lt_->cycle) latency_target_complete(lat, t1);
+      if (rate_min_) check_min_rate(t1);
       if (st.ok()) r.bytes += u.len;
       else r.errors++;
       if (lat_log_) log_latency(d, t1, u, lat, clat, split ? &slat : nullptr);
@@ -416,6 +417,40 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
   inflight_--;
   completions_since_wake_++;
   wake_if_due();
+}
+
+void Worker::check_min_rate(int64_t now) {
+  if (now - start_ns_ < 2'000'000'000 || now < ramp_end_ns_ || verify_phase_ || stop_) return;
+  for (int d = 0; d < kNumDirs; d++) {
+    const uint64_t min_bytes = job_.rate_min[d], min_ios = job_.rate_iops_min[d];
+    if (!min_bytes && !min_ios) continue;
+    if (!source_->has_dir(Dir(d))) continue;
+    RateCheck& c = rate_check_[d];
+    if (!c.at) {
+      c = RateCheck{now, raw_bytes_[d], raw_ios_[d]};
+      continue;
+    }
+    const int64_t spent = now - c.at;
+    if (spent < int64_t(job_.rate_cycle) * 1'000'000) continue;
+    const double sec = double(spent) / 1e9;
+    const double bytes = double(raw_bytes_[d] - c.bytes) / sec;
+    const double ios = double(raw_ios_[d] - c.ios) / sec;
+    std::string miss;
+    if (min_bytes && bytes < double(min_bytes))
+      miss = "rate_min=" + std::to_string(min_bytes) + " B/s not met for " + kOpName[d] +
+             "s: " + std::to_string(uint64_t(bytes)) + " B/s";
+    else if (min_ios && ios < double(min_ios))
+      miss = "rate_iops_min=" + std::to_string(min_ios) + " not met for " + kOpName[d] + "s: " +
+             std::to_string(uint64_t(ios)) + " IOPS";
+    if (!miss.empty()) {
+      fail(EIO, miss + " over the last " + std::to_string(spent / 1'000'000) + " ms on '" +
+                    display(0) + "'");
+      if (waiter_ && !wait_all_) ctx_->defer(std::exchange(waiter_, {}));
+      sleeps_.cancel_all();
+      return;
+    }
+    c = RateCheck{now, raw_bytes_[d], raw_ios_[d]};
+  }
 }
 
 void Worker::latency_new_cycle(int64_t now) {
@@ -941,6 +976,7 @@ bool Worker::prepare_io() {
     depth_ = std::max<uint32_t>(1, trace_->max_outstanding.value_or(kDefaultReplayDepth));
   res_->schedule.depth = depth_;
   // iodepth_low=L: refill once the depth fell to L; default: after every completion.
+  for (int d = 0; d < kNumDirs; d++) rate_min_ |= job_.rate_min[d] || job_.rate_iops_min[d];
   if (job_.latency_target.count() > 0) {
     lt_ = LatencyTarget{};
     lt_->high = depth_;
@@ -1079,6 +1115,7 @@ Task<void> Worker::run(AioContext& ctx) {
     }
     sampler_ = std::make_unique<Timer>(ctx, [this] {
       sample(NowNs());
+      if (rate_min_) check_min_rate(NowNs());
       sampler_->arm_in(sample_ns_);
     });
     sampler_->arm_in(sample_ns_);

@@ -335,6 +335,17 @@ class Worker {
   bool latency_ramp_down(int64_t now);
   void latency_pass(int64_t now);
   void restart_stats(int64_t now);
+  // rate_min / rate_iops_min (fio's check_min_rate): after 2 s from the
+  // start and past the ramp, every rate_cycle the rate of each direction
+  // with a minimum over that cycle; below it the job ends with EIO.  From
+  // completions and from the sampler, so that a stalled device is caught.
+  void check_min_rate(int64_t now);
+  struct RateCheck {
+    int64_t at = 0;  // 0: not started
+    uint64_t bytes = 0, ios = 0;
+  };
+  RateCheck rate_check_[kNumDirs];
+  bool rate_min_ = false;  // any minimum set
   uint32_t inflight_ = 0;
   std::coroutine_handle<> waiter_;
   // The start gate (set_gate / release).

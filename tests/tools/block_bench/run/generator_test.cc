@@ -144,6 +144,36 @@ TEST(Generator, RandomSequentialRuns) {
   EXPECT_NE(v[4].offset, v[3].offset + 4096);
 }
 
+// percentage_random=P: P % of a random job's I/Os at random offsets, the
+// others right after the direction's last I/O (fio: 50 -> about half the
+// I/Os follow their predecessor; 0 -> a sequential walk that wraps).  The
+// byte budget still ends the job.
+TEST(Generator, PercentageRandomMixesSequentialRuns) {
+  auto followers = [](const std::vector<IoUnit>& v) {
+    size_t n = 0;
+    for (size_t i = 1; i < v.size(); i++) n += v[i].offset == v[i - 1].offset + v[i - 1].len;
+    return n;
+  };
+  for (uint32_t pct : {0u, 10u, 50u, 90u}) {
+    JobOptions j = ParseJob({"--name=a", "--rw=randread", "--bs=4k", "--size=16m",
+                             "--percentage_random=" + std::to_string(pct)});
+    auto v = Take(j, 1 << 30, 100000);
+    ASSERT_EQ(v.size(), 4096u) << pct;  // 16 MiB of 4k, then the budget ends it
+    const double seq = double(followers(v)) / double(v.size() - 1);
+    // A random pick also follows its predecessor now and then (1/4096).
+    EXPECT_NEAR(seq, (100.0 - pct) / 100.0, 0.03) << pct;
+  }
+  JobOptions w = ParseJob({"--name=a", "--rw=randrw", "--bs=4k", "--size=16m",
+                           "--percentage_random=100,0"});
+  auto v = Take(w, 1 << 30, 100000);
+  std::vector<IoUnit> writes;
+  for (const IoUnit& u : v)
+    if (u.dir == Dir::kWrite) writes.push_back(u);
+  ASSERT_GT(writes.size(), 1000u);
+  EXPECT_EQ(followers(writes), writes.size() - 1 - writes.size() / 4096)
+      << "writes walk sequentially (wrapping once per 16 MiB)";
+}
+
 TEST(Generator, BlockAlign) {
   JobOptions j = ParseJob({"--name=a", "--rw=randread", "--bs=8k", "--blockalign=512",
                            "--size=1m", "--norandommap", "--time_based", "--runtime=1"});

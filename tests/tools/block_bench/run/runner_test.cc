@@ -519,6 +519,35 @@ TEST(Runner, LatencyOverTheTargetAtDepthOneAndMaxLatencyEndTheJob) {
   EXPECT_FALSE(w.failed()) << w.clones[0].error_message;
 }
 
+// rate_min / rate_iops_min: checked every rate_cycle after fio's 2 s of
+// settling; a device at 200 IOPS of 4k (800 KiB/s) misses 1 MiB/s and ends
+// the job with EIO naming the rate, and meets 100 IOPS.
+TEST(Runner, RateMinimumEndsASlowJob) {
+  const std::string dev = "--blockdev=driver=throttle,iops-total=200,file.driver=null,file.size=1g";
+  std::vector<JobOptions> slow = ParseJobs({"--name=a", dev, "--rw=randread", "--rate_min=1m",
+                                            "--rate_cycle=200", "--time_based", "--runtime=20"});
+  const int64_t t0 = NowNs();
+  RunResult r = RunJobs(slow);
+  EXPECT_LT(NowNs() - t0, 6'000'000'000);
+  EXPECT_EQ(r.clones[0].error, EIO);
+  EXPECT_NE(r.clones[0].error_message.find("rate_min=1048576 B/s not met for reads"),
+            std::string::npos)
+      << r.clones[0].error_message;
+
+  std::vector<JobOptions> ok =
+      ParseJobs({"--name=a", dev, "--rw=randread", "--rate_iops_min=100", "--rate_cycle=200",
+                 "--time_based", "--runtime=3"});
+  RunResult k = RunJobs(ok);
+  EXPECT_FALSE(k.failed()) << k.clones[0].error_message;
+  std::vector<JobOptions> iops =
+      ParseJobs({"--name=a", dev, "--rw=randread", "--rate_iops_min=400", "--rate_cycle=200",
+                 "--time_based", "--runtime=20"});
+  RunResult i = RunJobs(iops);
+  EXPECT_EQ(i.clones[0].error, EIO);
+  EXPECT_NE(i.clones[0].error_message.find("rate_iops_min=400 not met for reads"), std::string::npos)
+      << i.clones[0].error_message;
+}
+
 TEST(Runner, NumjobsClonesAndStonewallSerialises) {
   std::vector<JobOptions> jobs =
       ParseJobs({"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=2",
