@@ -154,13 +154,18 @@ class Parser {
     if (name.empty()) return CmdError("malformed argument " + QuoteInput(arg));
 
     if (name == "max-jobs" || name == "section" || name == "alloc-size" || name == "eta-newline" ||
-        name == "aux-path") {
+        name == "aux-path" || name == "status-interval") {
       Expected<std::string> v = FlagValue(name, value);
       if (!v.ok()) return v.error();
       if (name == "section") {
         out_.flags.sections.push_back(v.value());
       } else if (name == "aux-path") {
         out_.flags.aux_path = v.value();
+      } else if (name == "status-interval") {
+        Expected<std::chrono::microseconds> t = ParseTime(v.value(), 1'000'000);  // default unit: s
+        if (!t.ok()) return FlagError(name, t.error().message);
+        if (t.value().count() < 1000) return FlagError(name, "must be at least 1ms");
+        out_.flags.status_interval_ms = t.value().count() / 1000;
       } else if (name == "eta-newline") {
         Expected<std::chrono::microseconds> t = ParseTime(v.value(), 1000);  // default unit: ms
         if (!t.ok()) return FlagError(name, t.error().message);
@@ -318,6 +323,7 @@ std::string UsageText(std::string_view program) {
       "  --showcmd                  print the jobs as a command line and exit\n"
       "  --eta=WHEN                 always, never or auto (default)\n"
       "  --eta-newline=TIME         start a new progress line this often (default unit ms)\n"
+      "  --status-interval=TIME     also print the full report (cumulative) this often (default unit s)\n"
       "  --section=NAME             run only this job of the job files (repeatable)\n"
       "  --readonly                 refuse writing jobs; open every target read-only\n"
       "  --max-jobs=N               refuse to run more than N threads (clones)\n"

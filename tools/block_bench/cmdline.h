@@ -62,6 +62,7 @@ struct ToolFlags {
   std::vector<std::string> sections;  // --section (repeatable): only these jobs
   bool warnings_fatal = false;        // --warnings-fatal: a warning is an error
   int64_t eta_newline_ms = 0;         // --eta-newline: a new progress line this often
+  int64_t status_interval_ms = 0;     // --status-interval: a full report this often
   bool bandwidth_log = false;         // --bandwidth-log: agg-{read,write,trim}_bw.log
   bool blkstack_counters = false;     // --blkstack-counters: driver counters in text
   // Accepted with no effect on block-bench's results (documented): fio's

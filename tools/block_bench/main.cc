@@ -127,13 +127,12 @@ void PrintInterrupted(int by) {
                "covers what ran\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
-// Prints the reports --output-format asks for, from `text` (fio's text) and
-// `json(plus)` (JSON or JSON+; terse lines are made from its "jobs"), then
-// flushes and closes `out`.  With JSON on stdout the text goes to stderr.
-// Returns `status`, or 1 when the output cannot be written.
-int PrintReports(const ToolFlags& flags, FILE* out, bool json_on_stdout, int status,
-                 const std::function<std::string()>& text,
-                 const std::function<nlohmann::ordered_json(bool plus)>& json) {
+// Writes the reports --output-format asks for, from `text` (fio's text) and
+// `json(plus)` (JSON or JSON+; terse lines are made from its "jobs").  With
+// JSON on stdout the text goes to stderr.
+void WriteReports(const ToolFlags& flags, FILE* out, bool json_on_stdout,
+                  const std::function<std::string()>& text,
+                  const std::function<nlohmann::ordered_json(bool plus)>& json) {
   for (OutputFormat f : flags.output_formats) {
     if (f == OutputFormat::kNormal) {
       if (json_on_stdout) {
@@ -152,6 +151,14 @@ int PrintReports(const ToolFlags& flags, FILE* out, bool json_on_stdout, int sta
       std::fputs("\n", out);
     }
   }
+}
+
+// WriteReports, then flushes and closes `out`.  Returns `status`, or 1 when
+// the output cannot be written.
+int PrintReports(const ToolFlags& flags, FILE* out, bool json_on_stdout, int status,
+                 const std::function<std::string()>& text,
+                 const std::function<nlohmann::ordered_json(bool plus)>& json) {
+  WriteReports(flags, out, json_on_stdout, text, json);
   if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0)) {
     std::fprintf(stderr, "block-bench: writing output: %s\n", std::strerror(errno));
     status = 1;
@@ -442,6 +449,25 @@ int Main(int argc, char** argv) {
       }
       std::fprintf(prog, "\r%s", line.c_str());
       std::fflush(prog);
+    };
+  }
+  if (flags.status_interval_ms && multi && lead) {
+    std::fprintf(stderr, "block-bench: --status-interval is not supported across MPI ranks (each "
+                 "status would need every rank's results): only the final report is printed\n");
+  }
+  if (flags.status_interval_ms && !multi) {
+    // fio's --status-interval: the full report so far, in the output formats,
+    // before the final one.
+    ro.status_interval_ns = flags.status_interval_ms * 1'000'000;
+    ro.on_status = [&](const RunResult& now) {
+      if (progress && last_len) {
+        std::fprintf(prog, "\r%s\r", std::string(last_len, ' ').c_str());
+        last_len = 0;
+      }
+      WriteReports(flags, out, json_on_stdout,
+                   [&] { return TextReport(now, flags.blkstack_counters); },
+                   [&](bool plus) { return JsonReport(now, plus); });
+      std::fflush(out);
     };
   }
   RunResult rr = RunJobs(cl->jobs, ro);

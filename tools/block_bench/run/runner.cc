@@ -1,15 +1,15 @@
 #include "tools/block_bench/run/runner.h"
 
-#include "tools/block_bench/run/files.h"
-
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "tools/block_bench/run/files.h"
 #include "tools/block_bench/run/resources.h"
@@ -342,6 +342,61 @@ class RampSync {
   bool pending_ = false;
 };
 
+// --status-interval: the results so far.  Clones of the running segment
+// copy theirs on their own loops (Worker::snapshot); the others are copied
+// here (ended, or not started: nobody writes them).  A clone whose loop
+// does not answer within 2 s (blocked laying out a file) shows as not
+// started.  The copies meet here under a mutex: a late one lands in the
+// shared state, which it keeps alive, and is dropped.
+RunResult StatusSnapshot(const RunResult& rr, const std::vector<LiveCounters>& live, Segment& seg) {
+  struct Copies {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<std::optional<CloneResult>> got;
+    size_t pending = 0;
+  };
+  auto copies = std::make_shared<Copies>();
+  copies->got.resize(seg.c1 - seg.c0);
+  RunResult snap;
+  snap.disk_util = rr.disk_util;
+  snap.start_unix_ms = rr.start_unix_ms;
+  snap.pid = rr.pid;
+  snap.clones.reserve(rr.clones.size());
+  for (size_t k = 0; k < rr.clones.size(); k++) {
+    const bool running = k >= seg.c0 && k < seg.c1 && !live[k].done.load() && seg.threads[k - seg.c0];
+    if (!running) {
+      snap.clones.push_back(rr.clones[k]);
+      continue;
+    }
+    CloneResult empty;
+    empty.job = rr.clones[k].job;
+    empty.job_index = rr.clones[k].job_index;
+    empty.clone = rr.clones[k].clone;
+    empty.thread_number = rr.clones[k].thread_number;
+    empty.groupid = rr.clones[k].groupid;
+    snap.clones.push_back(std::move(empty));
+    const size_t i = k - seg.c0;
+    Worker* w = seg.workers[i].get();
+    {
+      std::lock_guard l(copies->mu);
+      copies->pending++;
+    }
+    seg.threads[i]->ctx().post([w, copies, i] {
+      CloneResult c;
+      w->snapshot(&c);
+      std::lock_guard l(copies->mu);
+      copies->got[i] = std::move(c);
+      copies->pending--;
+      copies->cv.notify_one();
+    });
+  }
+  std::unique_lock l(copies->mu);
+  copies->cv.wait_for(l, std::chrono::seconds(2), [&] { return copies->pending == 0; });
+  for (size_t i = 0; i < copies->got.size(); i++)
+    if (copies->got[i]) snap.clones[seg.c0 + i] = std::move(*copies->got[i]);
+  return snap;
+}
+
 // `go_ns`: gated runs, when the segment's I/O started (0: it did not).
 void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
                  DoneCounter& done, Segment& seg, size_t running, int64_t go_ns) {
@@ -351,6 +406,8 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
   bool interrupted = false;
   bool exited_all = false;  // exitall/exitall_on_error fired
   int64_t next_progress = NowNs() + kProgressNs;
+  const bool status = opts.status_interval_ns > 0 && opts.on_status;
+  int64_t next_status = status ? NowNs() + opts.status_interval_ns : INT64_MAX;
   std::vector<SteadyMonitor> steady = SteadyMonitors(rr, seg);
   auto check_steady = [&] {
     const int64_t now = NowNs();
@@ -371,7 +428,7 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
     }
     struct pollfd p[2] = {{done.fd(), POLLIN, 0}, {-1, POLLIN, 0}};
     if (stop && !interrupted) p[1].fd = stop->fd();  // -1 when it has none: ignored
-    int64_t due = std::min(next_progress, ramps.next_due_ns());
+    int64_t due = std::min({next_progress, next_status, ramps.next_due_ns()});
     for (const SteadyMonitor& m : steady) due = std::min(due, m.next_due_ns());
     int64_t wait_ns = std::max<int64_t>(0, due - NowNs());
     // Without a stop descriptor a request is seen at least every 100 ms.
@@ -395,6 +452,10 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
           seg.threads[i]->ctx().post([w] { w->end_now(); });
         }
       }
+    }
+    if (NowNs() >= next_status && running > 0 && !interrupted) {
+      next_status += opts.status_interval_ns;
+      opts.on_status(StatusSnapshot(rr, live, seg));
     }
     if (NowNs() >= next_progress) {
       next_progress = NowNs() + kProgressNs;

@@ -50,6 +50,7 @@ struct ProgressSnapshot {
 
 class RunSync;
 class StopSource;
+struct RunResult;
 
 struct RunOptions {
   // Interrupts the run when requested (SIGINT/SIGTERM); may be null.  Must
@@ -60,6 +61,12 @@ struct RunOptions {
   std::function<void(const CloneResult&, const IoUnit&)> on_issue;
   // Called on the calling thread about once a second while jobs run.
   std::function<void(const ProgressSnapshot&)> on_progress;
+  // fio's --status-interval: every status_interval_ns (0: never) while jobs
+  // run, on_status gets the results so far, cumulative from each clone's
+  // start, as the final report would show them (the running clones copy
+  // theirs on their own threads; clones not started yet are empty).
+  int64_t status_interval_ns = 0;
+  std::function<void(const RunResult&)> on_status;
   // Informational messages (not errors of jobs: those are in CloneResult).
   FILE* messages = stderr;
   // Several processes run these jobs together (MPI ranks, tools/block_bench/

@@ -419,6 +419,27 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
   wake_if_due();
 }
 
+void Worker::snapshot(CloneResult* out) const {
+  *out = *res_;
+  if (finished_) return;  // final already
+  const int64_t now = NowNs();
+  for (int d = 0; d < kNumDirs; d++) {
+    if (!job_.disable_clat) out->dir[d].clat.merge(unsplit_[d]);
+    if (!job_.disable_lat) out->dir[d].lat.merge(unsplit_[d]);
+  }
+  if (measuring_) out->runtime_ns = now - measure_start_;
+  if (begin_ns_) {
+    out->elapsed_ns = now - begin_ns_;
+    rusage ru1;
+    getrusage(RUSAGE_THREAD, &ru1);
+    out->usr_s = Sec(ru1.ru_utime) - Sec(ru0_.ru_utime);
+    out->sys_s = Sec(ru1.ru_stime) - Sec(ru0_.ru_stime);
+    out->ctx = uint64_t((ru1.ru_nvcsw - ru0_.ru_nvcsw) + (ru1.ru_nivcsw - ru0_.ru_nivcsw));
+    out->majf = uint64_t(ru1.ru_majflt - ru0_.ru_majflt);
+    out->minf = uint64_t(ru1.ru_minflt - ru0_.ru_minflt);
+  }
+}
+
 void Worker::check_min_rate(int64_t now) {
   if (now - start_ns_ < 2'000'000'000 || now < ramp_end_ns_ || verify_phase_ || stop_) return;
   for (int d = 0; d < kNumDirs; d++) {
@@ -1089,9 +1110,9 @@ Task<void> Worker::start_delay() {
 
 Task<void> Worker::run(AioContext& ctx) {
   ctx_ = &ctx;
-  rusage ru0;
+  rusage& ru0 = ru0_;
   getrusage(RUSAGE_THREAD, &ru0);
-  const int64_t t_begin = NowNs();
+  const int64_t t_begin = begin_ns_ = NowNs();
   const bool bound = bind_cpus();  // else no I/O: the error says why
   const bool gated = static_cast<bool>(prepared_);
   // Gated (RunOptions::sync): open and prepare, report, wait for every

@@ -47,6 +47,8 @@
 // LiveCounters.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
@@ -160,6 +162,9 @@ class Worker {
   // clone ends as soon as it would start.  A no-op once the main phase is
   // over.  On the clone's loop.
   void end_now();
+  // Copies the results so far into `out` as the final ones would read
+  // (latencies merged, runtime and CPU up to now).  On the clone's loop.
+  void snapshot(CloneResult* out) const;
   // flow=: leaves the job's flow group (idempotent); run() does when its
   // I/O ends, the runner for a clone whose thread could not start.
   void leave_flow();
@@ -278,6 +283,8 @@ class Worker {
   LiveCounters* live_;
   const RunOptions& opts_;
   RunShared* shared_;
+  int64_t begin_ns_ = 0;  // run() entered
+  rusage ru0_{};          // the thread's usage when run() began
   FlowGroup* flow_ = nullptr;  // flow=: the job's group while it runs
   uint64_t flow_issued_ = 0;   // the I/Os it counted there
   AioContext* ctx_ = nullptr;

@@ -136,4 +136,34 @@ printf 'fio version 3 iolog\n0 d add\n1 d write 0 4096\n' >"$T/w.log"
 "$BB" --readonly --name=r --filename="$T/u.dat" --read_iolog="$T/w.log" >"$T/ro.txt" 2>&1 \
   && fail "--readonly let a replayed write through"
 grep -q "write error" "$T/ro.txt" || fail "--readonly replay: $(cat "$T/ro.txt")"
+
+# 8. --status-interval: the full report so far every interval, then the
+# final one: JSON documents one after another, each cumulative; in text, a
+# job block per status.
+"$BB" --name=s --ioengine=null --rw=randread --time_based --runtime=1200ms --status-interval=300ms \
+  --output-format=json >"$T/st.json" || fail "--status-interval json run"
+python3 - "$T/st.json" <<'PY' || fail "--status-interval json: $(head -c 300 "$T/st.json")"
+import json, sys
+t = open(sys.argv[1]).read()
+dec, i, docs = json.JSONDecoder(), 0, []
+while True:
+    while i < len(t) and t[i].isspace():
+        i += 1
+    if i >= len(t):
+        break
+    d, i = dec.raw_decode(t, i)
+    docs.append(d)
+assert len(docs) >= 4, len(docs)  # 3 statuses (0.3, 0.6, 0.9 s) and the final report
+ios = [d["jobs"][0]["read"]["total_ios"] for d in docs]
+assert ios == sorted(ios) and ios[0] > 0, ios
+rt = [d["jobs"][0]["job_runtime"] for d in docs]
+assert rt[0] < rt[-1] and 1100 <= rt[-1] <= 1300, rt
+PY
+"$BB" --name=s --ioengine=null --rw=randread --time_based --runtime=1s --status-interval=300ms \
+  >"$T/st.txt" || fail "--status-interval text run"
+n=$(grep -c "^s: (groupid=0" "$T/st.txt")
+[ "$n" -ge 4 ] || fail "--status-interval text: $n job blocks: $(cat "$T/st.txt")"
+"$BB" --name=s --ioengine=null --size=1m --status-interval=0 2>"$T/st0.txt" \
+  && fail "--status-interval=0 accepted"
+grep -q "status-interval" "$T/st0.txt" || fail "--status-interval=0: $(cat "$T/st0.txt")"
 echo PASS
