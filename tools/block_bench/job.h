@@ -350,6 +350,9 @@ struct JobOptions {
   // is read as usual.
   bool disable_lat = false, disable_clat = false, disable_slat = false;
   bool disable_bw = false;
+  // Every measurement reduced (gtod_reduce, or all four): fio then also
+  // drops the per-I/O iops log entries.
+  bool stats_reduced() const { return disable_bw && disable_lat && disable_clat && disable_slat; }
   // Empty optional: no log.  Empty string: log under fio's default name.
   std::optional<std::string> write_lat_log;
   std::optional<std::string> write_bw_log;

@@ -84,7 +84,7 @@ bool MultiFileSource::next(IoUnit* u) {
     if (service_ == FileService::kSequential) {
       bytes_on_cur_ += u->len;
       if (bytes_on_cur_ >= gens_[cur_].region_size() && live_ > 1) advance();
-    } else if (--left_ == 0 && live_ > 0) {
+    } else if (--left_ == 0) {
       advance();
     }
     return true;

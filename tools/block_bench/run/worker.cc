@@ -394,8 +394,7 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
         if (bw_log_ && !job_.disable_bw)
           res_->bw_log.push_back(
               LogEntry{msec, clat ? u.len * 1000000 / clat : 0, d, u.len, u.offset});
-        if (iops_log_ && !(job_.disable_bw && job_.disable_lat && job_.disable_clat &&
-                           job_.disable_slat))
+        if (iops_log_ && !job_.stats_reduced())
           res_->iops_log.push_back(LogEntry{msec, 1, d, u.len, u.offset});
       }
     }
