@@ -30,7 +30,7 @@ Error UnknownOption(const RawOption& opt) {
 }
 
 Expected<void> ApplyOne(JobOptions& job, const RawOption& opt) {
-  const OptionSpec* spec = FindOption(opt.name);
+  const FioOptionSpec* spec = FindOption(opt.name);
   if (spec == nullptr) return UnknownOption(opt);
   if (spec->value_required && !opt.value) return OptionError(opt, "requires a value");
   std::optional<std::string> value = opt.value;
@@ -75,7 +75,7 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
     if (!r.ok()) return r;
   }
   for (const RawOption& o : options) {
-    const OptionSpec* spec = FindOption(o.name);
+    const FioOptionSpec* spec = FindOption(o.name);
     if (spec != nullptr && spec->engine_only && *spec->engine_only != job.ioengine) {
       return MakeError(-EINVAL, o.where.ToString() + ": option " +
                                     QuoteInput(DisplayName(o.name, o.where)) +

@@ -250,7 +250,7 @@ class Parser {
     // A job option.  Like getopt, an option that needs a value takes the
     // next argument when there is no '='.  Unknown options are reported by
     // ApplyOptions, with a suggestion.
-    const OptionSpec* spec = FindOption(name);
+    const FioOptionSpec* spec = FindOption(name);
     if (!value && spec != nullptr && spec->value_required && i_ + 1 < args_.size()) {
       value = args_[++i_];
     }
@@ -336,7 +336,7 @@ std::string UsageText(std::string_view program) {
       "  --version                  print the version and exit\n"
       "  --help, -h                 print this help and exit\n\n"
       "job options:\n";
-  for (const OptionSpec& s : OptionTable()) {
+  for (const FioOptionSpec& s : OptionTable()) {
     std::string names(s.name);
     for (std::string_view alias : s.aliases) names += ", " + std::string(alias);
     out += "  " + names;
@@ -350,7 +350,7 @@ std::string CmdHelp(std::string_view which, bool* all_known) {
   *all_known = true;
   std::string out;
   if (which == "all") {
-    for (const OptionSpec& s : OptionTable()) {
+    for (const FioOptionSpec& s : OptionTable()) {
       out += std::string(s.name) + ": supported: " + std::string(s.help) + "\n";
       for (std::string_view alias : s.aliases) {
         out += std::string(alias) + ": supported (alias of " + std::string(s.name) + ")\n";
@@ -360,7 +360,7 @@ std::string CmdHelp(std::string_view which, bool* all_known) {
   }
   for (std::string_view name : SplitTopLevel(which, ',')) {
     name = Trim(name);
-    if (const OptionSpec* s = FindOption(name)) {
+    if (const FioOptionSpec* s = FindOption(name)) {
       out += std::string(name) + ": supported" +
              (s->name != name ? " (alias of " + std::string(s->name) + ")" : std::string()) +
              ": " + std::string(s->help) + "\n";

@@ -1,7 +1,8 @@
-// Building blocks shared by the options_*.cc files: OptionSpec factories for
-// the common shapes (a 0/1 boolean, a bare flag, a bounded integer, a string,
-// a time) bound to a JobOptions field through a member pointer, plus helpers
-// for rendering per-direction values.  Internal to the jobfile library.
+// Building blocks shared by the options_*.cc files: FioOptionSpec factories
+// for the common shapes (a 0/1 boolean, a bare flag, a bounded integer, a
+// string, a time) bound to a JobOptions field through a member pointer, plus
+// helpers for rendering per-direction values.  Internal to the jobfile
+// library.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -20,15 +21,17 @@
 
 namespace blk::bench::internal {
 
-inline Error ValueError(std::string msg) { return MakeError(-EINVAL, std::move(msg)); }
+// An -EINVAL Error whose message is `msg` alone: the detail an OptionApplyFn
+// returns (the caller adds location and option name).
+inline Error FioValueError(std::string msg) { return MakeError(-EINVAL, std::move(msg)); }
 
 // Boolean written as 0/1 (fio's FIO_OPT_BOOL); a value is required.
 template <bool JobOptions::*F>
-OptionSpec BoolOption(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec BoolOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<bool> b = ParseBool(*v);
+    Expected<bool> b = FioParseBool(*v);
     if (!b.ok()) return b.error();
     job.*F = b.value();
     return {};
@@ -42,8 +45,8 @@ OptionSpec BoolOption(std::string_view name, std::string_view help) {
 
 // Flag that may be written bare (fio's FIO_OPT_STR_SET), e.g. "time_based".
 template <bool JobOptions::*F>
-OptionSpec FlagOption(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec FlagOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.value_required = false;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -66,8 +69,8 @@ OptionSpec FlagOption(std::string_view name, std::string_view help) {
 
 // Unsigned 32-bit integer in [Min, Max].
 template <uint32_t JobOptions::*F, uint64_t Min, uint64_t Max = UINT32_MAX>
-OptionSpec UintOption(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec UintOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -86,8 +89,8 @@ OptionSpec UintOption(std::string_view name, std::string_view help) {
 // Unsigned 32-bit integer in [Min, UINT32_MAX] where 0 means "unset" (fio
 // derives the value from another option).
 template <std::optional<uint32_t> JobOptions::*F>
-OptionSpec OptionalUintOption(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec OptionalUintOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -105,8 +108,8 @@ OptionSpec OptionalUintOption(std::string_view name, std::string_view help) {
 
 // A ':'-separated list of names ("\:" escapes a colon), e.g. filename=.
 template <std::vector<std::string> JobOptions::*F>
-OptionSpec NameList(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec NameList(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     Expected<std::vector<std::string>> list = SplitEscapedList(*v);
@@ -123,11 +126,11 @@ OptionSpec NameList(std::string_view name, std::string_view help) {
 
 // Non-empty free-form string.
 template <std::string JobOptions::*F>
-OptionSpec StringOption(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec StringOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (v->empty()) return ValueError("expected a non-empty value");
+    if (v->empty()) return FioValueError("expected a non-empty value");
     job.*F = std::string(*v);
     return {};
   };
@@ -140,8 +143,8 @@ OptionSpec StringOption(std::string_view name, std::string_view help) {
 
 // A duration; a bare number is in `DefaultUnitUs` microseconds.
 template <std::chrono::microseconds JobOptions::*F, uint64_t DefaultUnitUs>
-OptionSpec TimeOption(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec TimeOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {

@@ -154,21 +154,21 @@ const JobOptions& DefaultJob() {
   return kDefaults;
 }
 
-const std::vector<OptionSpec>& OptionTable() {
-  static const std::vector<OptionSpec> kTable = [] {
-    std::vector<OptionSpec> all;
+const std::vector<FioOptionSpec>& OptionTable() {
+  static const std::vector<FioOptionSpec> kTable = [] {
+    std::vector<FioOptionSpec> all;
     for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions}) {
-      for (OptionSpec& s : part()) all.push_back(std::move(s));
+      for (FioOptionSpec& s : part()) all.push_back(std::move(s));
     }
     return all;
   }();
   return kTable;
 }
 
-const OptionSpec* FindOption(std::string_view name) {
-  static const std::unordered_map<std::string_view, const OptionSpec*> kIndex = [] {
-    std::unordered_map<std::string_view, const OptionSpec*> index;
-    for (const OptionSpec& s : OptionTable()) {
+const FioOptionSpec* FindOption(std::string_view name) {
+  static const std::unordered_map<std::string_view, const FioOptionSpec*> kIndex = [] {
+    std::unordered_map<std::string_view, const FioOptionSpec*> index;
+    for (const FioOptionSpec& s : OptionTable()) {
       index.emplace(s.name, &s);
       for (std::string_view alias : s.aliases) index.emplace(alias, &s);
     }
@@ -194,7 +194,7 @@ std::optional<std::string> SuggestOption(std::string_view name) {
       best_distance = d;
     }
   };
-  for (const OptionSpec& s : OptionTable()) {
+  for (const FioOptionSpec& s : OptionTable()) {
     consider(s.name);
     for (std::string_view alias : s.aliases) consider(alias);
   }

@@ -41,7 +41,9 @@ using OptionApplyFn = Expected<void> (*)(JobOptions& job, std::optional<std::str
 // the same fields.
 using OptionRenderFn = void (*)(const JobOptions& job, std::string_view name, RenderedOptions& out);
 
-struct OptionSpec {
+// One fio job option.  (A block driver's options are blk::OptionSpec, in
+// block/options.h; the Fio prefix keeps the two apart.)
+struct FioOptionSpec {
   std::string_view name;
   std::vector<std::string_view> aliases;
   bool value_required = true;  // false: may be written bare ("time_based")
@@ -53,10 +55,10 @@ struct OptionSpec {
 };
 
 // All options, in render order.
-const std::vector<OptionSpec>& OptionTable();
+const std::vector<FioOptionSpec>& OptionTable();
 
 // The option called `name` (or with that alias), or nullptr.
-const OptionSpec* FindOption(std::string_view name);
+const FioOptionSpec* FindOption(std::string_view name);
 
 // Names longer than this get no suggestion: no option name is near them,
 // and comparing a huge name with every option would take seconds per MB.
@@ -75,10 +77,10 @@ std::optional<std::string_view> UnsupportedFioOptionReason(std::string_view name
 const JobOptions& DefaultJob();
 
 // Parts of the table, defined in options_*.cc.
-std::vector<OptionSpec> TargetOptions();   // name, engine, files, kb_base, rbd
-std::vector<OptionSpec> PatternOptions();  // rw, block sizes, offsets, randomness
-std::vector<OptionSpec> FlowOptions();     // depth, jobs, rates, sync, timing, groups
-std::vector<OptionSpec> ReportOptions();   // verify, errors, percentiles, logs
-std::vector<OptionSpec> ReplayOptions();   // read_iolog, replay_*, write_iolog
+std::vector<FioOptionSpec> TargetOptions();   // name, engine, files, kb_base, rbd
+std::vector<FioOptionSpec> PatternOptions();  // rw, block sizes, offsets, randomness
+std::vector<FioOptionSpec> FlowOptions();     // depth, jobs, rates, sync, timing, groups
+std::vector<FioOptionSpec> ReportOptions();   // verify, errors, percentiles, logs
+std::vector<FioOptionSpec> ReplayOptions();   // read_iolog, replay_*, write_iolog
 
 }  // namespace blk::bench

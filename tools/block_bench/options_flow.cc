@@ -11,15 +11,16 @@ namespace blk::bench {
 namespace {
 
 using internal::ApplyPerDir;
+using internal::FioValueError;
 using internal::RenderPerDir;
-using internal::ValueError;
 
-OptionSpec Rate() {
-  OptionSpec s;
+FioOptionSpec Rate() {
+  FioOptionSpec s;
   s.name = "rate";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     const uint32_t kb = job.kb_base;
-    return ApplyPerDir(*v, job.rate, [kb](std::string_view part) { return ParseSize(part, kb); });
+    return ApplyPerDir(*v, job.rate,
+                       [kb](std::string_view part) { return FioParseSize(part, kb); });
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.rate == DefaultJob().rate) return;
@@ -30,8 +31,8 @@ OptionSpec Rate() {
   return s;
 }
 
-OptionSpec MaxLatency() {
-  OptionSpec s;
+FioOptionSpec MaxLatency() {
+  FioOptionSpec s;
   s.name = "max_latency";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -49,13 +50,13 @@ OptionSpec MaxLatency() {
 
 // rate_min= (bytes/s) and rate_iops_min= (I/O/s), per direction.
 template <PerDir<uint64_t> JobOptions::*F, bool Bytes>
-OptionSpec RateMinimum(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec RateMinimum(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     const uint32_t kb = job.kb_base;
     return ApplyPerDir(*v, job.*F, [kb](std::string_view part) {
-      return Bytes ? ParseSize(part, kb) : ParseInteger(part, kb);
+      return Bytes ? FioParseSize(part, kb) : ParseInteger(part, kb);
     });
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
@@ -69,8 +70,8 @@ OptionSpec RateMinimum(std::string_view name, std::string_view help) {
   return s;
 }
 
-OptionSpec RateIops() {
-  OptionSpec s;
+FioOptionSpec RateIops() {
+  FioOptionSpec s;
   s.name = "rate_iops";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     const uint32_t kb = job.kb_base;
@@ -84,8 +85,8 @@ OptionSpec RateIops() {
   return s;
 }
 
-OptionSpec RateProcessOption() {
-  OptionSpec s;
+FioOptionSpec RateProcessOption() {
+  FioOptionSpec s;
   s.name = "rate_process";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (*v == "linear") {
@@ -93,7 +94,7 @@ OptionSpec RateProcessOption() {
     } else if (*v == "poisson") {
       job.rate_process = RateProcess::kPoisson;
     } else {
-      return ValueError("expected linear or poisson, got " + QuoteInput(*v));
+      return FioValueError("expected linear or poisson, got " + QuoteInput(*v));
     }
     return {};
   };
@@ -107,8 +108,8 @@ OptionSpec RateProcessOption() {
 }
 
 // startdelay=5 or startdelay=5-10 (each clone picks a value in the range).
-OptionSpec StartDelay() {
-  OptionSpec s;
+FioOptionSpec StartDelay() {
+  FioOptionSpec s;
   s.name = "startdelay";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -131,8 +132,8 @@ OptionSpec StartDelay() {
   return s;
 }
 
-OptionSpec SteadyStateOption() {
-  OptionSpec s;
+FioOptionSpec SteadyStateOption() {
+  FioOptionSpec s;
   s.name = "steadystate";
   s.aliases = {"ss"};
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -150,8 +151,8 @@ OptionSpec SteadyStateOption() {
     for (const auto& k : kKinds)
       if (k.name == what) ss.metric = k.metric, ss.slope = k.slope, found = true;
     if (!found || colon == std::string_view::npos) {
-      return ValueError("expected iops, iops_slope, bw, bw_slope, lat or lat_slope, a ':' and a "
-                        "limit (e.g. iops_slope:0.1%), got " + QuoteInput(*v));
+      return FioValueError("expected iops, iops_slope, bw, bw_slope, lat or lat_slope, a ':' and a "
+                           "limit (e.g. iops_slope:0.1%), got " + QuoteInput(*v));
     }
     std::string_view limit = v->substr(colon + 1);
     ss.pct = !limit.empty() && limit.back() == '%';
@@ -177,8 +178,8 @@ OptionSpec SteadyStateOption() {
 
 // iodepth=N, remembering that it was given: a trace replay's depth cap
 // defaults to what the trace recorded unless iodepth is written.
-OptionSpec IoDepth() {
-  OptionSpec s = internal::UintOption<&JobOptions::iodepth, 1>("iodepth", "I/Os kept in flight");
+FioOptionSpec IoDepth() {
+  FioOptionSpec s = internal::UintOption<&JobOptions::iodepth, 1>("iodepth", "I/Os kept in flight");
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 1, UINT32_MAX);
     if (!n.ok()) return n.error();
@@ -203,19 +204,21 @@ Expected<std::vector<uint32_t>> ParseCpuList(std::string_view text) {
     const size_t dash = item.find('-');
     const std::string_view lo_text = dash == std::string_view::npos ? item : item.substr(0, dash);
     Expected<uint64_t> lo = ParseInteger(Trim(lo_text), 1024, 0, kMaxCpu);
-    if (!lo.ok()) return ValueError("CPU " + QuoteInput(item) + ": " + lo.error().message);
+    if (!lo.ok()) return FioValueError("CPU " + QuoteInput(item) + ": " + lo.error().message);
     uint64_t hi = lo.value();
     if (dash != std::string_view::npos) {
       Expected<uint64_t> h = ParseInteger(Trim(item.substr(dash + 1)), 1024, 0, kMaxCpu);
-      if (!h.ok()) return ValueError("CPU range " + QuoteInput(item) + ": " + h.error().message);
+      if (!h.ok()) return FioValueError("CPU range " + QuoteInput(item) + ": " + h.error().message);
       hi = h.value();
-      if (hi < lo.value()) return ValueError("CPU range " + QuoteInput(item) + " goes backwards");
+      if (hi < lo.value()) {
+        return FioValueError("CPU range " + QuoteInput(item) + " goes backwards");
+      }
     }
     for (uint64_t c = lo.value(); c <= hi; c++) cpus.push_back(uint32_t(c));
   }
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  if (cpus.empty()) return ValueError("expected a CPU list such as 0-3,6");
+  if (cpus.empty()) return FioValueError("expected a CPU list such as 0-3,6");
   return cpus;
 }
 
@@ -232,8 +235,8 @@ std::string FormatCpuList(const std::vector<uint32_t>& cpus) {
   return out;
 }
 
-OptionSpec CpusAllowed() {
-  OptionSpec s;
+FioOptionSpec CpusAllowed() {
+  FioOptionSpec s;
   s.name = "cpus_allowed";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     auto cpus = ParseCpuList(*v);
@@ -249,8 +252,8 @@ OptionSpec CpusAllowed() {
 }
 
 // cpumask=0x5 (or decimal): CPU i when bit i is set.
-OptionSpec CpuMask() {
-  OptionSpec s;
+FioOptionSpec CpuMask() {
+  FioOptionSpec s;
   s.name = "cpumask";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     std::string_view t = Trim(*v);
@@ -260,7 +263,7 @@ OptionSpec CpuMask() {
     const char* first = t.data();
     auto r = std::from_chars(first, first + t.size(), mask, hex ? 16 : 10);
     if (t.empty() || r.ec != std::errc() || r.ptr != first + t.size() || mask == 0)
-      return ValueError("expected a non-zero CPU bit mask such as 0x5, got " + QuoteInput(*v));
+      return FioValueError("expected a non-zero CPU bit mask such as 0x5, got " + QuoteInput(*v));
     job.cpus_allowed.clear();
     for (uint32_t c = 0; c < 64; c++)
       if (mask >> c & 1) job.cpus_allowed.push_back(c);
@@ -271,13 +274,13 @@ OptionSpec CpuMask() {
   return s;
 }
 
-OptionSpec CpusAllowedPolicy() {
-  OptionSpec s;
+FioOptionSpec CpusAllowedPolicy() {
+  FioOptionSpec s;
   s.name = "cpus_allowed_policy";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (*v == "shared") job.cpus_split = false;
     else if (*v == "split") job.cpus_split = true;
-    else return ValueError("expected shared or split, got " + QuoteInput(*v));
+    else return FioValueError("expected shared or split, got " + QuoteInput(*v));
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
@@ -289,8 +292,8 @@ OptionSpec CpusAllowedPolicy() {
 
 // fio's io_submit_mode: "inline" is block-bench's only mode (the job's own
 // loop submits); "offload" (fio's submitter threads) is refused.
-OptionSpec IoSubmitMode() {
-  OptionSpec s;
+FioOptionSpec IoSubmitMode() {
+  FioOptionSpec s;
   s.name = "io_submit_mode";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (*v == "inline") {
@@ -298,10 +301,11 @@ OptionSpec IoSubmitMode() {
       return {};
     }
     if (*v == "offload") {
-      return ValueError("'offload' (a submitter thread per job) is not supported by block-bench; "
-                        "'inline' is what it always does");
+      return FioValueError(
+          "'offload' (a submitter thread per job) is not supported by block-bench; "
+          "'inline' is what it always does");
     }
-    return ValueError("expected inline or offload, got " + QuoteInput(*v));
+    return FioValueError("expected inline or offload, got " + QuoteInput(*v));
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.io_submit_mode_inline) out.push_back({std::string(n), "inline"});
@@ -310,16 +314,16 @@ OptionSpec IoSubmitMode() {
   return s;
 }
 
-OptionSpec WithAliases(OptionSpec s, std::vector<std::string_view> aliases) {
+FioOptionSpec WithAliases(FioOptionSpec s, std::vector<std::string_view> aliases) {
   s.aliases = std::move(aliases);
   return s;
 }
 
 }  // namespace
 
-std::vector<OptionSpec> FlowOptions() {
+std::vector<FioOptionSpec> FlowOptions() {
   using namespace internal;
-  std::vector<OptionSpec> v;
+  std::vector<FioOptionSpec> v;
   v.push_back(IoDepth());
   v.push_back(WithAliases(
       UintOption<&JobOptions::iodepth_batch_submit, 0>("iodepth_batch_submit",
@@ -352,7 +356,7 @@ std::vector<OptionSpec> FlowOptions() {
   v.push_back(TimeOption<&JobOptions::latency_window, 1>(
       "latency_window", "how long each depth runs in the latency_target search (default unit us)"));
   {
-    OptionSpec s;
+    FioOptionSpec s;
     s.name = "latency_percentile";
     s.numeric = true;
     s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {

@@ -15,8 +15,8 @@ namespace blk::bench {
 namespace {
 
 using internal::ApplyPerDir;
+using internal::FioValueError;
 using internal::RenderPerDir;
-using internal::ValueError;
 
 constexpr size_t kMaxBsSplit = 64;
 constexpr size_t kMaxZones = 256;
@@ -45,9 +45,9 @@ Expected<void> ApplyRw(JobOptions& job, std::optional<std::string_view> v) {
     if (r.name == mode) found = &r;
   }
   if (found == nullptr) {
-    return ValueError("unsupported rw mode " + QuoteInput(mode) +
-                      " (block-bench supports read, write, trim, randread, randwrite, "
-                      "randtrim, rw, readwrite, randrw)");
+    return FioValueError("unsupported rw mode " + QuoteInput(mode) +
+                         " (block-bench supports read, write, trim, randread, randwrite, "
+                         "randtrim, rw, readwrite, randrw)");
   }
   // Like fio, every rw= resets the offset modifier.
   job.rw = found->mode;
@@ -58,17 +58,17 @@ Expected<void> ApplyRw(JobOptions& job, std::optional<std::string_view> v) {
   if (IsRandom(job.rw)) {
     Expected<uint64_t> n = ParseInteger(postfix, job.kb_base, 1, UINT32_MAX);
     if (!n.ok()) {
-      return ValueError("after '" + std::string(mode) + ":' " + n.error().message);
+      return FioValueError("after '" + std::string(mode) + ":' " + n.error().message);
     }
     job.rw_sequential_ios = n.value();
   } else {
     // A negative skip goes backwards (fio: rw=read:-8k with bs=4k reads the
     // region from its end down).
     const bool back = !postfix.empty() && postfix.front() == '-';
-    Expected<uint64_t> n = ParseSize(back ? postfix.substr(1) : postfix, job.kb_base);
-    if (!n.ok()) return ValueError("after '" + std::string(mode) + ":' " + n.error().message);
+    Expected<uint64_t> n = FioParseSize(back ? postfix.substr(1) : postfix, job.kb_base);
+    if (!n.ok()) return FioValueError("after '" + std::string(mode) + ":' " + n.error().message);
     if (n.value() > uint64_t(INT64_MAX))
-      return ValueError("after '" + std::string(mode) + ":' the skip is too large");
+      return FioValueError("after '" + std::string(mode) + ":' the skip is too large");
     job.rw_offset_skip = back ? -int64_t(n.value()) : int64_t(n.value());
   }
   return {};
@@ -103,7 +103,7 @@ bool AllFixed(const PerDir<BlockSizeRange>& bs) {
 Expected<void> ApplyBs(JobOptions& job, std::optional<std::string_view> v) {
   const uint32_t kb = job.kb_base;
   return ApplyPerDir(*v, job.bs, [kb](std::string_view part) -> Expected<BlockSizeRange> {
-    Expected<uint64_t> n = ParseSize(part, kb, 1);
+    Expected<uint64_t> n = FioParseSize(part, kb, 1);
     if (!n.ok()) return n.error();
     return BlockSizeRange{n.value(), n.value()};
   });
@@ -121,10 +121,10 @@ Expected<void> ApplyBsRange(JobOptions& job, std::optional<std::string_view> v) 
   const uint32_t kb = job.kb_base;
   return ApplyPerDir(*v, job.bs, [kb](std::string_view part) -> Expected<BlockSizeRange> {
     const auto range = SplitRange(part);
-    if (!range) return ValueError("expected a range such as 4k-64k, got " + QuoteInput(part));
-    Expected<uint64_t> lo = ParseSize(range->first, kb, 1);
+    if (!range) return FioValueError("expected a range such as 4k-64k, got " + QuoteInput(part));
+    Expected<uint64_t> lo = FioParseSize(range->first, kb, 1);
     if (!lo.ok()) return lo.error();
-    Expected<uint64_t> hi = ParseSize(range->second, kb, 1);
+    Expected<uint64_t> hi = FioParseSize(range->second, kb, 1);
     if (!hi.ok()) return hi.error();
     // fio swaps a reversed range.
     return BlockSizeRange{std::min(lo.value(), hi.value()), std::max(lo.value(), hi.value())};
@@ -145,22 +145,22 @@ Expected<std::vector<BsSplitEntry>> ParseBsSplit(std::string_view text, uint32_t
   std::vector<std::string_view> items = SplitTopLevel(text, ':');
   if (items.size() > 1 && Trim(items.back()).empty()) items.pop_back();  // "4k/50:8k/50:"
   if (items.size() > kMaxBsSplit) {
-    return ValueError("at most " + std::to_string(kMaxBsSplit) + " block sizes per direction, got " +
-                      std::to_string(items.size()));
+    return FioValueError("at most " + std::to_string(kMaxBsSplit) + " block sizes per direction, got " +
+                         std::to_string(items.size()));
   }
   std::vector<BsSplitEntry> out;
   std::vector<bool> missing;
   uint64_t total = 0;
   for (std::string_view item : items) {
     item = Trim(item);
-    if (item.empty()) return ValueError("empty entry in " + QuoteInput(text));
+    if (item.empty()) return FioValueError("empty entry in " + QuoteInput(text));
     const size_t slash = item.find('/');
-    Expected<uint64_t> bs = ParseSize(Trim(item.substr(0, slash)), kb, 1);
+    Expected<uint64_t> bs = FioParseSize(Trim(item.substr(0, slash)), kb, 1);
     if (!bs.ok()) return bs.error();
     uint64_t percent = 0;
     if (slash != std::string_view::npos && !Trim(item.substr(slash + 1)).empty()) {
       Expected<uint64_t> p = ParseInteger(Trim(item.substr(slash + 1)), 1024, 0, 100);
-      if (!p.ok()) return ValueError("percentage of " + QuoteInput(item) + ": " + p.error().message);
+      if (!p.ok()) return FioValueError("percentage of " + QuoteInput(item) + ": " + p.error().message);
       percent = p.value();
     }
     total += percent;
@@ -168,8 +168,8 @@ Expected<std::vector<BsSplitEntry>> ParseBsSplit(std::string_view text, uint32_t
     out.push_back(BsSplitEntry{bs.value(), static_cast<uint32_t>(percent)});
   }
   if (total > 100) {
-    return ValueError("percentages add up to " + std::to_string(total) + ", more than 100, in " +
-                      QuoteInput(text));
+    return FioValueError("percentages add up to " + std::to_string(total) + ", more than 100, in " +
+                         QuoteInput(text));
   }
   const auto nmissing = static_cast<uint64_t>(std::count(missing.begin(), missing.end(), true));
   for (size_t i = 0; i < out.size(); ++i) {
@@ -205,7 +205,7 @@ Expected<void> ApplyBlockAlign(JobOptions& job, std::optional<std::string_view> 
   const uint32_t kb = job.kb_base;
   return ApplyPerDir(*v, job.blockalign,
                      [kb](std::string_view part) -> Expected<std::optional<uint64_t>> {
-                       Expected<uint64_t> n = ParseSize(part, kb, 1);
+                       Expected<uint64_t> n = FioParseSize(part, kb, 1);
                        if (!n.ok()) return n.error();
                        return std::optional<uint64_t>(n.value());
                      });
@@ -227,9 +227,9 @@ std::string FormatSizeSpec(const SizeSpec& s, uint32_t kb) {
 
 // size= and io_size=: 0 means "not set" in fio.
 template <std::optional<SizeSpec> JobOptions::*F, uint64_t PercentMax>
-OptionSpec OptionalSize(std::string_view name, std::vector<std::string_view> aliases,
-                        std::string_view help) {
-  OptionSpec s;
+FioOptionSpec OptionalSize(std::string_view name, std::vector<std::string_view> aliases,
+                           std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.aliases = std::move(aliases);
   s.numeric = true;
@@ -246,8 +246,8 @@ OptionSpec OptionalSize(std::string_view name, std::vector<std::string_view> ali
   return s;
 }
 
-OptionSpec Offset() {
-  OptionSpec s;
+FioOptionSpec Offset() {
+  FioOptionSpec s;
   s.name = "offset";
   s.aliases = {"fileoffset"};
   s.numeric = true;
@@ -264,14 +264,14 @@ OptionSpec Offset() {
   return s;
 }
 
-OptionSpec OffsetIncrement() {
-  OptionSpec s;
+FioOptionSpec OffsetIncrement() {
+  FioOptionSpec s;
   s.name = "offset_increment";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (v->find('%') != std::string_view::npos)
-      return ValueError("a percentage is not supported (give bytes), got " + QuoteInput(*v));
-    Expected<uint64_t> n = ParseSize(*v, job.kb_base);
+      return FioValueError("a percentage is not supported (give bytes), got " + QuoteInput(*v));
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
     if (!n.ok()) return n.error();
     job.offset_increment = n.value();
     return {};
@@ -283,8 +283,8 @@ OptionSpec OffsetIncrement() {
   return s;
 }
 
-OptionSpec NumberIos() {
-  OptionSpec s;
+FioOptionSpec NumberIos() {
+  FioOptionSpec s;
   s.name = "number_ios";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -305,7 +305,7 @@ OptionSpec NumberIos() {
 Expected<std::vector<ZoneSplit>> ParseZones(std::string_view text, bool absolute, uint32_t kb) {
   std::vector<std::string_view> items = SplitTopLevel(text, ':');
   if (items.size() > kMaxZones) {
-    return ValueError("at most " + std::to_string(kMaxZones) + " zones per direction");
+    return FioValueError("at most " + std::to_string(kMaxZones) + " zones per direction");
   }
   std::vector<ZoneSplit> zones;
   uint64_t access = 0;
@@ -317,9 +317,9 @@ Expected<std::vector<ZoneSplit>> ParseZones(std::string_view text, bool absolute
     item = Trim(item);
     const size_t slash = item.find('/');
     if (item.empty() || slash == std::string_view::npos) {
-      return ValueError(std::string("expected zones as access%/") +
-                        (absolute ? "size" : "size%") + " separated by ':', got " +
-                        QuoteInput(text));
+      return FioValueError(std::string("expected zones as access%/") +
+                           (absolute ? "size" : "size%") + " separated by ':', got " +
+                           QuoteInput(text));
     }
     const std::string_view a_text = Trim(item.substr(0, slash));
     const std::string_view s_text = Trim(item.substr(slash + 1));
@@ -328,14 +328,14 @@ Expected<std::vector<ZoneSplit>> ParseZones(std::string_view text, bool absolute
       blank_access.push_back(zones.size());
     } else {
       Expected<uint64_t> a = ParseInteger(a_text, 1024, 0, 100);
-      if (!a.ok()) return ValueError("access percentage of zone " + QuoteInput(item) + ": " + a.error().message);
+      if (!a.ok()) return FioValueError("access percentage of zone " + QuoteInput(item) + ": " + a.error().message);
       a_value = a.value();
     }
     if (s_text.empty() && !absolute) {
       blank_size.push_back(zones.size());
     } else {
-      Expected<uint64_t> size = absolute ? ParseSize(s_text, kb, 1) : ParseInteger(s_text, 1024, 0, 100);
-      if (!size.ok()) return ValueError("size of zone " + QuoteInput(item) + ": " + size.error().message);
+      Expected<uint64_t> size = absolute ? FioParseSize(s_text, kb, 1) : ParseInteger(s_text, 1024, 0, 100);
+      if (!size.ok()) return FioValueError("size of zone " + QuoteInput(item) + ": " + size.error().message);
       s_value = size.value();
     }
     access += a_value;
@@ -358,12 +358,12 @@ Expected<std::vector<ZoneSplit>> ParseZones(std::string_view text, bool absolute
     sizes = 100;
   }
   if (access != 100) {
-    return ValueError("zone access percentages must add up to 100, got " + std::to_string(access) +
-                      " in " + QuoteInput(text));
+    return FioValueError("zone access percentages must add up to 100, got " +
+                         std::to_string(access) + " in " + QuoteInput(text));
   }
   if (!absolute && sizes > 100) {
-    return ValueError("zone sizes add up to " + std::to_string(sizes) + "%, more than 100%, in " +
-                      QuoteInput(text));
+    return FioValueError("zone sizes add up to " + std::to_string(sizes) +
+                         "%, more than 100%, in " + QuoteInput(text));
   }
   return zones;
 }
@@ -398,8 +398,8 @@ Expected<void> ApplyDistribution(JobOptions& job, std::optional<std::string_view
     if (d.name == kind) found = &d;
   }
   if (found == nullptr) {
-    return ValueError("unknown distribution " + QuoteInput(kind) +
-                      " (expected random, zipf, pareto, normal, zoned or zoned_abs)");
+    return FioValueError("unknown distribution " + QuoteInput(kind) +
+                         " (expected random, zipf, pareto, normal, zoned or zoned_abs)");
   }
   RandomDistribution dist;
   dist.kind = found->kind;
@@ -409,13 +409,13 @@ Expected<void> ApplyDistribution(JobOptions& job, std::optional<std::string_view
                                       : std::optional<std::string_view>(Trim(v->substr(colon + 1)));
   switch (dist.kind) {
     case Distribution::kRandom:
-      if (params) return ValueError("'random' takes no parameters, got " + QuoteInput(*v));
+      if (params) return FioValueError("'random' takes no parameters, got " + QuoteInput(*v));
       break;
     case Distribution::kZoned:
     case Distribution::kZonedAbs: {
       if (!params || params->empty()) {
-        return ValueError("'" + std::string(kind) + "' needs zones, e.g. " + std::string(kind) +
-                          ":60/10:40/90");
+        return FioValueError("'" + std::string(kind) + "' needs zones, e.g. " + std::string(kind) +
+                             ":60/10:40/90");
       }
       const bool absolute = dist.kind == Distribution::kZonedAbs;
       const uint32_t kb = job.kb_base;
@@ -428,24 +428,24 @@ Expected<void> ApplyDistribution(JobOptions& job, std::optional<std::string_view
     default: {
       if (!params) break;
       const std::vector<std::string_view> nums = SplitTopLevel(*params, ':');
-      if (nums.size() > 2) return ValueError("expected " + std::string(kind) + ":value[:center], got " + QuoteInput(*v));
+      if (nums.size() > 2) return FioValueError("expected " + std::string(kind) + ":value[:center], got " + QuoteInput(*v));
       Expected<double> value = dist.kind == Distribution::kPareto ? ParseDouble(Trim(nums[0]), 0, 1, true)
                                : dist.kind == Distribution::kNormal ? ParseDouble(Trim(nums[0]), 0, 100)
                                                                     : ParseDouble(Trim(nums[0]), 0, 1e9);
       if (!value.ok()) return value.error();
       if (dist.kind == Distribution::kPareto && value.value() >= 1) {
-        return ValueError("expected a pareto power in (0, 1), got " + QuoteInput(nums[0]));
+        return FioValueError("expected a pareto power in (0, 1), got " + QuoteInput(nums[0]));
       }
       if (dist.kind == Distribution::kNormal && value.value() >= 100) {
-        return ValueError("expected a normal deviation in [0, 100), got " + QuoteInput(nums[0]));
+        return FioValueError("expected a normal deviation in [0, 100), got " + QuoteInput(nums[0]));
       }
       if (dist.kind == Distribution::kZipf && value.value() == 1.0) {
-        return ValueError("zipf theta must not be 1.0");
+        return FioValueError("zipf theta must not be 1.0");
       }
       dist.parameter = value.value();
       if (nums.size() == 2) {
         Expected<double> center = ParseDouble(Trim(nums[1]), 0, 1);
-        if (!center.ok()) return ValueError("center: " + center.error().message);
+        if (!center.ok()) return FioValueError("center: " + center.error().message);
         dist.center = center.value();
       }
       break;
@@ -472,8 +472,8 @@ void RenderDistribution(const JobOptions& job, std::string_view n, RenderedOptio
   out.push_back({std::string(n), value});
 }
 
-OptionSpec RandSeed() {
-  OptionSpec s;
+FioOptionSpec RandSeed() {
+  FioOptionSpec s;
   s.name = "randseed";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -489,9 +489,10 @@ OptionSpec RandSeed() {
   return s;
 }
 
-OptionSpec Make(std::string_view name, std::vector<std::string_view> aliases, OptionApplyFn apply,
-                OptionRenderFn render, std::string_view help, bool numeric = false) {
-  OptionSpec s;
+FioOptionSpec Make(std::string_view name, std::vector<std::string_view> aliases,
+                   OptionApplyFn apply, OptionRenderFn render, std::string_view help,
+                   bool numeric = false) {
+  FioOptionSpec s;
   s.name = name;
   s.aliases = std::move(aliases);
   s.apply = apply;
@@ -509,13 +510,13 @@ namespace {
 // block-bench draws from its own generator either way (the offsets are not
 // fio's, with any of them); lfsr keeps its property: every block once per
 // pass without a map.
-OptionSpec RandomGenerator() {
-  OptionSpec s;
+FioOptionSpec RandomGenerator() {
+  FioOptionSpec s;
   s.name = "random_generator";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (*v == "tausworthe" || *v == "tausworthe64") job.lfsr = false;
     else if (*v == "lfsr") job.lfsr = true;
-    else return internal::ValueError("expected tausworthe, tausworthe64 or lfsr, got " + QuoteInput(*v));
+    else return internal::FioValueError("expected tausworthe, tausworthe64 or lfsr, got " + QuoteInput(*v));
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
@@ -535,8 +536,8 @@ Expected<std::vector<PatternPiece>> ParsePatternPieces(std::string_view v) {
   std::vector<PatternPiece> out;
   size_t i = 0;
   auto bad = [&](const std::string& why) {
-    return internal::ValueError("buffer_pattern " + QuoteInput(v) + ": " + why + " at character " +
-                                std::to_string(i + 1));
+    return internal::FioValueError("buffer_pattern " + QuoteInput(v) + ": " + why +
+                                   " at character " + std::to_string(i + 1));
   };
   while (i < v.size()) {
     const char c = v[i];
@@ -580,12 +581,12 @@ Expected<std::vector<PatternPiece>> ParsePatternPieces(std::string_view v) {
       return bad(std::string("unexpected '") + c + "' (expected 0xHEX, \"string\", 'file' or a number)");
     }
   }
-  if (out.empty()) return internal::ValueError("buffer_pattern: empty pattern");
+  if (out.empty()) return internal::FioValueError("buffer_pattern: empty pattern");
   return out;
 }
 
-std::vector<OptionSpec> BufferOptions() {
-  std::vector<OptionSpec> v;
+std::vector<FioOptionSpec> BufferOptions() {
+  std::vector<FioOptionSpec> v;
   v.push_back(internal::FlagOption<&JobOptions::refill_buffers>(
       "refill_buffers", "new contents for every write (not only when the buffer is set up)"));
   v.push_back(internal::BoolOption<&JobOptions::scramble_buffers>(
@@ -607,9 +608,9 @@ std::vector<OptionSpec> BufferOptions() {
   v.push_back(Make(
       "buffer_compress_chunk", {},
       [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-        Expected<uint64_t> n = ParseSize(*v, job.kb_base, 0);
+        Expected<uint64_t> n = FioParseSize(*v, job.kb_base, 0);
         if (!n.ok()) return n.error();
-        if (n.value() > UINT32_MAX) return internal::ValueError("buffer_compress_chunk: at most 4 GiB");
+        if (n.value() > UINT32_MAX) return internal::FioValueError("buffer_compress_chunk: at most 4 GiB");
         job.buffer_compress_chunk = uint32_t(n.value());
         return {};
       },
@@ -642,8 +643,8 @@ std::vector<OptionSpec> BufferOptions() {
           return {};
         }
         if (*v == "working_set")
-          return internal::ValueError("dedupe_mode=working_set is not implemented (repeat, the default, is)");
-        return internal::ValueError("expected repeat or working_set, got " + QuoteInput(*v));
+          return internal::FioValueError("dedupe_mode=working_set is not implemented (repeat, the default, is)");
+        return internal::FioValueError("expected repeat or working_set, got " + QuoteInput(*v));
       },
       [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
         if (job.dedupe_mode_repeat) out.push_back({std::string(n), "repeat"});
@@ -654,9 +655,9 @@ std::vector<OptionSpec> BufferOptions() {
 
 }  // namespace
 
-std::vector<OptionSpec> PatternOptions() {
+std::vector<FioOptionSpec> PatternOptions() {
   using namespace internal;
-  std::vector<OptionSpec> v;
+  std::vector<FioOptionSpec> v;
   v.push_back(Make("rw", {"readwrite"}, ApplyRw, RenderRw,
                    "I/O pattern: read, write, trim, randread, randwrite, randtrim, rw, randrw; "
                    "':N' suffix: offset modifier"));
@@ -689,7 +690,7 @@ std::vector<OptionSpec> PatternOptions() {
   v.push_back(RandSeed());
   v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
   {
-    OptionSpec s;
+    FioOptionSpec s;
     s.name = "percentage_random";
     s.numeric = true;
     s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -710,7 +711,7 @@ std::vector<OptionSpec> PatternOptions() {
   v.push_back(FlagOption<&JobOptions::zero_buffers>("zero_buffers", "write zeros instead of random bytes"));
   v.push_back(internal::UintOption<&JobOptions::loops, 1>("loops", "run the job's I/O this many times over"));
   v.push_back(RandomGenerator());
-  for (OptionSpec& o : BufferOptions()) v.push_back(std::move(o));
+  for (FioOptionSpec& o : BufferOptions()) v.push_back(std::move(o));
   return v;
 }
 

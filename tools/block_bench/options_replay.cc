@@ -7,7 +7,7 @@
 namespace blk::bench {
 namespace {
 
-using internal::ValueError;
+using internal::FioValueError;
 
 // The trace formats (trace::Format names); checked again where the trace is
 // read.
@@ -16,8 +16,8 @@ constexpr std::string_view kFormats[] = {"auto", "iolog2", "iolog3", "blktrace",
 // replay_skip words, in trace::Op order (read, write, trim, sync = flush).
 constexpr std::string_view kSkipWords[] = {"read", "write", "trim", "sync"};
 
-OptionSpec TraceFormat() {
-  OptionSpec s;
+FioOptionSpec TraceFormat() {
+  FioOptionSpec s;
   s.name = "trace_format";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     for (std::string_view f : kFormats) {
@@ -26,8 +26,8 @@ OptionSpec TraceFormat() {
         return {};
       }
     }
-    return ValueError("expected auto, iolog2, iolog3, blktrace, perf, alibaba, tencent or msr, got " +
-                      QuoteInput(*v));
+    return FioValueError("expected auto, iolog2, iolog3, blktrace, perf, alibaba, tencent or msr, got " +
+                         QuoteInput(*v));
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.trace_format != DefaultJob().trace_format) out.push_back({std::string(n), job.trace_format});
@@ -36,8 +36,8 @@ OptionSpec TraceFormat() {
   return s;
 }
 
-OptionSpec ReplaySkip() {
-  OptionSpec s;
+FioOptionSpec ReplaySkip() {
+  FioOptionSpec s;
   s.name = "replay_skip";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     uint32_t mask = 0;
@@ -50,7 +50,7 @@ OptionSpec ReplaySkip() {
           found = true;
         }
       }
-      if (!found) return ValueError("expected a ','-separated list of read, write, trim, sync, got " + QuoteInput(item));
+      if (!found) return FioValueError("expected a ','-separated list of read, write, trim, sync, got " + QuoteInput(item));
     }
     job.replay_skip = mask;
     return {};
@@ -66,14 +66,14 @@ OptionSpec ReplaySkip() {
   return s;
 }
 
-OptionSpec ReplayAlign() {
-  OptionSpec s;
+FioOptionSpec ReplayAlign() {
+  FioOptionSpec s;
   s.name = "replay_align";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<uint64_t> n = ParseSize(*v, job.kb_base);
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
     if (!n.ok()) return n.error();
-    if (n.value() & (n.value() - 1)) return ValueError("must be a power of 2, got " + QuoteInput(*v));
+    if (n.value() & (n.value() - 1)) return FioValueError("must be a power of 2, got " + QuoteInput(*v));
     job.replay_align = n.value();
     return {};
   };
@@ -84,8 +84,8 @@ OptionSpec ReplayAlign() {
   return s;
 }
 
-OptionSpec ReplayScale() {
-  OptionSpec s;
+FioOptionSpec ReplayScale() {
+  FioOptionSpec s;
   s.name = "replay_scale";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -103,9 +103,9 @@ OptionSpec ReplayScale() {
 
 }  // namespace
 
-std::vector<OptionSpec> ReplayOptions() {
+std::vector<FioOptionSpec> ReplayOptions() {
   using namespace internal;
-  std::vector<OptionSpec> v;
+  std::vector<FioOptionSpec> v;
   v.push_back(NameList<&JobOptions::read_iolog>(
       "read_iolog", "replay a trace (fio iolog, blktrace, perf, CSV); ':'-separated: one per clone"));
   v.push_back(BoolOption<&JobOptions::read_iolog_chunked>(

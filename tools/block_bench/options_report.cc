@@ -6,12 +6,12 @@
 namespace blk::bench {
 namespace {
 
-using internal::ValueError;
+using internal::FioValueError;
 
 constexpr size_t kMaxPercentiles = 20;
 
-OptionSpec Verify() {
-  OptionSpec s;
+FioOptionSpec Verify() {
+  FioOptionSpec s;
   s.name = "verify";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     static constexpr std::pair<std::string_view, VerifyMethod> kMethods[] = {
@@ -26,9 +26,9 @@ OptionSpec Verify() {
         return {};
       }
     }
-    return ValueError("unsupported verify method " + QuoteInput(*v) +
-                      " (block-bench supports 0, none, crc32c, crc32c-intel, crc32, md5, sha1, "
-                      "sha256, sha512, xxhash; not crc64, crc16, crc7, sha3-*, meta, pattern)");
+    return FioValueError("unsupported verify method " + QuoteInput(*v) +
+                         " (block-bench supports 0, none, crc32c, crc32c-intel, crc32, md5, sha1, "
+                         "sha256, sha512, xxhash; not crc64, crc16, crc7, sha3-*, meta, pattern)");
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.verify != DefaultJob().verify) out.push_back({std::string(n), std::string(Name(job.verify))});
@@ -40,11 +40,11 @@ OptionSpec Verify() {
 
 // gtod_reduce=1: fio's shorthand for every statistics reduction.  Sets the
 // other options (rendered through them); =0 changes nothing, as fio.
-OptionSpec GtodReduce() {
-  OptionSpec s;
+FioOptionSpec GtodReduce() {
+  FioOptionSpec s;
   s.name = "gtod_reduce";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<bool> b = ParseBool(*v);
+    Expected<bool> b = FioParseBool(*v);
     if (!b.ok()) return b.error();
     if (b.value()) {
       job.disable_lat = job.disable_clat = job.disable_slat = job.disable_bw = true;
@@ -58,8 +58,8 @@ OptionSpec GtodReduce() {
   return s;
 }
 
-OptionSpec ContinueOnErrorOption() {
-  OptionSpec s;
+FioOptionSpec ContinueOnErrorOption() {
+  FioOptionSpec s;
   s.name = "continue_on_error";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     static constexpr struct {
@@ -75,7 +75,8 @@ OptionSpec ContinueOnErrorOption() {
         return {};
       }
     }
-    return ValueError("expected none, read, write, io, verify, all, 0 or 1, got " + QuoteInput(*v));
+    return FioValueError("expected none, read, write, io, verify, all, 0 or 1, got " +
+                         QuoteInput(*v));
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.continue_on_error != DefaultJob().continue_on_error) {
@@ -86,14 +87,14 @@ OptionSpec ContinueOnErrorOption() {
   return s;
 }
 
-OptionSpec PercentileList() {
-  OptionSpec s;
+FioOptionSpec PercentileList() {
+  FioOptionSpec s;
   s.name = "percentile_list";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     const std::vector<std::string_view> items = SplitTopLevel(*v, ':');
     if (items.size() > kMaxPercentiles) {
-      return ValueError("at most " + std::to_string(kMaxPercentiles) + " percentiles, got " +
-                        std::to_string(items.size()));
+      return FioValueError("at most " + std::to_string(kMaxPercentiles) + " percentiles, got " +
+                           std::to_string(items.size()));
     }
     std::vector<double> list;
     for (std::string_view item : items) {
@@ -116,8 +117,8 @@ OptionSpec PercentileList() {
 
 // write_bw_log[=prefix]: bare means fio's default file name.
 template <std::optional<std::string> JobOptions::*F>
-OptionSpec LogOption(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec LogOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.value_required = false;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -136,14 +137,14 @@ OptionSpec LogOption(std::string_view name, std::string_view help) {
   return s;
 }
 
-OptionSpec UnifiedRwReporting() {
-  OptionSpec s;
+FioOptionSpec UnifiedRwReporting() {
+  FioOptionSpec s;
   s.name = "unified_rw_reporting";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (*v == "none" || *v == "0") job.unified_rw = UnifiedRw::kNone;
     else if (*v == "mixed" || *v == "1") job.unified_rw = UnifiedRw::kMixed;
     else if (*v == "both" || *v == "2") job.unified_rw = UnifiedRw::kBoth;
-    else return ValueError("expected none, mixed, both, 0, 1 or 2, got " + QuoteInput(*v));
+    else return FioValueError("expected none, mixed, both, 0, 1 or 2, got " + QuoteInput(*v));
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
@@ -156,9 +157,9 @@ OptionSpec UnifiedRwReporting() {
 
 }  // namespace
 
-std::vector<OptionSpec> ReportOptions() {
+std::vector<FioOptionSpec> ReportOptions() {
   using namespace internal;
-  std::vector<OptionSpec> v;
+  std::vector<FioOptionSpec> v;
   v.push_back(Verify());
   v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
   v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
@@ -172,7 +173,7 @@ std::vector<OptionSpec> ReportOptions() {
   v.push_back(BoolOption<&JobOptions::disable_clat>("disable_clat", "do not keep completion latency statistics"));
   v.push_back(BoolOption<&JobOptions::disable_slat>("disable_slat", "do not keep submission latency statistics"));
   {
-    OptionSpec s = BoolOption<&JobOptions::disable_bw>("disable_bw_measurement", "no per-I/O bandwidth log entries (the report keeps its samples, as fio)");
+    FioOptionSpec s = BoolOption<&JobOptions::disable_bw>("disable_bw_measurement", "no per-I/O bandwidth log entries (the report keeps its samples, as fio)");
     s.aliases = {"disable_bw"};
     v.push_back(std::move(s));
   }

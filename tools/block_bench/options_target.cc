@@ -10,14 +10,14 @@
 namespace blk::bench {
 namespace {
 
-using internal::ValueError;
+using internal::FioValueError;
 
 constexpr std::array<IoEngine, 8> kEngines = {
     IoEngine::kPsync,  IoEngine::kSync,    IoEngine::kPvsync, IoEngine::kPvsync2,
     IoEngine::kLibaio, IoEngine::kIoUring, IoEngine::kNull,   IoEngine::kRbd};
 
-OptionSpec KbBase() {
-  OptionSpec s;
+FioOptionSpec KbBase() {
+  FioOptionSpec s;
   s.name = "kb_base";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
@@ -26,7 +26,7 @@ OptionSpec KbBase() {
     } else if (*v == "1000") {
       job.kb_base = 1000;
     } else {
-      return ValueError("expected 1000 or 1024, got " + QuoteInput(*v));
+      return FioValueError("expected 1000 or 1024, got " + QuoteInput(*v));
     }
     return {};
   };
@@ -37,8 +37,8 @@ OptionSpec KbBase() {
   return s;
 }
 
-OptionSpec Engine() {
-  OptionSpec s;
+FioOptionSpec Engine() {
+  FioOptionSpec s;
   s.name = "ioengine";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     for (IoEngine e : kEngines) {
@@ -49,8 +49,8 @@ OptionSpec Engine() {
     }
     std::string supported;
     for (IoEngine e : kEngines) supported += (supported.empty() ? "" : ", ") + std::string(Name(e));
-    return ValueError("unsupported ioengine " + QuoteInput(*v) + " (block-bench supports " +
-                      supported + ")");
+    return FioValueError("unsupported ioengine " + QuoteInput(*v) + " (block-bench supports " +
+                         supported + ")");
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.ioengine != DefaultJob().ioengine) out.push_back({std::string(n), std::string(Name(job.ioengine))});
@@ -60,12 +60,12 @@ OptionSpec Engine() {
 }
 
 template <std::string RbdOptions::*F>
-OptionSpec RbdString(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec RbdString(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.engine_only = IoEngine::kRbd;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (v->empty()) return ValueError("expected a non-empty value");
+    if (v->empty()) return FioValueError("expected a non-empty value");
     job.rbd.*F = std::string(*v);
     return {};
   };
@@ -76,12 +76,12 @@ OptionSpec RbdString(std::string_view name, std::string_view help) {
   return s;
 }
 
-OptionSpec RbdBusyPoll() {
-  OptionSpec s;
+FioOptionSpec RbdBusyPoll() {
+  FioOptionSpec s;
   s.name = "busy_poll";
   s.engine_only = IoEngine::kRbd;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<bool> b = ParseBool(*v);
+    Expected<bool> b = FioParseBool(*v);
     if (!b.ok()) return b.error();
     job.rbd.busy_poll = b.value();
     return {};
@@ -95,8 +95,8 @@ OptionSpec RbdBusyPoll() {
   return s;
 }
 
-OptionSpec UserspaceReap() {
-  OptionSpec s;
+FioOptionSpec UserspaceReap() {
+  FioOptionSpec s;
   s.name = "userspace_reap";
   s.engine_only = IoEngine::kLibaio;
   s.value_required = false;
@@ -105,7 +105,7 @@ OptionSpec UserspaceReap() {
       job.libaio.userspace_reap = true;
       return {};
     }
-    Expected<bool> b = ParseBool(*v);
+    Expected<bool> b = FioParseBool(*v);
     if (!b.ok()) return b.error();
     job.libaio.userspace_reap = b.value();
     return {};
@@ -123,8 +123,8 @@ OptionSpec UserspaceReap() {
 // An io_uring engine option held in IoUringOptions::*F: a 0/1 flag (bool)
 // or an integer (int).
 template <auto F, int64_t Lo, int64_t Hi>
-OptionSpec UringOption(std::string_view name, std::string_view help) {
-  OptionSpec s;
+FioOptionSpec UringOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
   s.name = name;
   s.engine_only = IoEngine::kIoUring;
   s.value_required = !std::is_same_v<std::remove_cvref_t<decltype(IoUringOptions{}.*F)>, bool>;
@@ -135,15 +135,15 @@ OptionSpec UringOption(std::string_view name, std::string_view help) {
         job.io_uring.*F = true;
         return {};
       }
-      Expected<bool> b = ParseBool(*v);
+      Expected<bool> b = FioParseBool(*v);
       if (!b.ok()) return b.error();
       job.io_uring.*F = b.value();
     } else {
       Expected<int64_t> n = ParseInt(*v);
       if (!n.ok()) return n.error();
       if (n.value() < Lo || n.value() > Hi) {
-        return ValueError("expected an integer from " + std::to_string(Lo) + " to " +
-                          std::to_string(Hi));
+        return FioValueError("expected an integer from " + std::to_string(Lo) + " to " +
+                             std::to_string(Hi));
       }
       job.io_uring.*F = T(n.value());
     }
@@ -158,13 +158,13 @@ OptionSpec UringOption(std::string_view name, std::string_view help) {
   return s;
 }
 
-OptionSpec JobName() {
-  OptionSpec s;
+FioOptionSpec JobName() {
+  FioOptionSpec s;
   s.name = "name";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (v->empty()) return ValueError("expected a non-empty job name");
+    if (v->empty()) return FioValueError("expected a non-empty job name");
     // "global" would turn the job into a [global] section when rendered.
-    if (*v == "global") return ValueError("'global' is reserved for [global] sections");
+    if (*v == "global") return FioValueError("'global' is reserved for [global] sections");
     job.name = std::string(*v);
     return {};
   };
@@ -176,11 +176,11 @@ OptionSpec JobName() {
 // blockdev=: the graph is checked against the driver table here (nothing is
 // opened), so that a bad spec is an error at the line that wrote it, in
 // every mode including --parse-only.
-OptionSpec Blockdev() {
-  OptionSpec s;
+FioOptionSpec Blockdev() {
+  FioOptionSpec s;
   s.name = "blockdev";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (v->empty()) return ValueError("expected a non-empty value");
+    if (v->empty()) return FioValueError("expected a non-empty value");
     Expected<void> valid = ValidateSpec(*v);
     if (!valid.ok()) return valid.error();
     job.blockdev = std::string(*v);
@@ -193,11 +193,11 @@ OptionSpec Blockdev() {
   return s;
 }
 
-OptionSpec Buffered() {
-  OptionSpec s;
+FioOptionSpec Buffered() {
+  FioOptionSpec s;
   s.name = "buffered";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<bool> b = ParseBool(*v);
+    Expected<bool> b = FioParseBool(*v);
     if (!b.ok()) return b.error();
     job.direct = !b.value();
     return {};
@@ -209,8 +209,8 @@ OptionSpec Buffered() {
 
 }  // namespace
 
-OptionSpec FallocateOption() {
-  OptionSpec s;
+FioOptionSpec FallocateOption() {
+  FioOptionSpec s;
   s.name = "fallocate";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     static constexpr struct {
@@ -226,7 +226,7 @@ OptionSpec FallocateOption() {
         return {};
       }
     }
-    return ValueError("expected none, native, posix, keep, truncate, 0 or 1, got " + QuoteInput(*v));
+    return FioValueError("expected none, native, posix, keep, truncate, 0 or 1, got " + QuoteInput(*v));
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.fallocate != DefaultJob().fallocate) out.push_back({std::string(n), std::string(Name(job.fallocate))});
@@ -236,15 +236,15 @@ OptionSpec FallocateOption() {
 }
 
 // filesize=SIZE: each file's size (fio's low-high range is not supported).
-OptionSpec FileSize() {
-  OptionSpec s;
+FioOptionSpec FileSize() {
+  FioOptionSpec s;
   s.name = "filesize";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (v->find('-') != std::string_view::npos || v->find(':') != std::string_view::npos)
-      return ValueError("a range of file sizes is not supported (give one size), got " +
-                        QuoteInput(*v));
-    Expected<uint64_t> n = ParseSize(*v, job.kb_base);
+      return FioValueError("a range of file sizes is not supported (give one size), got " +
+                           QuoteInput(*v));
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
     if (!n.ok()) return n.error();
     job.filesize = n.value();
     return {};
@@ -257,8 +257,8 @@ OptionSpec FileSize() {
 }
 
 // file_service_type=roundrobin|sequential|random[:N].
-OptionSpec FileServiceType() {
-  OptionSpec s;
+FioOptionSpec FileServiceType() {
+  FioOptionSpec s;
   s.name = "file_service_type";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     std::string_view type = *v, count;
@@ -270,12 +270,12 @@ OptionSpec FileServiceType() {
     else if (type == "sequential") job.file_service = FileService::kSequential;
     else if (type == "random") job.file_service = FileService::kRandom;
     else if (type == "zipf" || type == "pareto" || type == "normal" || type == "gauss")
-      return ValueError("file_service_type=" + std::string(type) +
-                        " (a distribution over the files) is not implemented; roundrobin, "
-                        "sequential and random are");
+      return FioValueError("file_service_type=" + std::string(type) +
+                           " (a distribution over the files) is not implemented; roundrobin, "
+                           "sequential and random are");
     else
-      return ValueError("expected roundrobin, sequential or random (with an optional :N), got " +
-                        QuoteInput(*v));
+      return FioValueError("expected roundrobin, sequential or random (with an optional :N), got " +
+                           QuoteInput(*v));
     uint64_t n = 1;
     if (!count.empty()) {
       Expected<uint64_t> k = ParseInteger(count, job.kb_base, 1, UINT32_MAX);
@@ -297,9 +297,9 @@ OptionSpec FileServiceType() {
   return s;
 }
 
-std::vector<OptionSpec> TargetOptions() {
+std::vector<FioOptionSpec> TargetOptions() {
   using namespace internal;
-  std::vector<OptionSpec> v;
+  std::vector<FioOptionSpec> v;
   v.push_back(JobName());
   v.push_back(StringOption<&JobOptions::description>("description", "free-text description"));
   v.push_back(KbBase());
@@ -324,7 +324,7 @@ std::vector<OptionSpec> TargetOptions() {
   v.push_back(NameList<&JobOptions::filenames>("filename", "target file(s), ':'-separated (\\: escapes)"));
   v.push_back(NameList<&JobOptions::directories>("directory", "directory(ies) for generated file names"));
   {
-    OptionSpec n = UintOption<&JobOptions::nrfiles, 1, 65535>(
+    FioOptionSpec n = UintOption<&JobOptions::nrfiles, 1, 65535>(
         "nrfiles", "files per job (named JOB.CLONE.N unless filename= names them)");
     n.aliases = {"nr_files"};
     // Not when filename= lists the files (it sets nrfiles again).
@@ -357,7 +357,7 @@ std::vector<OptionSpec> TargetOptions() {
       "create_serialize", "set the files up one clone at a time (always so in block-bench: set-up is "
       "not measured, so 0 changes no result)"));
   {
-    OptionSpec fill = BoolOption<&JobOptions::fill_device>(
+    FioOptionSpec fill = BoolOption<&JobOptions::fill_device>(
         "fill_device", "1: write until the device or file system is full (ENOSPC ends the job)");
     fill.aliases = {"fill_fs"};
     v.push_back(std::move(fill));

@@ -9,7 +9,7 @@ namespace blk::bench {
 std::vector<std::string> RenderJobArgs(const JobOptions& job) {
   std::vector<std::string> args = {"--name=" + job.name};
   RenderedOptions rendered;
-  for (const OptionSpec& spec : OptionTable()) {
+  for (const FioOptionSpec& spec : OptionTable()) {
     if (spec.render != nullptr) spec.render(job, spec.name, rendered);
   }
   for (const RenderedOption& r : rendered) {

@@ -99,7 +99,7 @@ Expected<uint64_t> ParseInteger(std::string_view text, uint32_t kb_base, uint64_
   return n->value;
 }
 
-Expected<uint64_t> ParseSize(std::string_view text, uint32_t kb_base, uint64_t min) {
+Expected<uint64_t> FioParseSize(std::string_view text, uint32_t kb_base, uint64_t min) {
   std::string why;
   const std::optional<Number> n = ParseNumber(text, kb_base, /*allow_percent=*/false, &why);
   if (!n || n->value < min) {
@@ -153,7 +153,7 @@ Expected<std::chrono::microseconds> ParseTime(std::string_view text, uint64_t de
   return std::chrono::microseconds(static_cast<int64_t>(us));
 }
 
-Expected<bool> ParseBool(std::string_view text) {
+Expected<bool> FioParseBool(std::string_view text) {
   if (text == "0") return false;
   if (text == "1") return true;
   return Want("0 or 1", text);

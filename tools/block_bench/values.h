@@ -36,8 +36,9 @@ std::string_view Trim(std::string_view s);
 Expected<uint64_t> ParseInteger(std::string_view text, uint32_t kb_base, uint64_t min = 0,
                                 uint64_t max = kNoMax);
 
-// A byte count with an optional size suffix, >= min.
-Expected<uint64_t> ParseSize(std::string_view text, uint32_t kb_base, uint64_t min = 0);
+// A byte count with an optional size suffix, >= min.  fio's syntax (kb_base,
+// k/m/g/t/p, expressions), not blk::ParseSize's (QEMU's).
+Expected<uint64_t> FioParseSize(std::string_view text, uint32_t kb_base, uint64_t min = 0);
 
 // A byte count, or "N%" with N in [percent_min, percent_max].
 Expected<SizeSpec> ParseSizeOrPercent(std::string_view text, uint32_t kb_base,
@@ -49,8 +50,8 @@ Expected<SizeSpec> ParseSizeOrPercent(std::string_view text, uint32_t kb_base,
 // microseconds, as in fio.
 Expected<std::chrono::microseconds> ParseTime(std::string_view text, uint64_t default_unit_us);
 
-// "0" or "1".
-Expected<bool> ParseBool(std::string_view text);
+// "0" or "1" (fio's boolean; blk::ParseBool also takes on/off, yes/no, ...).
+Expected<bool> FioParseBool(std::string_view text);
 
 // A value-less flag is true; with a value, any non-negative integer (fio
 // treats non-zero as set).

@@ -246,7 +246,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
 TEST(RoundTrip, EveryOptionHasASample) {
   std::set<std::string> sampled;
   for (const auto& [name, body] : Samples()) sampled.insert(name);
-  for (const OptionSpec& spec : OptionTable()) {
+  for (const FioOptionSpec& spec : OptionTable()) {
     EXPECT_TRUE(sampled.count(std::string(spec.name))) << "no round-trip sample for " << spec.name;
   }
 }

@@ -11,7 +11,7 @@ namespace {
 using std::chrono::microseconds;
 
 uint64_t Size(const std::string& text, uint32_t kb_base = 1024) {
-  auto v = ParseSize(text, kb_base);
+  auto v = FioParseSize(text, kb_base);
   EXPECT_TRUE(v.ok()) << text << ": " << (v.ok() ? "" : v.error().message);
   return v.ok() ? v.value() : 0;
 }
@@ -56,9 +56,9 @@ TEST(SizeSuffix, HexAndArithmetic) {
 
 TEST(SizeSuffix, BadSizesAreRejected) {
   for (const char* bad : {"", "k", "4x", "4kk", "-4k", "1.5m", "4 k", "0x", "0xg", "(4k*", "4%"}) {
-    EXPECT_FALSE(ParseSize(bad, 1024).ok()) << bad;
+    EXPECT_FALSE(FioParseSize(bad, 1024).ok()) << bad;
   }
-  EXPECT_FALSE(ParseSize("99999999999p", 1024).ok()) << "overflow";
+  EXPECT_FALSE(FioParseSize("99999999999p", 1024).ok()) << "overflow";
   EXPECT_EQ(SizeSuffixMultiplier("q", 1024), std::nullopt);
   EXPECT_EQ(SizeSuffixMultiplier("kbb", 1024), std::nullopt);
 }
@@ -114,7 +114,7 @@ TEST(Format, SizeReadsBack) {
   for (uint32_t kb : {1024u, 1000u}) {
     for (uint64_t v : {0ull, 1ull, 512ull, 1000ull, 4096ull, 4000ull, 1ull << 20, 1000000ull,
                        3ull << 40, 5000000000000ull, 12345ull, (1ull << 62)}) {
-      auto back = ParseSize(FormatSize(v, kb), kb);
+      auto back = FioParseSize(FormatSize(v, kb), kb);
       ASSERT_TRUE(back.ok()) << FormatSize(v, kb);
       EXPECT_EQ(back.value(), v) << FormatSize(v, kb) << " kb_base=" << kb;
     }

@@ -38,7 +38,7 @@ TEST(Integer, ExpressionErrorsSayWhyAndQuoteBriefly) {
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().message, "expected an integer >= 1, got '(1/0)': division by zero");
   const std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
-  auto s = ParseSize(deep, 1024, 1);
+  auto s = FioParseSize(deep, 1024, 1);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
             "expected a size >= 1 (a number with an optional k/m/g/t/p suffix), got '" +
@@ -64,9 +64,11 @@ TEST(SizeOrPercent, Percentages) {
 }
 
 TEST(Bool, OnlyZeroOrOne) {
-  EXPECT_EQ(ParseBool("1").value(), true);
-  EXPECT_EQ(ParseBool("0").value(), false);
-  for (const char* bad : {"", "2", "yes", "true", "on"}) EXPECT_FALSE(ParseBool(bad).ok()) << bad;
+  EXPECT_EQ(FioParseBool("1").value(), true);
+  EXPECT_EQ(FioParseBool("0").value(), false);
+  for (const char* bad : {"", "2", "yes", "true", "on"}) {
+    EXPECT_FALSE(FioParseBool(bad).ok()) << bad;
+  }
   EXPECT_EQ(ParseFlag(std::nullopt).value(), true);
   EXPECT_EQ(ParseFlag("0").value(), false);
   EXPECT_EQ(ParseFlag("2").value(), true) << "fio treats non-zero as set";

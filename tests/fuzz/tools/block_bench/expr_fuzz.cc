@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!m) return std::nullopt;
     return static_cast<double>(*m);
   });
-  (void)ParseSize(text, 1000, 1);
+  (void)FioParseSize(text, 1000, 1);
   (void)ParseTime(text, 1);
   return 0;
 }
