@@ -13,6 +13,7 @@
 
 #include "block/driver.h"
 #include "block/node.h"
+#include "block/option_schema.h"
 #include "block/options.h"
 #include "util/aio_context.h"
 #include "util/result.h"

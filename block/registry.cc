@@ -3,6 +3,8 @@
 #include "block/file/file.h"
 #include "block/error_inject/error_inject.h"
 #include "block/null/null.h"
+#include "block/option_schema.h"
+#include "block/option_values.h"
 #include "block/rbd/rbd.h"
 #include "block/throttle/throttle.h"
 #include "util/quote.h"

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "block/options.h"
+#include "block/option_schema.h"
 #include "util/result.h"
 
 namespace blk {

@@ -42,7 +42,7 @@ using OptionApplyFn = Expected<void> (*)(JobOptions& job, std::optional<std::str
 using OptionRenderFn = void (*)(const JobOptions& job, std::string_view name, RenderedOptions& out);
 
 // One fio job option.  (A block driver's options are blk::OptionSpec, in
-// block/options.h; the Fio prefix keeps the two apart.)
+// block/option_schema.h; the Fio prefix keeps the two apart.)
 struct FioOptionSpec {
   std::string_view name;
   std::vector<std::string_view> aliases;

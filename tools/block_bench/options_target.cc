@@ -3,6 +3,7 @@
 // direct/buffered, invalidate.
 #include <array>
 
+#include "block/option_values.h"
 #include "block/registry.h"
 #include "tools/block_bench/option_helpers.h"
 #include "util/quote.h"

@@ -39,7 +39,7 @@
 #include <string_view>
 #include <vector>
 
-#include "block/options.h"
+#include "block/option_values.h"
 #include "block/registry.h"
 #include "tools/block_bench/trace/iolog_writer.h"
 #include "util/aligned_buffer.h"

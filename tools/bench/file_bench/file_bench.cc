@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "block/option_values.h"
 #include "block/registry.h"
 #include "util/aligned_buffer.h"
 #include "util/clock.h"

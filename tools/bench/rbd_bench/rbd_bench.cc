@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include "block/options.h"
+#include "block/option_values.h"
 #include "block/registry.h"
 #include "util/aligned_buffer.h"
 #include "util/clock.h"
