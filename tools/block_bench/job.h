@@ -334,6 +334,11 @@ struct JobOptions {
   VerifyMethod verify = VerifyMethod::kNone;
   bool do_verify = true;
   bool verify_fatal = false;
+  // verify_backlog=N: after every N writes, read back and check up to
+  // verify_backlog_batch (0: N) of the oldest written blocks not yet
+  // checked, then go on writing; 0: only the verify phase at the end.
+  uint32_t verify_backlog = 0;
+  uint32_t verify_backlog_batch = 0;
   ContinueOnError continue_on_error = ContinueOnError::kNone;
 
   // --- reporting ----------------------------------------------------------

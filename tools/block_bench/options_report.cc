@@ -163,6 +163,10 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(Verify());
   v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
   v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
+  v.push_back(UintOption<&JobOptions::verify_backlog, 0>(
+      "verify_backlog", "check the written blocks after every N writes, not only at the end"));
+  v.push_back(UintOption<&JobOptions::verify_backlog_batch, 0>(
+      "verify_backlog_batch", "blocks checked at each verify_backlog point (0: verify_backlog)"));
   v.push_back(ContinueOnErrorOption());
   v.push_back(PercentileList());
   v.push_back(UnifiedRwReporting());

@@ -210,6 +210,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"create_fsync", "create_fsync=0"},
       {"create_serialize", "create_serialize=0"},
       {"flow", "flow=3"},
+      {"verify_backlog", "verify=crc32c\nverify_backlog=16"},
+      {"verify_backlog_batch", "verify=crc32c\nverify_backlog=16\nverify_backlog_batch=4"},
       {"rate_min", "rate_min=1m"},
       {"rate_min", "rate_min=1m,2m"},
       {"rate_iops_min", "rate_iops_min=100"},

@@ -140,21 +140,34 @@ void Worker::io_error(Dir dir, int err, const std::string& msg) {
   if (!ContinuesPast(job_.continue_on_error, dir, err)) fail(err, msg);
 }
 
-bool Worker::next_unit(IoUnit* u) {
-  if (!verify_phase_) return source_->next(u);
-  // Blocks whose write failed hold no verify data, and an ambiguous one
-  // has two candidates: not read back (they count as not verified).
-  while (verify_it_ != written_.end() &&
-         (!verify_it_->second.done || verify_it_->second.ambiguous))
-    ++verify_it_;
-  if (verify_it_ == written_.end()) return false;
-  u->dir = Dir::kRead;
+IoUnit Worker::VerifyReadOf(std::map<uint64_t, Written>::const_iterator it) const {
+  IoUnit u;
+  u.dir = Dir::kRead;
   // The key back to (file, offset): the last file starting at or below it.
   uint32_t f = uint32_t(files_.size()) - 1;
-  while (f > 0 && files_[f].base > verify_it_->first) f--;
-  u->file = f;
-  u->offset = verify_it_->first - files_[f].base;
-  u->len = verify_it_->second.len;
+  while (f > 0 && files_[f].base > it->first) f--;
+  u.file = f;
+  u.offset = it->first - files_[f].base;
+  u.len = it->second.len;
+  return u;
+}
+
+bool Worker::next_unit(IoUnit* u) {
+  if (!backlog_reads_.empty()) {
+    *u = backlog_reads_.front();
+    backlog_reads_.pop_front();
+    return true;
+  }
+  if (!verify_phase_) return source_->next(u);
+  // Blocks whose write failed hold no verify data, and an ambiguous one
+  // has two candidates: not read back (they count as not verified).  Those
+  // a verify_backlog point checked are done.
+  while (verify_it_ != written_.end() &&
+         (!verify_it_->second.done || verify_it_->second.ambiguous ||
+          (job_.verify_backlog && verify_it_->second.checked)))
+    ++verify_it_;
+  if (verify_it_ == written_.end()) return false;
+  *u = VerifyReadOf(verify_it_);
   ++verify_it_;
   return true;
 }
@@ -210,6 +223,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
     if (late > 1'000'000) sc.late_1ms++;
     if (held) sc.held_back++;
   }
+  last_dir_ = u.dir;
   if (!last_issue_ns_) res_->first_io_ns = now;
   last_issue_ns_ = now;
   if (iolog_) {
@@ -228,6 +242,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
       uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
       FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g, job_.verify);
       note_written(slot, u, g);
+      if (job_.verify_backlog && !verify_phase_) hist_len_++;
     } else if (filler_->refill()) {
       filler_->fill(slots_[slot].buf.data(), u.len);
     } else if (filler_->scramble()) {
@@ -408,7 +423,10 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
     } else if (verify_ && u.dir == Dir::kWrite) {
       // Only if the entry is still this write's (a later write replaces it).
       auto it = written_.find(vkey(u));
-      if (it != written_.end() && it->second.gen == slots_[slot].write_gen) it->second.done = true;
+      if (it != written_.end() && it->second.gen == slots_[slot].write_gen) {
+        it->second.done = true;
+        if (job_.verify_backlog) backlog_.push_back(it->first);
+      }
     }
   }
   slots_[slot].writing = false;
@@ -712,6 +730,26 @@ Task<void> Worker::submitter() {
       }
       if (lt_) lt_->window_start = t;
       continue;
+    }
+    // verify_backlog: read back the oldest written blocks (see worker.h).
+    if (job_.verify_backlog && !verify_phase_ && backlog_reads_.empty() && hist_len_ > 0) {
+      if (!verify_batch_ && hist_len_ % job_.verify_backlog == 0 && last_dir_ != Dir::kRead)
+        verify_batch_ = job_.verify_backlog_batch ? job_.verify_backlog_batch : job_.verify_backlog;
+      if (verify_batch_) {
+        end_batch();
+        co_await wait_all();  // the writes are complete: in backlog_, or failed
+        while (verify_batch_ && !backlog_.empty()) {
+          auto it = written_.find(backlog_.front());
+          backlog_.pop_front();
+          if (hist_len_) hist_len_--;
+          if (it == written_.end() || !it->second.done || it->second.ambiguous || it->second.checked)
+            continue;
+          backlog_reads_.push_back(VerifyReadOf(it));
+          verify_batch_--;
+        }
+        if (backlog_.empty()) hist_len_ = 0;  // failed or dropped writes left nothing
+        continue;
+      }
     }
     // fsync=/fdatasync=: a flush after every N writes, taking a depth slot.
     if (sync_due_) {

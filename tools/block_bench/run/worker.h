@@ -51,6 +51,7 @@
 
 #include <atomic>
 #include <coroutine>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -391,6 +392,22 @@ class Worker {
   bool verify_ = false, verify_phase_ = false;
   std::map<uint64_t, Written> written_;
   std::map<uint64_t, Written>::iterator verify_it_;
+  // verify_backlog, as fio's: hist_len_ counts the writes issued and not
+  // yet read back.  When it reaches a multiple of verify_backlog right
+  // after a write, a batch of verify_backlog_batch (0: verify_backlog)
+  // reads starts: the submitter lets the I/O in flight complete and queues
+  // reads of the oldest written blocks (backlog_, keys of written_, in
+  // completion order) still theirs and unchecked; next_unit() issues those
+  // first.  What is left of a batch when the backlog is empty is taken by
+  // the next writes, one read after each.  The verify phase then skips the
+  // checked blocks.
+  std::deque<uint64_t> backlog_;
+  std::deque<IoUnit> backlog_reads_;
+  uint64_t hist_len_ = 0;
+  uint32_t verify_batch_ = 0;
+  Dir last_dir_ = Dir::kRead;
+  // The verify read of the block written_ holds at `it`.
+  IoUnit VerifyReadOf(std::map<uint64_t, Written>::const_iterator it) const;
   uint64_t gen_counter_ = 0;
 
   // samples and logs
