@@ -218,7 +218,8 @@ Expected<ParsedOptions> ValidateOptions(std::string_view driver,
     if (!ParseTyped(spec, value, &t, &why)) {
       return Invalid(head + "option " + Quote(spec.name) + " " + why);
     }
-    out.values_[spec.name] = ParsedOptions::Value{spec.type, value, true, t.b, t.i, t.u};
+    out.values_[spec.name] = ParsedOptions::Value{.type = spec.type, .text = value,
+                                                  .given = true, .b = t.b, .i = t.i, .u = t.u};
   }
 
   for (const auto& spec : schema) {
@@ -229,8 +230,8 @@ Expected<ParsedOptions> ValidateOptions(std::string_view driver,
     if (!ParseTyped(spec, spec.default_value, &t, &why)) {
       return Invalid(head + "bad schema default: option " + Quote(spec.name) + " " + why);
     }
-    out.values_[spec.name] =
-        ParsedOptions::Value{spec.type, spec.default_value, false, t.b, t.i, t.u};
+    out.values_[spec.name] = ParsedOptions::Value{.type = spec.type, .text = spec.default_value,
+                                                  .given = false, .b = t.b, .i = t.i, .u = t.u};
   }
   return out;
 }

@@ -87,17 +87,21 @@ class ErrorInjectDriver final : public FilterDriver {
 const std::vector<OptionSpec>& Schema() {
   using T = OptionSpec::Type;
   static const std::vector<OptionSpec> schema = {
-      {"event", T::kEnum, "any", true, false,
-       {"read", "write", "flush", "discard", "write-zeroes", "any"}, INT64_MIN, INT64_MAX,
-       "which requests may fail"},
-      {"errno", T::kInt, "5", true, false, {}, 1, 4095, "errno to fail with (positive)"},
-      {"offset", T::kSize, "0", true, false, {}, 0, INT64_MAX, "start of the failing range"},
-      {"length", T::kSize, "0", true, false, {}, 0, INT64_MAX,
-       "length of the failing range (0: whole device)"},
-      {"after", T::kInt, "0", true, false, {}, 0, INT64_MAX, "matching requests let through first"},
-      {"count", T::kInt, "0", true, false, {}, 0, INT64_MAX, "most errors to inject (0: no limit)"},
-      {"immediately", T::kBool, "on", true, false, {}, INT64_MIN, INT64_MAX,
-       "fail without calling the child (off: after it completed)"},
+      {.name = "event", .type = T::kEnum, .default_value = "any", .has_default = true,
+       .enum_values = {"read", "write", "flush", "discard", "write-zeroes", "any"},
+       .help = "which requests may fail"},
+      {.name = "errno", .type = T::kInt, .default_value = "5", .has_default = true,
+       .min = 1, .max = 4095, .help = "errno to fail with (positive)"},
+      {.name = "offset", .type = T::kSize, .default_value = "0", .has_default = true,
+       .help = "start of the failing range"},
+      {.name = "length", .type = T::kSize, .default_value = "0", .has_default = true,
+       .help = "length of the failing range (0: whole device)"},
+      {.name = "after", .type = T::kInt, .default_value = "0", .has_default = true, .min = 0,
+       .help = "matching requests let through first"},
+      {.name = "count", .type = T::kInt, .default_value = "0", .has_default = true, .min = 0,
+       .help = "most errors to inject (0: no limit)"},
+      {.name = "immediately", .type = T::kBool, .default_value = "on", .has_default = true,
+       .help = "fail without calling the child (off: after it completed)"},
   };
   return schema;
 }

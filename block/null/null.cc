@@ -85,11 +85,13 @@ class NullDriver final : public BlockDriver {
 const std::vector<OptionSpec>& Schema() {
   using T = OptionSpec::Type;
   static const std::vector<OptionSpec> schema = {
-      {"size", T::kSize, "1G", true, false, {}, 0, INT64_MAX, "device size in bytes"},
-      {"read-zeroes", T::kBool, "off", true, false, {}, INT64_MIN, INT64_MAX,
-       "reads fill the buffer with zeros (off: buffer left as is)"},
-      {"latency-ns", T::kInt, "0", true, false, {}, 0, int64_t(3600) * 1000000000,
-       "completion delay per request in ns (0: next loop iteration)"},
+      {.name = "size", .type = T::kSize, .default_value = "1G", .has_default = true,
+       .help = "device size in bytes"},
+      {.name = "read-zeroes", .type = T::kBool, .default_value = "off", .has_default = true,
+       .help = "reads fill the buffer with zeros (off: buffer left as is)"},
+      {.name = "latency-ns", .type = T::kInt, .default_value = "0", .has_default = true,
+       .min = 0, .max = int64_t(3600) * 1000000000,
+       .help = "completion delay per request in ns (0: next loop iteration)"},
   };
   return schema;
 }

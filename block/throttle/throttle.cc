@@ -100,16 +100,20 @@ class ThrottleDriver final : public FilterDriver {
 
 const std::vector<OptionSpec>& Schema() {
   using T = OptionSpec::Type;
-  auto opt = [](const char* name, T type, const char* help) {
-    return OptionSpec{name, type, "0", true, false, {}, 0, INT64_MAX, help};
-  };
+  // Every limit defaults to 0, no limit.
   static const std::vector<OptionSpec> schema = {
-      opt("iops-total", T::kInt, "requests per second, reads and writes together"),
-      opt("iops-read", T::kInt, "reads per second"),
-      opt("iops-write", T::kInt, "writes (and discards, write-zeroes) per second"),
-      opt("bps-total", T::kSize, "bytes per second, reads and writes together"),
-      opt("bps-read", T::kSize, "bytes read per second"),
-      opt("bps-write", T::kSize, "bytes written per second"),
+      {.name = "iops-total", .type = T::kInt, .default_value = "0", .has_default = true, .min = 0,
+       .help = "requests per second, reads and writes together"},
+      {.name = "iops-read", .type = T::kInt, .default_value = "0", .has_default = true, .min = 0,
+       .help = "reads per second"},
+      {.name = "iops-write", .type = T::kInt, .default_value = "0", .has_default = true, .min = 0,
+       .help = "writes (and discards, write-zeroes) per second"},
+      {.name = "bps-total", .type = T::kSize, .default_value = "0", .has_default = true,
+       .help = "bytes per second, reads and writes together"},
+      {.name = "bps-read", .type = T::kSize, .default_value = "0", .has_default = true,
+       .help = "bytes read per second"},
+      {.name = "bps-write", .type = T::kSize, .default_value = "0", .has_default = true,
+       .help = "bytes written per second"},
   };
   return schema;
 }
