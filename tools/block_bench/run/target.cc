@@ -121,6 +121,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   t.fallocate = job.fallocate;
   t.allow_create = job.allow_file_create;
   t.zero_fill = job.zero_buffers;
+  t.fill_unit = std::max({job.bs[0].max, job.bs[1].max, job.bs[2].max});
   t.create_fsync = job.create_fsync;
   t.invalidate = job.invalidate && !job.direct && !job.pre_read;  // fio: pre_read clears it
   t.pre_read = job.pre_read && !job.direct;
@@ -150,11 +151,21 @@ Error FileError(const std::string& file, const char* what, int err) {
   return MakeError(-err, file + ": " + what + ": " + ErrnoString(-err));
 }
 
-// Writes [from, to) of fd with 1 MiB buffers of random bytes (or zeros).
-Expected<void> WriteOut(int fd, const std::string& file, uint64_t from, uint64_t to, bool zero) {
+// Writes [from, to) of fd with 1 MiB buffers: made by `fill` in blocks of
+// `unit` bytes (refilled for every buffer when the fill asks for new
+// contents per write), else random bytes (or zeros).
+Expected<void> WriteOut(int fd, const std::string& file, uint64_t from, uint64_t to, bool zero,
+                        BufferFiller* fill, uint64_t unit) {
   constexpr size_t kChunk = 1 << 20;
   std::vector<char> buf(kChunk);
-  if (!zero) {
+  unit = std::clamp<uint64_t>(unit, 512, kChunk);
+  auto make = [&] {
+    for (size_t o = 0; o < kChunk; o += unit)
+      fill->fill(reinterpret_cast<uint8_t*>(buf.data()) + o, std::min<size_t>(unit, kChunk - o));
+  };
+  if (fill) {
+    make();
+  } else if (!zero) {
     Rng r(0x1a7e001u ^ from);
     for (size_t o = 0; o + 8 <= kChunk; o += 8) {
       uint64_t v = r.next();
@@ -162,6 +173,7 @@ Expected<void> WriteOut(int fd, const std::string& file, uint64_t from, uint64_t
     }
   }
   for (uint64_t off = from; off < to;) {
+    if (fill && fill->refill() && off != from) make();
     const size_t n = size_t(std::min<uint64_t>(kChunk, to - off));
     const ssize_t w = ::pwrite(fd, buf.data(), n, off_t(off));
     if (w < 0) {
@@ -176,7 +188,7 @@ Expected<void> WriteOut(int fd, const std::string& file, uint64_t from, uint64_t
 
 }  // namespace
 
-Expected<Prepared> PrepareTarget(const Target& t) {
+Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill) {
   Prepared out;
   if (t.filename.empty()) return out;
   const int64_t t0 = NowNs();
@@ -215,7 +227,7 @@ Expected<Prepared> PrepareTarget(const Target& t) {
     switch (t.layout) {
       case Target::Layout::kWrite:
         out.action = "write";
-        r = WriteOut(fd, t.filename, have, want, t.zero_fill);
+        r = WriteOut(fd, t.filename, have, want, t.zero_fill, fill, t.fill_unit);
         if (r.ok() && t.create_fsync && ::fsync(fd) != 0) r = FileError(t.filename, "fsync", errno);
         break;
       case Target::Layout::kAllocate:

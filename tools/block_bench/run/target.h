@@ -22,8 +22,10 @@
 //
 // File set-up (PrepareTarget), as fio's: a regular file that does not exist
 // or is shorter than offset+size is
-//  * laid out (its missing part written with the job's buffer contents,
-//    random unless zero_buffers, then fsync'd unless create_fsync=0) when
+//  * laid out (its missing part written with the job's buffer contents:
+//    PrepareTarget's `fill` in blocks of Target::fill_unit bytes, else
+//    random bytes or zeros with zero_buffers; then fsync'd unless
+//    create_fsync=0) when
 //    the job reads, or writes with overwrite=1 — reading holes or writing
 //    into unallocated blocks would measure the file system, not the device;
 //  * else (a writing job) created and preallocated per fallocate= (native
@@ -47,6 +49,7 @@
 #include <string>
 
 #include "tools/block_bench/job.h"
+#include "tools/block_bench/run/buffer_fill.h"
 #include "util/result.h"
 
 namespace blk::bench {
@@ -61,6 +64,7 @@ struct Target {
   Fallocate fallocate = Fallocate::kNative;  // kAllocate: which call
   bool allow_create = true;
   bool zero_fill = false;      // layout writes zeros (zero_buffers)
+  uint64_t fill_unit = 4096;   // layout: the block the fill is made in (bs)
   bool create_fsync = true;
   bool invalidate = false;     // drop cached pages (buffered jobs only)
   bool pre_read = false;
@@ -96,7 +100,9 @@ struct Prepared {
 };
 
 // Sets a file target up as described above.  No-op for other targets.
-// Errors name the file.
-Expected<Prepared> PrepareTarget(const Target& t);
+// `fill` (may be null): makes the laid-out contents, one fill_unit block at
+// a time (the job's buffer options, run/buffer_fill.h).  Errors name the
+// file.
+Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill = nullptr);
 
 }  // namespace blk::bench

@@ -889,6 +889,14 @@ bool Worker::open_target(AioContext& ctx) {
     for (const trace::Record& r : trace_->records)
       if (r.op != trace::Op::kRead && !(job_.replay_skip & (1u << int(r.op)))) flags.read_only = false;
   }
+  // The job's buffer contents: its writes, and the files laid out for it.
+  auto pattern = ResolvePattern(job_.buffer_pattern);
+  if (!pattern.ok()) {
+    res_->error = -pattern.error().code;
+    res_->error_message = pattern.error().message;
+    return false;
+  }
+  filler_ = std::make_unique<BufferFiller>(job_, std::move(*pattern), res_->seed);
   const uint32_t n = std::max<uint32_t>(1, tj.nrfiles);
   files_.resize(n);
   uint64_t laid_bytes = 0, laid_files = 0;
@@ -904,7 +912,7 @@ bool Worker::open_target(AioContext& ctx) {
     file.target = std::move(*t);
     Expected<Prepared> p = [&] {
       std::lock_guard lock(shared_->setup);
-      return PrepareTarget(file.target);
+      return PrepareTarget(file.target, filler_.get());
     }();
     if (!p.ok()) {
       res_->error = -p.error().code;
@@ -1048,13 +1056,6 @@ bool Worker::prepare_io() {
   iops_log_ = job_.write_iops_log.has_value();
   if (job_.log_avg_msec) sample_ns_ = int64_t(job_.log_avg_msec) * 1000000;
 
-  auto pattern = ResolvePattern(job_.buffer_pattern);
-  if (!pattern.ok()) {
-    res_->error = -pattern.error().code;
-    res_->error_message = pattern.error().message;
-    return false;
-  }
-  filler_ = std::make_unique<BufferFiller>(job_, std::move(*pattern), res_->seed);
   slots_.resize(depth_);
   for (uint32_t i = 0; i < depth_; i++) {
     slots_[i].buf = AlignedBuffer(source_->max_bs());

@@ -79,4 +79,26 @@ set -e
 [ "$rc1" = 1 ] && grep -q "buffer_pattern.*0x without hex digits" "$T/e1" || fail "bad pattern: $rc1 $(cat "$T/e1")"
 [ "$rc2" = 1 ] && grep -q "cannot open '$T/none'" "$T/e2" || fail "missing pattern file: $rc2 $(cat "$T/e2")"
 [ "$rc3" = 1 ] && grep -q "working_set is not implemented" "$T/e3" || fail "dedupe_mode: $rc3 $(cat "$T/e3")"
+
+# The file laid out before a reading job holds the job's buffer contents,
+# as fio's: the same zlib ratio with buffer_compress_percentage=60, the
+# pattern with buffer_pattern.
+for tool in bb fio; do
+  if [[ $tool == bb ]]; then cmd=("$BB"); else cmd=(fio); fi
+  rm -f "$T/lo.$tool" "$T/lp.$tool"
+  "${cmd[@]}" --name=l --filename="$T/lo.$tool" --ioengine=psync --rw=randread --bs=4k --size=4m \
+    --buffer_compress_percentage=60 --number_ios=1 >/dev/null 2>&1 || fail "$tool: compressible layout"
+  "${cmd[@]}" --name=l --filename="$T/lp.$tool" --ioengine=psync --rw=randread --bs=4k --size=1m \
+    --buffer_pattern=0xdeadbeef --number_ios=1 >/dev/null 2>&1 || fail "$tool: pattern layout"
+done
+python3 - "$T" <<'PY' || fail "laid-out contents differ from fio's"
+import sys, zlib
+t = sys.argv[1]
+ratio = lambda p: len(zlib.compress(open(p, "rb").read())) / 4194304
+bb, fio = ratio(t + "/lo.bb"), ratio(t + "/lo.fio")
+assert abs(bb - fio) < 0.05 and 0.3 < bb < 0.5, (bb, fio)
+p = open(t + "/lp.bb", "rb").read()
+assert p == bytes.fromhex("deadbeef") * (1 << 18), p[:16].hex()
+assert p == open(t + "/lp.fio", "rb").read()
+PY
 echo PASS
