@@ -5,8 +5,8 @@
 // most kMaxQuotedBytes bytes of any one piece of input, cut at a UTF-8
 // character boundary, followed by "...(N more bytes)"; control characters
 // (below 0x20, and 0x7f) are shown as \xNN.  Every parser of outside input
-// (block/options.cc, block-bench's job file, command line and value parsers)
-// quotes through these functions.
+// (block/options.cc, option_values.cc and option_schema.cc, block-bench's
+// job file, command line and value parsers) quotes through these functions.
 //
 // Thread-safety: pure functions.
 #pragma once
