@@ -228,9 +228,12 @@ bool IoGenerator::next(IoUnit* io) {
     if (off + len > end) {
       // End of the region: fio ends a sequential pass here unless the job
       // is time based or io_size asks for more than one pass.  A random
-      // job's sequential run (randread:N, percentage_random) wraps: its
-      // byte budget alone ends it.
-      if (!random_ && !unlimited_ && !job_.io_size && job_.loops <= 1) return false;
+      // job's sequential run (randread:N, percentage_random) and a job with
+      // holes (rw=write:4k) wrap: their byte budget alone ends them, as
+      // fio's (size= bytes of I/O, the holes' offsets again after a wrap).
+      if (!random_ && job_.rw_offset_skip <= 0 && !unlimited_ && !job_.io_size &&
+          job_.loops <= 1)
+        return false;
       off = start_;
     }
     if (job_.rw_offset_skip >= 0) {

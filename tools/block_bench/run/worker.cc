@@ -751,7 +751,16 @@ Task<void> Worker::submitter() {
         continue;
       }
     }
-    // fsync=/fdatasync=: a flush after every N writes, taking a depth slot.
+    // fsync=/fdatasync=: a flush after every N writes, taking a depth slot;
+    // none after the job's last write, as fio (end_fsync is for that).
+    if (sync_due_ && !have && !verify_phase_) {
+      if (next_unit(&pending)) {
+        have = true;
+        held = false;
+        pending_due = due_of(pending);
+      }
+      if (!have || NowNs() >= end_ns_) sync_due_ = false;
+    }
     if (sync_due_) {
       if (inflight_ >= depth_) {
         end_batch();

@@ -79,11 +79,12 @@ TEST(Generator, LfsrVisitsEveryBlockOnceWithoutAMap) {
 
 TEST(Generator, OffsetAndSkip) {
   JobOptions j = ParseJob({"--name=a", "--rw=write:4k", "--bs=4k", "--offset=1m", "--size=32k"});
-  auto v = Take(j, 4 << 20, 6);
-  const uint64_t want[] = {1 << 20, (1 << 20) + 8192, (1 << 20) + 16384, (1 << 20) + 24576,
-                           1 << 20, (1 << 20) + 8192};
-  ASSERT_EQ(v.size(), 4u);  // 32k / 4k writes = 8 but skip doubles the stride: size limits bytes
-  for (size_t i = 0; i < v.size(); i++) EXPECT_EQ(v[i].offset, want[i]) << i;
+  auto v = Take(j, 4 << 20, 100);
+  // size= bytes of I/O, as fio: the holes take one pass to half the bytes,
+  // then the same offsets come again (fio's write_iolog agrees).
+  ASSERT_EQ(v.size(), 8u);
+  for (size_t i = 0; i < v.size(); i++)
+    EXPECT_EQ(v[i].offset, (1u << 20) + (i % 4) * 8192) << i;
 }
 
 // fio's negative skip, as fio 3.33 issues it (checked against its
