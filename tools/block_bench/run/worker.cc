@@ -440,21 +440,27 @@ void Worker::snapshot(CloneResult* out) const {
   *out = *res_;
   if (finished_) return;  // final already
   const int64_t now = NowNs();
+  merge_unsplit(out);
+  if (measuring_) out->runtime_ns = now - measure_start_;
+  if (begin_ns_) usage_since_begin(out, now);
+}
+
+void Worker::merge_unsplit(CloneResult* out) const {
   for (int d = 0; d < kNumDirs; d++) {
     if (!job_.disable_clat) out->dir[d].clat.merge(unsplit_[d]);
     if (!job_.disable_lat) out->dir[d].lat.merge(unsplit_[d]);
   }
-  if (measuring_) out->runtime_ns = now - measure_start_;
-  if (begin_ns_) {
-    out->elapsed_ns = now - begin_ns_;
-    rusage ru1;
-    getrusage(RUSAGE_THREAD, &ru1);
-    out->usr_s = Sec(ru1.ru_utime) - Sec(ru0_.ru_utime);
-    out->sys_s = Sec(ru1.ru_stime) - Sec(ru0_.ru_stime);
-    out->ctx = uint64_t((ru1.ru_nvcsw - ru0_.ru_nvcsw) + (ru1.ru_nivcsw - ru0_.ru_nivcsw));
-    out->majf = uint64_t(ru1.ru_majflt - ru0_.ru_majflt);
-    out->minf = uint64_t(ru1.ru_minflt - ru0_.ru_minflt);
-  }
+}
+
+void Worker::usage_since_begin(CloneResult* out, int64_t now) const {
+  rusage ru1;
+  getrusage(RUSAGE_THREAD, &ru1);
+  out->usr_s = Sec(ru1.ru_utime) - Sec(ru0_.ru_utime);
+  out->sys_s = Sec(ru1.ru_stime) - Sec(ru0_.ru_stime);
+  out->ctx = uint64_t((ru1.ru_nvcsw - ru0_.ru_nvcsw) + (ru1.ru_nivcsw - ru0_.ru_nivcsw));
+  out->majf = uint64_t(ru1.ru_majflt - ru0_.ru_majflt);
+  out->minf = uint64_t(ru1.ru_minflt - ru0_.ru_minflt);
+  out->elapsed_ns = now - begin_ns_;
 }
 
 void Worker::check_min_rate(int64_t now) {
@@ -1157,9 +1163,8 @@ Task<void> Worker::start_delay() {
 
 Task<void> Worker::run(AioContext& ctx) {
   ctx_ = &ctx;
-  rusage& ru0 = ru0_;
-  getrusage(RUSAGE_THREAD, &ru0);
-  const int64_t t_begin = begin_ns_ = NowNs();
+  getrusage(RUSAGE_THREAD, &ru0_);
+  begin_ns_ = NowNs();
   const bool bound = bind_cpus();  // else no I/O: the error says why
   const bool gated = static_cast<bool>(prepared_);
   // Gated (RunOptions::sync): open and prepare, report, wait for every
@@ -1215,11 +1220,8 @@ Task<void> Worker::run(AioContext& ctx) {
       if (stop_ns - last_sample_ns_ >= sample_ns_ / 2) sample(stop_ns);
       res_->runtime_ns = stop_ns - measure_start_;
     }
-    for (int d = 0; d < kNumDirs; d++) {
-      if (!job_.disable_clat) res_->dir[d].clat.merge(unsplit_[d]);
-      if (!job_.disable_lat) res_->dir[d].lat.merge(unsplit_[d]);
-      unsplit_[d].reset();
-    }
+    merge_unsplit(res_);
+    for (LatencyHistogram& h : unsplit_) h.reset();
     for (uint32_t f = 0; f < files_.size() && job_.end_fsync && !res_->error && !interrupted_; f++) {
       Status st = co_await blk(f).flush();
       if (!st.ok() && !(cancelling_ && st.error() == -ECANCELED)) {
@@ -1272,14 +1274,7 @@ Task<void> Worker::run(AioContext& ctx) {
   hist_sampler_.reset();
   overdue_.reset();
   finished_ = true;
-  rusage ru1;
-  getrusage(RUSAGE_THREAD, &ru1);
-  res_->usr_s = Sec(ru1.ru_utime) - Sec(ru0.ru_utime);
-  res_->sys_s = Sec(ru1.ru_stime) - Sec(ru0.ru_stime);
-  res_->ctx = uint64_t((ru1.ru_nvcsw - ru0.ru_nvcsw) + (ru1.ru_nivcsw - ru0.ru_nivcsw));
-  res_->majf = uint64_t(ru1.ru_majflt - ru0.ru_majflt);
-  res_->minf = uint64_t(ru1.ru_minflt - ru0.ru_minflt);
-  res_->elapsed_ns = NowNs() - t_begin;
+  usage_since_begin(res_, NowNs());
   live_->done.store(true);
 }
 

@@ -286,6 +286,12 @@ class Worker {
   RunShared* shared_;
   int64_t begin_ns_ = 0;  // run() entered
   rusage ru0_{};          // the thread's usage when run() began
+  // Into `out`: the latencies of unsplit_ (I/Os without a hand-over stamp)
+  // as clat and lat, as the statistics kept say.
+  void merge_unsplit(CloneResult* out) const;
+  // Into `out`: CPU, context switches, faults and elapsed time since run()
+  // began (begin_ns_, ru0_) up to `now`.  On the clone's thread.
+  void usage_since_begin(CloneResult* out, int64_t now) const;
   FlowGroup* flow_ = nullptr;  // flow=: the job's group while it runs
   uint64_t flow_issued_ = 0;   // the I/Os it counted there
   AioContext* ctx_ = nullptr;
