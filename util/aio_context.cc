@@ -134,6 +134,12 @@ const char* AioContext::init() {
 }
 
 AioContext::~AioContext() {
+  // Services first: they may still hold fd handlers, timers or BHs here.
+  while (!services_.empty()) {
+    std::unique_ptr<LoopService> s = std::move(services_.back().second);
+    services_.pop_back();
+    s.reset();
+  }
   {
     std::lock_guard<std::mutex> g(mu_);
     for (BottomHalf* b = bh_head_; b;) {
@@ -148,6 +154,29 @@ AioContext::~AioContext() {
   heap_.clear();
   if (notify_fd_ >= 0) close(notify_fd_);
   if (epfd_ >= 0) close(epfd_);
+}
+
+LoopService* AioContext::find_service(std::string_view key) const {
+  for (const auto& [k, s] : services_) {
+    if (k == key) return s.get();
+  }
+  return nullptr;
+}
+
+LoopService* AioContext::add_service(std::string key, std::unique_ptr<LoopService> s) {
+  LoopService* raw = s.get();
+  services_.emplace_back(std::move(key), std::move(s));
+  return raw;
+}
+
+void AioContext::remove_service(std::string_view key) {
+  for (auto it = services_.begin(); it != services_.end(); ++it) {
+    if (it->first != key) continue;
+    // Out of the list first: the service's destructor may look itself up.
+    std::unique_ptr<LoopService> s = std::move(it->second);
+    services_.erase(it);
+    return;
+  }
 }
 
 void AioContext::bind_to_current_thread() { owner_ = pthread_self(); }

@@ -35,6 +35,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -118,6 +120,16 @@ class PollHandler {
   // thread wakes.  The loop spins only if some handler says true; otherwise
   // it calls poll() once and sleeps.  Default: true.
   virtual bool poll_worthwhile() { return true; }
+};
+
+// State one loop keeps for all its users, e.g. the file driver's kernel AIO
+// engine: one ring per loop, shared by every file node on it (QEMU keeps its
+// LinuxAioState and LuringState per AioContext; Asio's use_service).  The
+// loop owns each service (AioContext::add_service); ~AioContext destroys
+// those still there, newest first, before anything else of the loop goes.
+class LoopService {
+ public:
+  virtual ~LoopService() = default;
 };
 
 struct PollParams {
@@ -263,6 +275,16 @@ class AioContext {
   // Current adaptive polling window.
   int64_t poll_ns() const { return poll_ns_; }
 
+  // ---- per-loop services ----
+  // The service under `key`, or null.  Loop thread (or while no thread runs
+  // the loop).
+  LoopService* find_service(std::string_view key) const;
+  // Adds `s` under `key`, which must be unused, and returns it.  Loop thread.
+  LoopService* add_service(std::string key, std::unique_ptr<LoopService> s);
+  // Destroys the service under `key`, if any.  Loop thread.  Not from
+  // inside the service's own callbacks.
+  void remove_service(std::string_view key);
+
   const LoopStats& stats() const { return stats_; }
 
  private:
@@ -327,6 +349,8 @@ class AioContext {
   int64_t poll_ns_ = 0;
   uint32_t spins_since_wait_ = 0;
   LoopStats stats_;
+  // Few (one per engine setting in use): a vector keeps creation order.
+  std::vector<std::pair<std::string, std::unique_ptr<LoopService>>> services_;
 };
 
 }  // namespace blk

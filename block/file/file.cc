@@ -9,12 +9,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <utility>
 
 #include "block/file/geometry.h"
 #include "block/file/kernel_aio.h"
-#include "block/file/libaio_queue.h"
+#include "block/file/loop_engine.h"
 #include "block/file/thread_pool.h"
-#include "block/file/uring_queue.h"
 
 namespace blk {
 namespace {
@@ -26,12 +27,7 @@ struct FileConfig {
   bool direct = false;  // cache.direct=on (O_DIRECT)
   bool discard_unmap = false;
   int pool_threads = 16;
-  KernelAio::Config aio;
-  int ring_size = 128;       // aio-ring-size
-  bool use_ring = true;      // aio-ring-peek (native)
-  bool sqpoll = false;       // aio-sqpoll (io_uring)
-  int sqpoll_idle_ms = 0;
-  int sqpoll_cpu = -1;
+  EngineSettings engine_settings;  // aio=native / io_uring: the loop's engine
   bool register_file = false;  // aio-register-file (io_uring)
   bool force_async = false;    // aio-force-async (io_uring)
 };
@@ -59,21 +55,41 @@ auto PoolRw(ThreadPool& pool, AioContext& ctx, int fd, bool write, uint64_t offs
 
 class FileDriver final : public BlockDriver {
  public:
-  // `pool`: the started workers of aio=threads; null in native mode, which
-  // makes one on first use (flush, discard, write-zeroes fallbacks).
-  FileDriver(int fd, FileConfig cfg, FileGeometry geo, std::unique_ptr<KernelAio> aio,
+  // `pool`: the started workers of aio=threads; null in the kernel modes,
+  // which make one on first use (flush, discard, write-zeroes fallbacks).
+  // `engine`: the kernel modes' engine of the loop the node was opened on
+  // (with this file registered in it if asked), empty with aio=threads.
+  FileDriver(int fd, FileConfig cfg, FileGeometry geo, LoopEngineRef engine, int file_index,
              std::unique_ptr<ThreadPool> pool, bool read_only)
       : fd_(fd),
         cfg_(std::move(cfg)),
         geo_(geo),
-        aio_(std::move(aio)),
+        kernel_(cfg_.engine != FileConfig::Engine::kThreads),
+        engine_(std::move(engine)),
+        file_index_(file_index),
         pool_(std::move(pool)),
         read_only_(read_only) {}
   ~FileDriver() override {
-    if (aio_) aio_->detach();
-    aio_.reset();
+    release_engine();
     pool_.reset();
     close(fd_);
+  }
+
+  // The engine of `ctx` for this node's settings, with the file registered
+  // in it if asked: a ref, and the index (or -1), or the error.
+  static Expected<std::pair<LoopEngineRef, int>> JoinEngine(AioContext& ctx,
+                                                            const FileConfig& cfg, int fd) {
+    auto e = LoopEngineRef::Acquire(ctx, cfg.engine_settings);
+    if (!e.ok()) return e.error();
+    int index = -1;
+    if (cfg.register_file) {
+      index = e.value().aio().queue().register_file(fd);
+      if (index < 0) {
+        return MakeError(index, "aio-register-file: io_uring_register_files_update: " +
+                                    ErrnoString(index));
+      }
+    }
+    return std::make_pair(std::move(e.value()), index);
   }
 
   std::string_view name() const override { return "file"; }
@@ -93,28 +109,34 @@ class FileDriver final : public BlockDriver {
     return c;
   }
 
+  // The kernel modes keep the engine Open joined while the node stays on
+  // that loop; on another loop they join its engine at the first call there
+  // (aio()), on that loop's thread: move_to() attaches from the old one.
   void attach_aio_context(AioContext& ctx) override {
     ctx_ = &ctx;
-    if (aio_) aio_->attach(ctx);
+    if (engine_ && engine_.ctx() != &ctx) release_engine();
+    join_error_ = 0;
   }
   void detach_aio_context() override {
-    if (aio_) aio_->detach();
+    release_engine();
     ctx_ = nullptr;
   }
   void plug() override {
-    if (aio_) aio_->plug();
+    if (KernelAio* a = aio()) a->plug();
   }
   void unplug() override {
-    if (aio_) aio_->unplug();
+    if (KernelAio* a = aio()) a->unplug();
   }
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t) override {
     int64_t res;
-    if (aio_) {
+    if (kernel_) {
+      KernelAio* a = aio();
+      if (!a) co_return Status(join_error_);
       // The common case inline: one frame, no extra coroutine.
-      IoRequest req = IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset);
-      res = co_await aio_->submit(req);
+      IoRequest req = make_req(IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset));
+      res = co_await a->submit(req);
     } else {
       res = co_await PoolRw(pool(), *ctx_, fd_, false, offset, &qiov);
     }
@@ -125,9 +147,11 @@ class FileDriver final : public BlockDriver {
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t) override {
     int64_t res;
-    if (aio_) {
-      IoRequest req = IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset);
-      res = co_await aio_->submit(req);
+    if (kernel_) {
+      KernelAio* a = aio();
+      if (!a) co_return Status(join_error_);
+      IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
+      res = co_await a->submit(req);
     } else {
       res = co_await PoolRw(pool(), *ctx_, fd_, true, offset, &qiov);
     }
@@ -154,11 +178,54 @@ class FileDriver final : public BlockDriver {
     out->push_back({"file_flush_fdatasync_pool", flush_pool_});
     out->push_back({"file_fdsync_probe", uint64_t(fdsync_)});  // 0 unknown 1 yes 2 no
     out->push_back({"file_pool_jobs", pool_ ? pool_->jobs_run() : 0});
-    if (aio_) aio_->counters(out);
+    if (!kernel_) return;
+    if (cfg_.engine == FileConfig::Engine::kIoUring) {
+      out->push_back({"io_uring_registered_file", file_index_ >= 0 ? 1u : 0u});
+      out->push_back({"io_uring_force_async", cfg_.force_async ? 1u : 0u});
+    }
+    // The loop's engine: shared with the other nodes on it (loop_engine.h).
+    out->push_back({"aio_engine_users", uint64_t(engine_.users())});
+    if (engine_) engine_.aio().counters(out);
   }
 
  private:
   enum FdsyncState { kUnknown = 0, kYes = 1, kNo = 2 };
+
+  // The kernel modes' engine on the attached loop, joined on first use there;
+  // null with aio=threads, or when joining failed (join_error_ says why, and
+  // stderr said it once: requests fail with it, nothing falls back).
+  KernelAio* aio() {
+    if (!kernel_) return nullptr;
+    if (!engine_ && join_error_ == 0 && ctx_) {
+      auto j = JoinEngine(*ctx_, cfg_, fd_);
+      if (!j.ok()) {
+        join_error_ = j.error().code < 0 ? j.error().code : -EIO;
+        std::fprintf(stderr, "blkstack: driver 'file': '%s': aio=%s on a new loop: %s\n",
+                     cfg_.path.c_str(), cfg_.engine_settings.name(), j.error().message.c_str());
+      } else {
+        engine_ = std::move(j.value().first);
+        file_index_ = j.value().second;
+      }
+    }
+    return engine_ ? &engine_.aio() : nullptr;
+  }
+
+  // A request on this node's file, as the engine wants it.
+  IoRequest make_req(IoRequest r) const {
+    if (file_index_ >= 0) {
+      r.fd = file_index_;
+      r.fixed_file = true;
+    }
+    r.force_async = cfg_.force_async;
+    return r;
+  }
+
+  // Frees the registered index and lets go of the loop's engine.
+  void release_engine() {
+    if (engine_ && file_index_ >= 0) engine_.aio().queue().unregister_file(file_index_);
+    file_index_ = -1;
+    engine_.reset();
+  }
 
   ThreadPool& pool() {
     if (!pool_) pool_ = std::make_unique<ThreadPool>(cfg_.pool_threads);
@@ -167,10 +234,13 @@ class FileDriver final : public BlockDriver {
 
   // One read or write of `iov` at `offset`: byte count or negative errno.
   Task<int64_t> rw_once(bool write, uint64_t offset, const IoVec& iov) {
-    if (aio_) {
-      IoRequest req = write ? IoRequest::Write(fd_, iov.data(), int(iov.count()), offset)
-                            : IoRequest::Read(fd_, iov.data(), int(iov.count()), offset);
-      co_return co_await aio_->submit(req);
+    if (kernel_) {
+      KernelAio* a = aio();
+      if (!a) co_return join_error_;
+      IoRequest req =
+          make_req(write ? IoRequest::Write(fd_, iov.data(), int(iov.count()), offset)
+                         : IoRequest::Read(fd_, iov.data(), int(iov.count()), offset));
+      co_return co_await a->submit(req);
     }
     co_return co_await PoolRw(pool(), *ctx_, fd_, write, offset, &iov);
   }
@@ -222,7 +292,10 @@ class FileDriver final : public BlockDriver {
   int fd_;
   FileConfig cfg_;
   FileGeometry geo_;
-  std::unique_ptr<KernelAio> aio_;  // null in aio=threads mode
+  const bool kernel_;      // aio=native or io_uring
+  LoopEngineRef engine_;   // kernel_: the attached loop's engine, once joined
+  int file_index_ = -1;    // in engine_'s file table (aio-register-file), or -1
+  int join_error_ = 0;     // joining the attached loop's engine failed: the errno
   std::unique_ptr<ThreadPool> pool_;
   bool read_only_;
   AioContext* ctx_ = nullptr;
@@ -238,9 +311,10 @@ class FileDriver final : public BlockDriver {
 };
 
 Task<Status> FileDriver::co_flush() {
-  if (aio_ && fdsync_ != kNo) {
-    IoRequest req = IoRequest::Fdatasync(fd_);
-    int64_t res = co_await aio_->submit(req);
+  if (kernel_ && !aio()) co_return Status(join_error_);
+  if (kernel_ && fdsync_ != kNo) {
+    IoRequest req = make_req(IoRequest::Fdatasync(fd_));
+    int64_t res = co_await aio()->submit(req);
     if (res != -EINVAL || fdsync_ == kYes) {
       fdsync_ = kYes;
       flush_aio_++;
@@ -361,22 +435,25 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   cfg.direct = o.flag("cache.direct");
   cfg.discard_unmap = o.choice("discard") == "unmap";
   cfg.pool_threads = int(o.integer("thread-pool-size"));
-  cfg.aio.max_batch = int(o.integer("aio-max-batch"));
-  cfg.ring_size = int(o.integer("aio-ring-size"));
-  cfg.aio.max_inflight = int(o.integer("aio-max-inflight"));
-  cfg.aio.peek_after_submit = o.flag("peek-after-submit");
-  cfg.aio.adapt_batch = o.flag("aio-batch-adapt");
-  cfg.use_ring = o.flag("aio-ring-peek");
-  cfg.sqpoll = o.flag("aio-sqpoll");
-  cfg.sqpoll_idle_ms = int(o.integer("aio-sqpoll-idle-ms"));
+  EngineSettings& es = cfg.engine_settings;
+  es.kind = cfg.engine == FileConfig::Engine::kIoUring ? EngineSettings::Kind::kIoUring
+                                                       : EngineSettings::Kind::kNative;
+  es.policy.max_batch = int(o.integer("aio-max-batch"));
+  es.ring_size = int(o.integer("aio-ring-size"));
+  es.policy.max_inflight = int(o.integer("aio-max-inflight"));
+  es.policy.peek_after_submit = o.flag("peek-after-submit");
+  es.policy.adapt_batch = o.flag("aio-batch-adapt");
+  es.use_ring = o.flag("aio-ring-peek");
+  es.uring.sqpoll = o.flag("aio-sqpoll");
+  es.uring.sqpoll_idle_ms = int(o.integer("aio-sqpoll-idle-ms"));
   cfg.register_file = o.flag("aio-register-file");
-  cfg.sqpoll_cpu = int(o.integer("aio-sqpoll-cpu"));
+  es.uring.sqpoll_cpu = int(o.integer("aio-sqpoll-cpu"));
   cfg.force_async = o.flag("aio-force-async");
-  cfg.aio.poll_mode = o.choice("aio-poll") == "on"    ? KernelAio::PollMode::kOn
-                      : o.choice("aio-poll") == "off" ? KernelAio::PollMode::kOff
-                                                      : KernelAio::PollMode::kAuto;
-  cfg.aio.submit_mode = o.choice("aio-submit") == "bh" ? KernelAio::SubmitMode::kBottomHalf
-                                                         : KernelAio::SubmitMode::kImmediate;
+  es.policy.poll_mode = o.choice("aio-poll") == "on"    ? KernelAio::PollMode::kOn
+                        : o.choice("aio-poll") == "off" ? KernelAio::PollMode::kOff
+                                                        : KernelAio::PollMode::kAuto;
+  es.policy.submit_mode = o.choice("aio-submit") == "bh" ? KernelAio::SubmitMode::kBottomHalf
+                                                           : KernelAio::SubmitMode::kImmediate;
   const std::string where = "driver 'file': '" + cfg.path + "': ";
   if (cfg.path.empty()) return MakeError(-EINVAL, "driver 'file': option 'filename' is empty");
   if (cfg.engine != FileConfig::Engine::kIoUring) {
@@ -384,7 +461,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
       if (o.flag(opt)) return MakeError(-EINVAL, where + opt + "=on needs aio=io_uring");
     }
   }
-  if (cfg.sqpoll_cpu >= 0 && !cfg.sqpoll) {
+  if (es.uring.sqpoll_cpu >= 0 && !es.uring.sqpoll) {
     return MakeError(-EINVAL, where + "aio-sqpoll-cpu needs aio-sqpoll=on");
   }
   if (cfg.engine == FileConfig::Engine::kNative && !cfg.direct) {
@@ -419,28 +496,16 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     close(fd);
     return MakeError(e, where + "fcntl: " + ErrnoString(e));
   }
-  std::unique_ptr<KernelAio> aio;
+  LoopEngineRef engine;
+  int file_index = -1;
   if (kernel_aio) {
-    Expected<std::unique_ptr<KernelQueue>> q = MakeError(-EINVAL, "");
-    if (cfg.engine == FileConfig::Engine::kNative) {
-      auto a = LibaioQueue::Create(cfg.ring_size, cfg.use_ring);
-      if (a.ok()) q = std::unique_ptr<KernelQueue>(std::move(a.value())); else q = a.error();
-    } else {
-      UringQueue::Config uc;
-      uc.entries = cfg.ring_size;
-      uc.sqpoll = cfg.sqpoll;
-      uc.sqpoll_idle_ms = cfg.sqpoll_idle_ms;
-      uc.sqpoll_cpu = cfg.sqpoll_cpu;
-      uc.force_async = cfg.force_async;
-      uc.registered_fd = cfg.register_file ? fd : -1;
-      auto u = UringQueue::Create(uc);
-      if (u.ok()) q = std::unique_ptr<KernelQueue>(std::move(u.value())); else q = u.error();
-    }
-    if (!q.ok()) {
+    auto j = FileDriver::JoinEngine(args.ctx, cfg, fd);
+    if (!j.ok()) {
       close(fd);
-      return MakeError(q.error().code, where + "aio=" + o.choice("aio") + ": " + q.error().message);
+      return MakeError(j.error().code, where + "aio=" + o.choice("aio") + ": " + j.error().message);
     }
-    aio = std::make_unique<KernelAio>(cfg.aio, std::move(q.value()));
+    engine = std::move(j.value().first);
+    file_index = j.value().second;
   }
   std::unique_ptr<ThreadPool> pool;
   if (!kernel_aio) {
@@ -452,7 +517,8 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     }
   }
   return std::unique_ptr<BlockDriver>(std::make_unique<FileDriver>(
-      fd, std::move(cfg), geo.value(), std::move(aio), std::move(pool), args.read_only));
+      fd, std::move(cfg), geo.value(), std::move(engine), file_index, std::move(pool),
+      args.read_only));
 }
 
 }  // namespace

@@ -50,10 +50,8 @@
 // withdraws it while the loop's polling does not find the completions (see
 // PollMode).
 //
-// One KernelAio (and one kernel context or ring) per file driver instance;
-// it follows the driver from loop to loop (attach/detach).  QEMU shares one
-// per loop among all drivers; per instance costs one kernel context per open
-// file and was simpler here.
+// The file driver keeps one KernelAio per loop and engine setting, shared by
+// all its nodes there (LoopEngine, loop_engine.h), as QEMU does.
 //
 // Threading: everything on the attached loop's thread.
 #pragma once
@@ -141,6 +139,7 @@ class KernelAio final : public PollHandler {
   // True when the completion ring is read in user space.
   bool ring_peek_enabled() const { return queue_->user_space_ring(); }
   const KernelQueue& queue() const { return *queue_; }
+  KernelQueue& queue() { return *queue_; }
   int in_flight() const { return in_flight_; }
   int queued() const { return queued_; }
   // The adapt_batch rule: the batch limit after a window in which

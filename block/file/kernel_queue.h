@@ -12,6 +12,7 @@
 
 #include <libaio.h>
 
+#include <cerrno>
 #include <coroutine>
 #include <cstdint>
 #include <string>
@@ -36,6 +37,11 @@ struct IoRequest {
   const struct iovec* iov = nullptr;
   int iovcnt = 0;
   uint64_t offset = 0;
+  // io_uring only: `fd` is an index into the ring's file table
+  // (KernelQueue::register_file; IOSQE_FIXED_FILE), and the request goes to
+  // the kernel's io-wq workers at once (IOSQE_ASYNC).
+  bool fixed_file = false;
+  bool force_async = false;
 
   // KernelAio's bookkeeping.
   std::coroutine_handle<> waiter;
@@ -95,6 +101,17 @@ class KernelQueue {
   // True when fetch() would find something; only meaningful with
   // user_space_ring().  Cheap: read by the loop's busy polling.
   virtual bool ready() const = 0;
+
+  // Adds `fd` to the queue's table of registered files: the index a request
+  // then names in IoRequest::fd with fixed_file set, or a negative errno
+  // (-EOPNOTSUPP: this interface has no such table; -ENFILE: it is full).
+  virtual int register_file(int fd) {
+    (void)fd;
+    return -EOPNOTSUPP;
+  }
+  // Frees an index register_file() returned.  REQUIRES: no request naming
+  // it in flight.
+  virtual void unregister_file(int index) { (void)index; }
 
   // Appends counters of the mechanism (names prefixed with name()).
   virtual void counters(std::vector<DriverCounter>* out) const = 0;

@@ -1,11 +1,12 @@
 #include "block/file/uring_queue.h"
 
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
+#include <cstdlib>
 #include <string>
 
 namespace blk {
@@ -13,9 +14,16 @@ namespace {
 
 // Why io_uring_queue_init failed, in words a user can act on.
 std::string SetupHint(int err) {
+  // Plain read(2), no iostream: this also runs when the process is out of
+  // file descriptors (EMFILE), where the open just fails.
   int disabled = 0;
-  std::ifstream f("/proc/sys/kernel/io_uring_disabled");
-  if (f >> disabled && disabled != 0 && (err == -EPERM || err == -EACCES)) {
+  const int fd = open("/proc/sys/kernel/io_uring_disabled", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[16] = {};
+    if (read(fd, buf, sizeof(buf) - 1) > 0) disabled = atoi(buf);
+    close(fd);
+  }
+  if (disabled != 0 && (err == -EPERM || err == -EACCES)) {
     return " (io_uring is disabled: kernel.io_uring_disabled=" + std::to_string(disabled) +
            (disabled == 1 ? ", and this process is not in kernel.io_uring_group" : "") + ")";
   }
@@ -66,13 +74,34 @@ Expected<std::unique_ptr<UringQueue>> UringQueue::Create(const Config& cfg) {
   }
   r = io_uring_register_eventfd(&q->ring_, q->efd_);
   if (r < 0) return MakeError(r, "io_uring_register_eventfd: " + ErrnoString(r));
-  if (cfg.registered_fd >= 0) {
-    r = io_uring_register_files(&q->ring_, &cfg.registered_fd, 1);
-    if (r < 0) return MakeError(r, "io_uring_register_files: " + ErrnoString(r));
-    q->fixed_fd_ = cfg.registered_fd;
-  }
-  if (cfg.force_async) q->sqe_flags_ = IOSQE_ASYNC;
   return q;
+}
+
+int UringQueue::register_file(int fd) {
+  if (files_.empty()) {
+    const int r = io_uring_register_files_sparse(&ring_, unsigned(kFileSlots));
+    if (r < 0) return r;
+    files_.assign(size_t(kFileSlots), -1);
+  }
+  const auto it = std::find(files_.begin(), files_.end(), -1);
+  if (it == files_.end()) return -ENFILE;
+  const int index = int(it - files_.begin());
+  const int r = io_uring_register_files_update(&ring_, unsigned(index), &fd, 1);
+  if (r < 0) return r;
+  if (r != 1) return -EIO;
+  files_[size_t(index)] = fd;
+  files_registered_++;
+  return index;
+}
+
+void UringQueue::unregister_file(int index) {
+  if (index < 0 || size_t(index) >= files_.size() || files_[size_t(index)] < 0) return;
+  int none = -1;
+  // Cannot fail for an index in the table with nothing in flight on it;
+  // the slot is free for the next file either way.
+  (void)io_uring_register_files_update(&ring_, unsigned(index), &none, 1);
+  files_[size_t(index)] = -1;
+  files_registered_--;
 }
 
 UringQueue::~UringQueue() {
@@ -86,7 +115,7 @@ int UringQueue::submit(IoRequest* const* reqs, int n) {
     struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
     if (!sqe) break;  // SQ ring full (SQPOLL has not consumed it yet)
     IoRequest* r = reqs[queued];
-    const int fd = r->fd == fixed_fd_ ? 0 : r->fd;
+    const int fd = r->fd;
     switch (r->op) {
       case IoRequest::Op::kRead:
         if (r->iovcnt == 1) {
@@ -107,8 +136,11 @@ int UringQueue::submit(IoRequest* const* reqs, int n) {
         io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
         break;
     }
-    sqe->flags |= sqe_flags_;
-    if (r->fd == fixed_fd_) sqe->flags |= IOSQE_FIXED_FILE;
+    if (r->fixed_file) sqe->flags |= IOSQE_FIXED_FILE;
+    if (r->force_async) {
+      sqe->flags |= IOSQE_ASYNC;
+      async_sqes_++;
+    }
     io_uring_sqe_set_data(sqe, r);
   }
   if (queued == 0) return -EAGAIN;
@@ -168,8 +200,8 @@ void UringQueue::counters(std::vector<DriverCounter>* out) const {
   out->push_back({"io_uring_submit_errors", submit_errors_});
   out->push_back({"io_uring_setup_flags", flags_});
   out->push_back({"io_uring_sqpoll", (flags_ & IORING_SETUP_SQPOLL) ? 1u : 0u});
-  out->push_back({"io_uring_registered_file", fixed_fd_ >= 0 ? 1u : 0u});
-  out->push_back({"io_uring_force_async", sqe_flags_ & IOSQE_ASYNC ? 1u : 0u});
+  out->push_back({"io_uring_registered_files", uint64_t(files_registered_)});
+  out->push_back({"io_uring_async_sqes", async_sqes_});
 }
 
 }  // namespace blk

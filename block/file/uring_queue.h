@@ -16,9 +16,10 @@
 //
 // Options: SQPOLL (a kernel thread polls the SQ ring: submission without a
 // system call while it is awake; `sqpoll_idle_ms` before it sleeps, pinned
-// to `sqpoll_cpu`), a registered file (IOSQE_FIXED_FILE: no fd lookup per
-// request), and force_async (IOSQE_ASYNC).  A request with one buffer is
-// sent as IORING_OP_READ/WRITE, with several as READV/WRITEV.
+// to `sqpoll_cpu`).  Per request: a registered file (IOSQE_FIXED_FILE: no
+// fd lookup; the ring's sparse table of kFileSlots entries is registered on
+// the first register_file()) and force_async (IOSQE_ASYNC).  A request with
+// one buffer is sent as IORING_OP_READ/WRITE, with several as READV/WRITEV.
 //
 // If io_uring cannot be set up -- the kernel.io_uring_disabled sysctl, a
 // seccomp filter, a kernel without it, the memlock limit -- Create fails
@@ -45,9 +46,9 @@ class UringQueue final : public KernelQueue {
     bool sqpoll = false;      // IORING_SETUP_SQPOLL
     int sqpoll_idle_ms = 0;   // 0: the kernel's default (1 s)
     int sqpoll_cpu = -1;      // >= 0: pin the SQPOLL thread (IORING_SETUP_SQ_AFF)
-    bool force_async = false;  // IOSQE_ASYNC: every request to the io-wq workers
-    int registered_fd = -1;   // >= 0: register this file, use IOSQE_FIXED_FILE
   };
+  // Files one ring can hold registered at once (the sparse table's size).
+  static constexpr int kFileSlots = 1024;
 
   static Expected<std::unique_ptr<UringQueue>> Create(const Config& cfg);
   ~UringQueue() override;
@@ -62,6 +63,8 @@ class UringQueue final : public KernelQueue {
   bool user_space_ring() const override { return true; }
   bool ready() const override;
   void counters(std::vector<DriverCounter>* out) const override;
+  int register_file(int fd) override;
+  void unregister_file(int index) override;
 
   // The set-up flags the kernel accepted (IORING_SETUP_*).
   unsigned setup_flags() const { return flags_; }
@@ -73,9 +76,10 @@ class UringQueue final : public KernelQueue {
   bool ring_ok_ = false;  // io_uring_queue_init succeeded
   int efd_ = -1;
   unsigned flags_ = 0;
-  int fixed_fd_ = -1;  // the registered file's fd (index 0), or -1
-  uint8_t sqe_flags_ = 0;  // IOSQE_ASYNC with force_async
+  std::vector<int> files_;  // the file table: fd per index, -1 free; empty until used
+  int files_registered_ = 0;
   uint64_t enters_ = 0;
+  uint64_t async_sqes_ = 0;  // sent with IOSQE_ASYNC
   uint64_t sqes_ = 0;
   uint64_t flush_enters_ = 0;  // peeks that entered: task work, overflow, SQEs left
   uint64_t overflows_ = 0;     // peeks that saw IORING_SQ_CQ_OVERFLOW

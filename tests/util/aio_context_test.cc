@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -419,6 +421,47 @@ TEST(IOThreadTest, RunSyncExecutesOnTheThreadAndPostedWorkIsNotLost) {
     for (int i = 0; i < 1000; i++) t.ctx().post([&] { count++; });
   }  // destructor stops after posted work ran
   EXPECT_EQ(count.load(), 1000);
+}
+
+// A loop service that logs its destruction and what it still finds.
+struct LoggingService : LoopService {
+  LoggingService(AioContext* c, std::string n, std::vector<std::string>* l)
+      : ctx(c), name(std::move(n)), log(l) {}
+  ~LoggingService() override {
+    // Already out of the registry while it is destroyed.
+    log->push_back(name + (ctx->find_service(name) ? ":still-listed" : ""));
+  }
+  AioContext* ctx;
+  std::string name;
+  std::vector<std::string>* log;
+};
+
+TEST(AioContextTest, ServicesAreFoundByKeyAndRemoved) {
+  std::vector<std::string> log;
+  AioContext ctx;
+  EXPECT_EQ(ctx.find_service("a"), nullptr);
+  LoopService* a = ctx.add_service("a", std::make_unique<LoggingService>(&ctx, "a", &log));
+  LoopService* b = ctx.add_service("b", std::make_unique<LoggingService>(&ctx, "b", &log));
+  EXPECT_EQ(ctx.find_service("a"), a);
+  EXPECT_EQ(ctx.find_service("b"), b);
+  EXPECT_NE(a, b);
+  ctx.remove_service("a");
+  EXPECT_EQ(log, std::vector<std::string>{"a"});
+  EXPECT_EQ(ctx.find_service("a"), nullptr);
+  EXPECT_EQ(ctx.find_service("b"), b);
+  ctx.remove_service("a");  // absent: nothing happens
+  EXPECT_EQ(log.size(), 1u);
+}
+
+TEST(AioContextTest, LoopDestroysItsServicesNewestFirst) {
+  std::vector<std::string> log;
+  {
+    AioContext ctx;
+    for (const char* n : {"first", "second", "third"}) {
+      ctx.add_service(n, std::make_unique<LoggingService>(&ctx, n, &log));
+    }
+  }
+  EXPECT_EQ(log, (std::vector<std::string>{"third", "second", "first"}));
 }
 
 }  // namespace

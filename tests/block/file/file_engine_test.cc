@@ -1,0 +1,244 @@
+// The kernel modes' engine is per loop (block/file/loop_engine.h): file
+// nodes on one loop with the same settings share one libaio context or
+// io_uring, their requests leave in the same submissions, the last node to
+// close destroys it, and a node moved to another loop joins that loop's.
+// Real O_DIRECT files in TEST_TMPDIR.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "block/file/loop_engine.h"
+#include "tests/block/file/file_test_util.h"
+#include "util/iothread.h"
+
+namespace blk {
+namespace {
+
+using test::Counter;
+using test::Open;
+using test::TempFile;
+
+// Open descriptors of this process.
+int OpenFds() {
+  int n = 0;
+  DIR* d = opendir("/proc/self/fd");
+  if (!d) return -1;
+  while (readdir(d)) n++;
+  closedir(d);
+  return n;
+}
+
+std::string Spec(const TempFile& f, const std::string& aio, const std::string& extra = "") {
+  return "driver=file,filename=" + f.path() + ",aio=" + aio + ",cache.direct=on" + extra;
+}
+
+// The settings key the specs above give with no `extra` (the defaults).
+std::string DefaultKey(EngineSettings::Kind kind) {
+  EngineSettings s;
+  s.kind = kind;
+  return s.key();
+}
+
+class FileEngineTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  EngineSettings::Kind kind() const {
+    return GetParam() == "native" ? EngineSettings::Kind::kNative
+                                  : EngineSettings::Kind::kIoUring;
+  }
+};
+
+TEST_P(FileEngineTest, NodesWithTheSameSettingsShareOneEngine) {
+  const int fds0 = OpenFds();
+  {
+    AioContext ctx;
+    TempFile f1(1 << 20), f2(1 << 20);
+    auto b1 = Open(ctx, Spec(f1, GetParam()));
+    auto b2 = Open(ctx, Spec(f2, GetParam()));
+    ASSERT_TRUE(b1 && b2);
+    EXPECT_EQ(Counter(*b1, "aio_engine_users"), 2u);
+    EXPECT_EQ(Counter(*b2, "aio_engine_users"), 2u);
+    EXPECT_NE(ctx.find_service(DefaultKey(kind())), nullptr);
+    ASSERT_EQ(test::ConcurrentReads(ctx, *b1, 8, 20, TempFile::Pattern), 0);
+    ASSERT_EQ(test::ConcurrentReads(ctx, *b2, 8, 20, TempFile::Pattern), 0);
+    // One engine: both nodes report its requests, all 320 of them.
+    EXPECT_EQ(Counter(*b1, "aio_requests_submitted"), 320u);
+    EXPECT_EQ(Counter(*b2, "aio_requests_submitted"), 320u);
+
+    // The last to close destroys it; until then the other keeps working.
+    b1.reset();
+    EXPECT_EQ(Counter(*b2, "aio_engine_users"), 1u);
+    ASSERT_EQ(test::ConcurrentReads(ctx, *b2, 4, 10, TempFile::Pattern), 0);
+    b2.reset();
+    EXPECT_EQ(ctx.find_service(DefaultKey(kind())), nullptr);
+  }
+  // Nothing of the rings, eventfds or files is left open.
+  EXPECT_EQ(OpenFds(), fds0);
+}
+
+// A plug on one node holds the other's requests too: both leave in one
+// submission, as with QEMU's per-loop LinuxAioState.
+TEST_P(FileEngineTest, OnePlugBatchesRequestsOfBothNodes) {
+  AioContext ctx;
+  TempFile f1(1 << 20), f2(1 << 20);
+  const std::string extra = ",aio-batch-adapt=off,aio-max-batch=32";
+  auto b1 = Open(ctx, Spec(f1, GetParam(), extra));
+  auto b2 = Open(ctx, Spec(f2, GetParam(), extra));
+  ASSERT_TRUE(b1 && b2);
+  const uint64_t calls0 = Counter(*b1, "aio_submit_calls");
+  int failures = 0;
+  std::vector<AlignedBuffer> bufs;
+  for (int i = 0; i < 16; i++) bufs.emplace_back(4096, 4096);
+  auto both = [&]() -> Task<void> {
+    WaitGroup wg(ctx);
+    auto one = [](BlockBackend& b, uint64_t off, AlignedBuffer* buf, int* failures,
+                  WaitGroup* wg) -> Task<void> {
+      IoVec iov(buf->data(), 4096);
+      Status s = co_await b.read(off, iov);
+      if (!s.ok() || buf->data()[5] != TempFile::Pattern(off + 5)) (*failures)++;
+      wg->done();
+    };
+    b1->plug();
+    for (int i = 0; i < 16; i++) {
+      wg.add();
+      SpawnNow(one(i % 2 ? *b2 : *b1, uint64_t(i) * 4096, &bufs[size_t(i)], &failures, &wg));
+    }
+    b1->unplug();
+    co_await wg.wait();
+  };
+  RunSync(ctx, both());
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(Counter(*b1, "aio_requests_submitted"), 16u);
+  EXPECT_EQ(Counter(*b1, "aio_submit_calls") - calls0, 1u);
+  EXPECT_EQ(Counter(*b1, "aio_requests_per_submit_16-31"), 1u);
+}
+
+// Settings that cannot share (another ring size, another aio=) get engines
+// of their own on the same loop.
+TEST_P(FileEngineTest, DifferentSettingsGetEnginesOfTheirOwn) {
+  AioContext ctx;
+  TempFile f1(1 << 20), f2(1 << 20), f3(1 << 20);
+  const std::string other = GetParam() == "native" ? "io_uring" : "native";
+  auto b1 = Open(ctx, Spec(f1, GetParam()));
+  auto b2 = Open(ctx, Spec(f2, GetParam(), ",aio-ring-size=64"));
+  auto b3 = Open(ctx, Spec(f3, other));
+  ASSERT_TRUE(b1 && b2 && b3);
+  for (auto* b : {b1.get(), b2.get(), b3.get()}) {
+    EXPECT_EQ(Counter(*b, "aio_engine_users"), 1u);
+    ASSERT_EQ(test::ConcurrentReads(ctx, *b, 4, 8, TempFile::Pattern), 0);
+    EXPECT_EQ(Counter(*b, "aio_requests_submitted"), 32u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, FileEngineTest, ::testing::Values("native", "io_uring"),
+                         [](const auto& info) { return info.param; });
+
+// aio-register-file on a shared ring: each node has its own index in the
+// ring's file table, and the data goes to the right file.
+TEST(FileEngineUringTest, RegisteredFilesShareTheRingsTable) {
+  AioContext ctx;
+  TempFile f1(1 << 20), f2(1 << 20);
+  auto b1 = Open(ctx, Spec(f1, "io_uring", ",aio-register-file=on"));
+  auto b2 = Open(ctx, Spec(f2, "io_uring", ",aio-register-file=on"));
+  auto b3 = Open(ctx, Spec(f2, "io_uring"));  // same ring, not registered
+  ASSERT_TRUE(b1 && b2 && b3);
+  EXPECT_EQ(Counter(*b1, "aio_engine_users"), 3u);
+  EXPECT_EQ(Counter(*b1, "io_uring_registered_file"), 1u);
+  EXPECT_EQ(Counter(*b2, "io_uring_registered_file"), 1u);
+  EXPECT_EQ(Counter(*b3, "io_uring_registered_file"), 0u);
+  EXPECT_EQ(Counter(*b1, "io_uring_registered_files"), 2u);
+  AlignedBuffer w1 = test::Filled(8192, 1), w2 = test::Filled(8192, 2), r(8192);
+  ASSERT_EQ(test::Write(*b1, 65536, w1.data(), 8192), 0);
+  ASSERT_EQ(test::Write(*b2, 65536, w2.data(), 8192), 0);
+  ASSERT_EQ(test::Read(*b1, 65536, r.data(), 8192), 0);
+  EXPECT_EQ(memcmp(r.data(), w1.data(), 8192), 0);
+  ASSERT_EQ(test::Read(*b3, 65536, r.data(), 8192), 0);  // f2 through its plain fd
+  EXPECT_EQ(memcmp(r.data(), w2.data(), 8192), 0);
+  b1.reset();
+  EXPECT_EQ(Counter(*b2, "io_uring_registered_files"), 1u);
+  ASSERT_EQ(test::Read(*b2, 65536, r.data(), 8192), 0);
+  EXPECT_EQ(memcmp(r.data(), w2.data(), 8192), 0);
+}
+
+// Runs `fn` on `t`'s loop thread and waits.
+template <class F>
+void On(IOThread& t, F fn) {
+  t.run_sync(fn);
+}
+
+// move_to(): the node leaves its engine on the old loop (destroyed there:
+// it was the only user) and joins the new loop's, shared with the node
+// already there.
+TEST(FileEngineMoveTest, MovedNodeJoinsTheNewLoopsEngine) {
+  IOThread a("engine-a"), b("engine-b");
+  TempFile f1(1 << 20), f2(1 << 20);
+  std::unique_ptr<BlockBackend> n1, n2;
+  On(a, [&] { n1 = Open(a.ctx(), Spec(f1, "io_uring")); });
+  On(b, [&] { n2 = Open(b.ctx(), Spec(f2, "io_uring")); });
+  ASSERT_TRUE(n1 && n2);
+  std::promise<void> moved;
+  auto mover = [](BlockBackend* blk, AioContext* dst, std::promise<void>* p) -> Task<void> {
+    co_await blk->move_to(*dst);
+    p->set_value();
+  };
+  Spawn(a.ctx(), mover(n1.get(), &b.ctx(), &moved));
+  ASSERT_EQ(moved.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  const std::string key = DefaultKey(EngineSettings::Kind::kIoUring);
+  On(a, [&] { EXPECT_EQ(a.ctx().find_service(key), nullptr); });
+  On(b, [&] {
+    AlignedBuffer r(4096);
+    ASSERT_EQ(test::Read(*n1, 8192, r.data(), 4096), 0);
+    EXPECT_EQ(r.data()[9], TempFile::Pattern(8192 + 9));
+    EXPECT_EQ(Counter(*n1, "aio_engine_users"), 2u);
+    EXPECT_EQ(Counter(*n2, "aio_engine_users"), 2u);
+    n1.reset();
+    n2.reset();
+    EXPECT_EQ(b.ctx().find_service(key), nullptr);
+  });
+}
+
+// Joining the new loop's engine fails (no file descriptor left for a new
+// ring): the node's requests fail with that errno; nothing falls back to
+// another engine.
+TEST(FileEngineMoveTest, FailedJoinFailsRequestsWithTheCause) {
+  IOThread a("engine-a"), b("engine-b");
+  TempFile f(1 << 20);
+  std::unique_ptr<BlockBackend> n;
+  On(a, [&] { n = Open(a.ctx(), Spec(f, "io_uring")); });
+  ASSERT_TRUE(n);
+  std::promise<void> moved;
+  auto mover = [](BlockBackend* blk, AioContext* dst, std::promise<void>* p) -> Task<void> {
+    co_await blk->move_to(*dst);
+    p->set_value();
+  };
+  Spawn(a.ctx(), mover(n.get(), &b.ctx(), &moved));
+  ASSERT_EQ(moved.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  On(b, [&] {
+    struct rlimit old;
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+    // The lowest free descriptor becomes the limit: no new one can open.
+    const int lowest = dup(0);
+    ASSERT_GE(lowest, 0);
+    close(lowest);
+    struct rlimit low = old;
+    low.rlim_cur = rlim_t(lowest);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+    AlignedBuffer r(4096);
+    const int e1 = test::Read(*n, 0, r.data(), 4096);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+    EXPECT_EQ(e1, -EMFILE);
+    // The error stays until the node is attached again: no silent retry
+    // into a different state mid-run.
+    EXPECT_EQ(test::Read(*n, 0, r.data(), 4096), -EMFILE);
+    EXPECT_EQ(Counter(*n, "aio_engine_users"), 0u);
+    n.reset();
+  });
+}
+
+}  // namespace
+}  // namespace blk
