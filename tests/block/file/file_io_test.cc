@@ -243,27 +243,6 @@ TEST_P(FileIoTest, Flush) {
   }
 }
 
-// Many requests at once: more than the ring holds, all sent under one plug.
-Task<void> ManyRequests(BlockBackend& b, int n, int* failures, std::vector<AlignedBuffer>* bufs,
-                        bool write) {
-  WaitGroup wg(b.ctx());
-  auto one = [](BlockBackend& b, int i, AlignedBuffer* buf, bool write, int* failures,
-                WaitGroup* wg) -> Task<void> {
-    IoVec iov(buf->data(), buf->size());
-    Status s = write ? co_await b.write(uint64_t(i) * 4096, iov)
-                     : co_await b.read(uint64_t(i) * 4096, iov);
-    if (!s.ok()) (*failures)++;
-    wg->done();
-  };
-  b.plug();
-  for (int i = 0; i < n; i++) {
-    wg.add();
-    SpawnNow(one(b, i, &(*bufs)[i], write, failures, &wg));
-  }
-  b.unplug();
-  co_await wg.wait();
-}
-
 TEST_P(FileIoTest, MoreRequestsThanTheRingHolds) {
   const int n = 300;
   TempFile f(uint64_t(n) * 4096);

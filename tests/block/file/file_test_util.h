@@ -1,6 +1,6 @@
 // Helpers for the file driver tests: temporary files on a disk filesystem,
 // opening a backend on the calling thread's loop, running I/O to completion,
-// reading a driver counter.
+// reading a driver counter, and whether a test may skip.
 #pragma once
 
 #include <fcntl.h>
@@ -21,6 +21,14 @@
 #include "util/task.h"
 
 namespace blk::test {
+
+// True when a test that lacks what it needs (a device, a kernel feature)
+// must fail instead of skipping: BLK_TEST_NO_SKIP set and not "0"
+// (scripts/test.sh sets it to 1: in CI nothing may be skipped).
+inline bool SkipForbidden() {
+  const char* v = getenv("BLK_TEST_NO_SKIP");
+  return v && *v && std::string(v) != "0";
+}
 
 // A directory for test files: TEST_TMPDIR (Bazel's, on the disk holding the
 // output base) or /var/tmp.  Not /dev/shm: the tests want a disk filesystem.
@@ -110,6 +118,30 @@ inline int ConcurrentReads(AioContext& ctx, BlockBackend& b, int qd, int per,
   };
   RunSync(ctx, all());
   return failures;
+}
+
+// `n` coroutines at once, all started under one plug (so they leave in
+// batches, and more than a ring holds wait in the queue), the i-th writing
+// (or reading) (*bufs)[i] at offset i * 4096; counts the failed requests in
+// *failures.  REQUIRES: bufs->size() >= n, 4096-byte buffers.
+inline Task<void> ManyRequests(BlockBackend& b, int n, int* failures,
+                               std::vector<AlignedBuffer>* bufs, bool write) {
+  WaitGroup wg(b.ctx());
+  auto one = [](BlockBackend& b, int i, AlignedBuffer* buf, bool write, int* failures,
+                WaitGroup* wg) -> Task<void> {
+    IoVec iov(buf->data(), buf->size());
+    Status s = write ? co_await b.write(uint64_t(i) * 4096, iov)
+                     : co_await b.read(uint64_t(i) * 4096, iov);
+    if (!s.ok()) (*failures)++;
+    wg->done();
+  };
+  b.plug();
+  for (int i = 0; i < n; i++) {
+    wg.add();
+    SpawnNow(one(b, i, &(*bufs)[size_t(i)], write, failures, &wg));
+  }
+  b.unplug();
+  co_await wg.wait();
 }
 
 }  // namespace blk::test
