@@ -239,7 +239,9 @@ TEST_P(FileIoTest, Flush) {
   const uint64_t via_pool = Counter(*b, "file_flush_fdatasync_pool");
   EXPECT_EQ(via_aio + via_pool, 2u);
   if (!GetParam().native) {
-    EXPECT_EQ(via_pool, 2u);
+    // fdatasync on a worker, through the engine like the I/O.
+    EXPECT_EQ(via_aio, 2u);
+    EXPECT_EQ(Counter(*b, "threads_jobs"), 3u);
   }
 }
 
@@ -279,14 +281,18 @@ TEST_P(FileIoTest, PeekAfterSubmitCountersFollowTheOption) {
   ASSERT_TRUE(b);
   AlignedBuffer r(4096);
   for (int i = 0; i < 20; i++) ASSERT_EQ(Read(*b, uint64_t(i) * 4096, r.data(), 4096), 0);
+  const std::string opts = GetParam().opts;
   if (!GetParam().native) {
-    // The pool has no kernel queue and reports none of its counters.
-    EXPECT_EQ(Counter(*b, "aio_reaps_after_submit"), UINT64_MAX);
+    // The worker pool under the same policy: its jobs, the policy's
+    // counters (a peek after each hand-over), no kernel queue's, and the
+    // node's own fallback pool unused.
+    EXPECT_EQ(Counter(*b, "threads_jobs"), 20u);
+    EXPECT_EQ(Counter(*b, "aio_requests_submitted"), 20u);
+    EXPECT_GE(Counter(*b, "aio_reaps_after_submit"), 20u);
     EXPECT_EQ(Counter(*b, "io_uring_sqes"), UINT64_MAX);
-    EXPECT_EQ(Counter(*b, "file_pool_jobs"), 20u);
+    EXPECT_EQ(Counter(*b, "file_pool_jobs"), 0u);
     return;
   }
-  const std::string opts = GetParam().opts;
   const uint64_t after_submit = Counter(*b, "aio_reaps_after_submit");
   if (opts.find("peek-after-submit=off") != std::string::npos) {
     EXPECT_EQ(after_submit, 0u);
@@ -476,35 +482,6 @@ TEST(FileAioTest, PollOffNeverPolls) {
   EXPECT_EQ(Counter(*b, "aio_reaps_poll"), 0u);
   EXPECT_EQ(Counter(*b, "aio_polling"), 0u);
   EXPECT_EQ(Counter(*b, "aio_reaped_eventfd"), 50u);
-}
-
-// aio-poll=auto withdraws the poll handler when polling does not find the
-// completions (here: the loop polls the ring once per iteration, never
-// spins, and the disk's completions come later), and tries it again later.
-TEST(FileAioTest, PollAutoWithdrawsAndRetries) {
-  AioContext ctx;
-  ctx.set_poll_params({.max_ns = 0, .grow = 0, .shrink = 0});
-  TempFile f(1 << 20);
-  auto b = Open(ctx, "driver=file,filename=" + f.path() +
-                         ",aio=native,cache.direct=on,peek-after-submit=off");
-  ASSERT_TRUE(b);
-  EXPECT_EQ(Counter(*b, "aio_polling"), 1u);
-  AlignedBuffer r(4096);
-  int i = 0;
-  // 128 wake-ups per window; retried after 8 windows without polling.
-  for (; i < 4000 && Counter(*b, "aio_poll_retries") == 0; i++) {
-    ASSERT_EQ(Read(*b, uint64_t(i % 256) * 4096, r.data(), 4096), 0);
-    for (int k = 0; k < 4096; k++) {
-      ASSERT_EQ(r.data()[k], TempFile::Pattern(uint64_t(i % 256) * 4096 + k));
-    }
-  }
-  if (Counter(*b, "aio_reaped_poll") * 4 >= uint64_t(i)) {
-    GTEST_SKIP() << "the device completed within a loop iteration; polling paid";
-  }
-  EXPECT_GE(Counter(*b, "aio_poll_withdrawals"), 1u);
-  EXPECT_EQ(Counter(*b, "aio_poll_retries"), 1u);
-  EXPECT_EQ(Counter(*b, "aio_polling"), 1u);
-  EXPECT_EQ(Counter(*b, "aio_in_flight"), 0u);
 }
 
 // A device that completes inside io_submit (tmpfs O_DIRECT, like zram): with
