@@ -27,7 +27,7 @@ struct FileConfig {
   bool direct = false;  // cache.direct=on (O_DIRECT)
   bool discard_unmap = false;
   int pool_threads = 16;
-  EngineSettings engine_settings;  // aio=native / io_uring: the loop's engine
+  EngineSettings engine_settings;  // the loop's engine (every aio= mode)
   bool register_file = false;  // aio-register-file (io_uring)
   bool force_async = false;    // aio-force-async (io_uring)
 };
@@ -40,34 +40,17 @@ bool Unsupported(int64_t res) {
 
 int64_t NegErrno(long r) { return r < 0 ? -errno : r; }
 
-// Awaitable: preadv/pwritev on a worker; byte count or negative errno.
-auto PoolRw(ThreadPool& pool, AioContext& ctx, int fd, bool write, uint64_t offset,
-            const IoVec* iov) {
-  return pool.run(ctx, [fd, write, offset, iov]() -> int64_t {
-    ssize_t r;
-    do {
-      r = write ? pwritev(fd, iov->data(), iov->count(), off_t(offset))
-                : preadv(fd, iov->data(), iov->count(), off_t(offset));
-    } while (r < 0 && errno == EINTR);
-    return NegErrno(r);
-  });
-}
-
 class FileDriver final : public BlockDriver {
  public:
-  // `pool`: the started workers of aio=threads; null in the kernel modes,
-  // which make one on first use (flush, discard, write-zeroes fallbacks).
-  // `engine`: the kernel modes' engine of the loop the node was opened on
-  // (with this file registered in it if asked), empty with aio=threads.
+  // `engine`: the engine of the loop the node was opened on (with this file
+  // registered in it if asked).
   FileDriver(int fd, FileConfig cfg, FileGeometry geo, LoopEngineRef engine, int file_index,
-             std::unique_ptr<ThreadPool> pool, bool read_only)
+             bool read_only)
       : fd_(fd),
         cfg_(std::move(cfg)),
         geo_(geo),
-        kernel_(cfg_.engine != FileConfig::Engine::kThreads),
         engine_(std::move(engine)),
         file_index_(file_index),
-        pool_(std::move(pool)),
         read_only_(read_only) {}
   ~FileDriver() override {
     release_engine();
@@ -109,8 +92,8 @@ class FileDriver final : public BlockDriver {
     return c;
   }
 
-  // The kernel modes keep the engine Open joined while the node stays on
-  // that loop; on another loop they join its engine at the first call there
+  // The node keeps the engine Open joined while it stays on that loop; on
+  // another loop it joins that loop's engine at the first call there
   // (aio()), on that loop's thread: move_to() attaches from the old one.
   void attach_aio_context(AioContext& ctx) override {
     ctx_ = &ctx;
@@ -130,31 +113,21 @@ class FileDriver final : public BlockDriver {
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t) override {
-    int64_t res;
-    if (kernel_) {
-      KernelAio* a = aio();
-      if (!a) co_return Status(join_error_);
-      // The common case inline: one frame, no extra coroutine.
-      IoRequest req = make_req(IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset));
-      res = co_await a->submit(req);
-    } else {
-      res = co_await PoolRw(pool(), *ctx_, fd_, false, offset, &qiov);
-    }
+    KernelAio* a = aio();
+    if (!a) co_return Status(join_error_);
+    // The common case inline: one frame, no extra coroutine.
+    IoRequest req = make_req(IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset));
+    const int64_t res = co_await a->submit(req);
     if (res == int64_t(bytes)) co_return Status();
     co_return co_await finish_rw(false, offset, bytes, qiov, res);
   }
 
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t) override {
-    int64_t res;
-    if (kernel_) {
-      KernelAio* a = aio();
-      if (!a) co_return Status(join_error_);
-      IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
-      res = co_await a->submit(req);
-    } else {
-      res = co_await PoolRw(pool(), *ctx_, fd_, true, offset, &qiov);
-    }
+    KernelAio* a = aio();
+    if (!a) co_return Status(join_error_);
+    IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
+    const int64_t res = co_await a->submit(req);
     const bool past_eof = offset + bytes > geo_.length;
     if (res == int64_t(bytes) && !past_eof) co_return Status();
     Status s = res == int64_t(bytes) ? Status() : co_await finish_rw(true, offset, bytes, qiov, res);
@@ -178,7 +151,6 @@ class FileDriver final : public BlockDriver {
     out->push_back({"file_flush_fdatasync_pool", flush_pool_});
     out->push_back({"file_fdsync_probe", uint64_t(fdsync_)});  // 0 unknown 1 yes 2 no
     out->push_back({"file_pool_jobs", pool_ ? pool_->jobs_run() : 0});
-    if (!kernel_) return;
     if (cfg_.engine == FileConfig::Engine::kIoUring) {
       out->push_back({"io_uring_registered_file", file_index_ >= 0 ? 1u : 0u});
       out->push_back({"io_uring_force_async", cfg_.force_async ? 1u : 0u});
@@ -191,11 +163,10 @@ class FileDriver final : public BlockDriver {
  private:
   enum FdsyncState { kUnknown = 0, kYes = 1, kNo = 2 };
 
-  // The kernel modes' engine on the attached loop, joined on first use there;
-  // null with aio=threads, or when joining failed (join_error_ says why, and
-  // stderr said it once: requests fail with it, nothing falls back).
+  // The engine on the attached loop, joined on first use there; null when
+  // joining failed (join_error_ says why, and stderr said it once: requests
+  // fail with it, nothing falls back).
   KernelAio* aio() {
-    if (!kernel_) return nullptr;
     if (!engine_ && join_error_ == 0 && ctx_) {
       auto j = JoinEngine(*ctx_, cfg_, fd_);
       if (!j.ok()) {
@@ -234,15 +205,11 @@ class FileDriver final : public BlockDriver {
 
   // One read or write of `iov` at `offset`: byte count or negative errno.
   Task<int64_t> rw_once(bool write, uint64_t offset, const IoVec& iov) {
-    if (kernel_) {
-      KernelAio* a = aio();
-      if (!a) co_return join_error_;
-      IoRequest req =
-          make_req(write ? IoRequest::Write(fd_, iov.data(), int(iov.count()), offset)
-                         : IoRequest::Read(fd_, iov.data(), int(iov.count()), offset));
-      co_return co_await a->submit(req);
-    }
-    co_return co_await PoolRw(pool(), *ctx_, fd_, write, offset, &iov);
+    KernelAio* a = aio();
+    if (!a) co_return join_error_;
+    IoRequest req = make_req(write ? IoRequest::Write(fd_, iov.data(), int(iov.count()), offset)
+                                   : IoRequest::Read(fd_, iov.data(), int(iov.count()), offset));
+    co_return co_await a->submit(req);
   }
 
   // A write reaching past the end: only the generic layer's padding does
@@ -292,8 +259,7 @@ class FileDriver final : public BlockDriver {
   int fd_;
   FileConfig cfg_;
   FileGeometry geo_;
-  const bool kernel_;      // aio=native or io_uring
-  LoopEngineRef engine_;   // kernel_: the attached loop's engine, once joined
+  LoopEngineRef engine_;   // the attached loop's engine, once joined
   int file_index_ = -1;    // in engine_'s file table (aio-register-file), or -1
   int join_error_ = 0;     // joining the attached loop's engine failed: the errno
   std::unique_ptr<ThreadPool> pool_;
@@ -311,8 +277,8 @@ class FileDriver final : public BlockDriver {
 };
 
 Task<Status> FileDriver::co_flush() {
-  if (kernel_ && !aio()) co_return Status(join_error_);
-  if (kernel_ && fdsync_ != kNo) {
+  if (!aio()) co_return Status(join_error_);
+  if (fdsync_ != kNo) {
     IoRequest req = make_req(IoRequest::Fdatasync(fd_));
     int64_t res = co_await aio()->submit(req);
     if (res != -EINVAL || fdsync_ == kYes) {
@@ -431,13 +397,14 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   cfg.engine = o.choice("aio") == "native"     ? FileConfig::Engine::kNative
                : o.choice("aio") == "io_uring" ? FileConfig::Engine::kIoUring
                                                : FileConfig::Engine::kThreads;
-  const bool kernel_aio = cfg.engine != FileConfig::Engine::kThreads;
   cfg.direct = o.flag("cache.direct");
   cfg.discard_unmap = o.choice("discard") == "unmap";
   cfg.pool_threads = int(o.integer("thread-pool-size"));
+  cfg.engine_settings.threads = cfg.pool_threads;
   EngineSettings& es = cfg.engine_settings;
   es.kind = cfg.engine == FileConfig::Engine::kIoUring ? EngineSettings::Kind::kIoUring
-                                                       : EngineSettings::Kind::kNative;
+            : cfg.engine == FileConfig::Engine::kNative ? EngineSettings::Kind::kNative
+                                                        : EngineSettings::Kind::kThreads;
   es.policy.max_batch = int(o.integer("aio-max-batch"));
   es.ring_size = int(o.integer("aio-ring-size"));
   es.policy.max_inflight = int(o.integer("aio-max-inflight"));
@@ -496,28 +463,13 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     close(fd);
     return MakeError(e, where + "fcntl: " + ErrnoString(e));
   }
-  LoopEngineRef engine;
-  int file_index = -1;
-  if (kernel_aio) {
-    auto j = FileDriver::JoinEngine(args.ctx, cfg, fd);
-    if (!j.ok()) {
-      close(fd);
-      return MakeError(j.error().code, where + "aio=" + o.choice("aio") + ": " + j.error().message);
-    }
-    engine = std::move(j.value().first);
-    file_index = j.value().second;
-  }
-  std::unique_ptr<ThreadPool> pool;
-  if (!kernel_aio) {
-    pool = std::make_unique<ThreadPool>(cfg.pool_threads);
-    if (auto r = pool->start(); !r.ok()) {
-      pool.reset();
-      close(fd);
-      return MakeError(r.error().code, where + r.error().message);
-    }
+  auto j = FileDriver::JoinEngine(args.ctx, cfg, fd);
+  if (!j.ok()) {
+    close(fd);
+    return MakeError(j.error().code, where + "aio=" + o.choice("aio") + ": " + j.error().message);
   }
   return std::unique_ptr<BlockDriver>(std::make_unique<FileDriver>(
-      fd, std::move(cfg), geo.value(), std::move(engine), file_index, std::move(pool),
+      fd, std::move(cfg), geo.value(), std::move(j.value().first), j.value().second,
       args.read_only));
 }
 

@@ -9,19 +9,22 @@
 //              [,aio-register-file=on|off][,aio-force-async=on|off]
 //              [,thread-pool-size=N]
 //
-// aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool.
-// aio=native (Linux native AIO) and aio=io_uring go through one policy,
-// KernelAio (block/file/kernel_aio.h: plug batching, completion peeks after
-// each submission and from the loop's polling, the poll governor), over a
-// LibaioQueue or a UringQueue.  aio=native requires cache.direct=on
+// aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool,
+// aio=native uses Linux native AIO, aio=io_uring io_uring.  All three go
+// through one policy, KernelAio (block/file/kernel_aio.h: plug batching,
+// completion peeks after each submission and from the loop's polling, the
+// poll governor), over a ThreadQueue, LibaioQueue or UringQueue, and one
+// engine per loop serves every file node there with the same settings
+// (block/file/loop_engine.h).  aio=native requires cache.direct=on
 // (O_DIRECT), as in QEMU; io_uring also serves buffered I/O.  The aio-sqpoll*,
 // aio-register-file and aio-force-async options are io_uring's
 // (block/file/uring_queue.h).  If io_uring cannot be set up the open fails
 // with the cause (e.g. kernel.io_uring_disabled); there is no fallback.
-// Flush uses IOCB_CMD_FDSYNC / IORING_OP_FSYNC (datasync) in those modes when
-// the kernel accepts it (probed on the first flush), else fdatasync on the
-// pool.  Discard punches holes (files) or BLKDISCARD (devices); write-zeroes
-// uses FALLOC_FL_ZERO_RANGE / BLKZEROOUT; both run on the pool; -ENOTSUP
+// Flush is a datasync through the engine (fdatasync on a worker,
+// IOCB_CMD_FDSYNC, IORING_OP_FSYNC); where the kernel refuses the async one
+// (probed on the first flush) fdatasync runs on the node's own pool, as do
+// discard (punching holes in files, BLKDISCARD on devices) and
+// write-zeroes (FALLOC_FL_ZERO_RANGE / BLKZEROOUT); -ENOTSUP
 // lets the generic layer write zeros.  Length comes from fstat or
 // BLKGETSIZE64; the O_DIRECT alignment from statx, BLKSSZGET or probing
 // reads (block/file/geometry.h).

@@ -168,7 +168,7 @@ void KernelAio::submit_queued() {
       continue;
     }
     // Marked before anything can complete them (reap_in_submit below).
-    MarkSubmitted(batch_reqs_.data(), ret);
+    if (queue_->hands_over()) MarkSubmitted(batch_reqs_.data(), ret);
     pop_queue(ret);
     in_flight_ += ret;
     c_.requests_submitted += ret;

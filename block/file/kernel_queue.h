@@ -1,6 +1,6 @@
-// KernelQueue: the mechanism under KernelAio (kernel_aio.h), one per kernel
-// I/O interface: Linux native AIO (libaio_queue.h) or io_uring
-// (uring_queue.h).  KernelAio holds the policy both share (queueing, plug
+// KernelQueue: the mechanism under KernelAio (kernel_aio.h), one per I/O
+// interface: Linux native AIO (libaio_queue.h), io_uring (uring_queue.h) or
+// the worker pool (thread_queue.h).  KernelAio holds the policy both share (queueing, plug
 // batching, the adaptive batch size, where completions are reaped, busy
 // polling and its governor, resuming coroutines); a KernelQueue only sends
 // requests and hands back completions.
@@ -101,6 +101,13 @@ class KernelQueue {
   // True when fetch() would find something; only meaningful with
   // user_space_ring().  Cheap: read by the loop's busy polling.
   virtual bool ready() const = 0;
+
+  // True when submit() returns once the kernel has taken the requests, which
+  // complete later: KernelAio then marks their SubmitStamp (slat ends
+  // there).  False for a mechanism that runs each request to completion
+  // elsewhere (the worker pool: its system calls return when the I/O is
+  // done, like fio's synchronous engines, which report no slat).
+  virtual bool hands_over() const { return true; }
 
   // Adds `fd` to the queue's table of registered files: the index a request
   // then names in IoRequest::fd with fixed_file set, or a negative errno

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "block/file/libaio_queue.h"
+#include "block/file/thread_queue.h"
 
 namespace blk {
 
@@ -24,7 +25,9 @@ class LoopEngineRef::Engine final : public LoopService {
 std::string EngineSettings::key() const {
   const KernelAio::Config& p = policy;
   std::string k = std::string("blk.file.engine/") + name() + "/ring=" + std::to_string(ring_size);
-  if (kind == Kind::kNative) {
+  if (kind == Kind::kThreads) {
+    k += "/workers=" + std::to_string(threads);
+  } else if (kind == Kind::kNative) {
     k += "/user_ring=" + std::to_string(use_ring);
   } else {
     k += "/sqpoll=" + std::to_string(uring.sqpoll) + "," + std::to_string(uring.sqpoll_idle_ms) +
@@ -42,7 +45,11 @@ Expected<LoopEngineRef> LoopEngineRef::Acquire(AioContext& ctx, const EngineSett
   auto* e = static_cast<Engine*>(ctx.find_service(key));
   if (!e) {
     Expected<std::unique_ptr<KernelQueue>> q = MakeError(-EINVAL, "");
-    if (s.kind == EngineSettings::Kind::kNative) {
+    if (s.kind == EngineSettings::Kind::kThreads) {
+      auto t = ThreadQueue::Create(s.threads, s.ring_size);
+      if (!t.ok()) return t.error();
+      q = std::unique_ptr<KernelQueue>(std::move(t.value()));
+    } else if (s.kind == EngineSettings::Kind::kNative) {
       auto a = LibaioQueue::Create(s.ring_size, s.use_ring);
       if (!a.ok()) return a.error();
       q = std::unique_ptr<KernelQueue>(std::move(a.value()));

@@ -1,8 +1,8 @@
-// LoopEngine: the kernel I/O engine of one loop.  One KernelAio -- one libaio
-// context or io_uring, its eventfd handler and its poll handler -- per
+// LoopEngine: the I/O engine of one loop.  One KernelAio -- one worker pool,
+// libaio context or io_uring, its eventfd handler and its poll handler -- per
 // AioContext and engine setting, shared by every file node on that loop
 // with the same setting, as QEMU keeps one LinuxAioState / LuringState per
-// AioContext.  The loop owns it (a LoopService); the nodes hold a
+// AioContext (and QEMU one thread pool per AioContext).  The loop owns it (a LoopService); the nodes hold a
 // LoopEngineRef, and the last one to let go destroys it.
 //
 // What sharing means for the nodes on one loop:
@@ -12,7 +12,8 @@
 //   * the aio_* and io_uring_* counters are the engine's: each node reports
 //     the whole loop's numbers, not its own share.
 // Nodes whose settings differ (another aio=, ring size, batch or poll
-// policy, SQPOLL set-up) get engines of their own on the same loop.
+// policy, SQPOLL set-up, worker count) get engines of their own on the
+// same loop.
 //
 // Threading: Acquire, the ref's methods and its destructor on the loop's
 // thread (or while no thread runs the loop), like everything of KernelAio.
@@ -29,15 +30,18 @@
 namespace blk {
 
 struct EngineSettings {
-  enum class Kind { kNative, kIoUring };
+  enum class Kind { kThreads, kNative, kIoUring };
   Kind kind = Kind::kNative;
-  int ring_size = 128;      // io_setup size / SQ entries
+  int ring_size = 128;      // io_setup size / SQ entries / worker slots
   bool use_ring = true;     // native: read completions in user space
   UringQueue::Config uring;  // io_uring: SQPOLL set-up (entries from ring_size)
+  int threads = 16;         // threads: workers
   KernelAio::Config policy;
 
-  // "native" or "io_uring".
-  const char* name() const { return kind == Kind::kNative ? "native" : "io_uring"; }
+  // The aio= value: "threads", "native" or "io_uring".
+  const char* name() const {
+    return kind == Kind::kThreads ? "threads" : kind == Kind::kNative ? "native" : "io_uring";
+  }
   // The loop service key: equal for settings that can share one engine.
   std::string key() const;
 };

@@ -39,7 +39,7 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::submit(Job* job) {
   if (threads_.empty() && !start().ok() && threads_.empty()) {
     job->res = -start_errno_;
-    job->ctx->post_resume(job->waiter);
+    if (job->complete) job->complete(job); else job->ctx->post_resume(job->waiter);
     return;
   }
   job->next = nullptr;
@@ -67,8 +67,9 @@ void ThreadPool::worker() {
     jobs_run_++;
     lk.unlock();
     job->res = job->fn(job);
-    // post_resume publishes res to the loop thread (it takes the loop's lock).
-    job->ctx->post_resume(job->waiter);
+    // post_resume publishes res to the loop thread (it takes the loop's
+    // lock); `complete` must publish it likewise.
+    if (job->complete) job->complete(job); else job->ctx->post_resume(job->waiter);
     lk.lock();
   }
 }

@@ -27,12 +27,15 @@ namespace blk {
 class ThreadPool {
  public:
   // One unit of work.  `fn` runs on a worker and returns a byte count or a
-  // negative errno, stored in `res`; then `waiter` is resumed on `ctx`.
+  // negative errno, stored in `res`; then `waiter` is resumed on `ctx`, or,
+  // if set, `complete` runs on the worker instead (the job is the caller's
+  // again from its first instruction: the worker no longer touches it).
   struct Job {
     int64_t (*fn)(Job* self) = nullptr;
     int64_t res = 0;
     AioContext* ctx = nullptr;
     std::coroutine_handle<> waiter;
+    void (*complete)(Job* self) = nullptr;
     Job* next = nullptr;
   };
 
@@ -78,6 +81,8 @@ class ThreadPool {
 
   // Jobs run so far (read on any thread; approximate while running).
   uint64_t jobs_run() const;
+  // Workers started.  The owning thread.
+  int threads() const { return int(threads_.size()); }
 
  private:
   void worker();

@@ -1,6 +1,5 @@
-// The kernel modes' engine is per loop (block/file/loop_engine.h): file
-// nodes on one loop with the same settings share one libaio context or
-// io_uring, their requests leave in the same submissions, the last node to
+// The engine is per loop (block/file/loop_engine.h): file nodes on one loop
+// with the same settings share one worker pool, libaio context or io_uring, their requests leave in the same submissions, the last node to
 // close destroys it, and a node moved to another loop joins that loop's.
 // Real O_DIRECT files in TEST_TMPDIR.
 #include <dirent.h>
@@ -48,8 +47,9 @@ std::string DefaultKey(EngineSettings::Kind kind) {
 class FileEngineTest : public ::testing::TestWithParam<std::string> {
  protected:
   EngineSettings::Kind kind() const {
-    return GetParam() == "native" ? EngineSettings::Kind::kNative
-                                  : EngineSettings::Kind::kIoUring;
+    return GetParam() == "threads"  ? EngineSettings::Kind::kThreads
+           : GetParam() == "native" ? EngineSettings::Kind::kNative
+                                    : EngineSettings::Kind::kIoUring;
   }
 };
 
@@ -135,7 +135,8 @@ TEST_P(FileEngineTest, DifferentSettingsGetEnginesOfTheirOwn) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, FileEngineTest, ::testing::Values("native", "io_uring"),
+INSTANTIATE_TEST_SUITE_P(Engines, FileEngineTest,
+                         ::testing::Values("threads", "native", "io_uring"),
                          [](const auto& info) { return info.param; });
 
 // aio-register-file on a shared ring: each node has its own index in the

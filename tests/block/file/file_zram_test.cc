@@ -71,8 +71,10 @@ class FileZramTest : public ::testing::TestWithParam<Mode> {
     EXPECT_EQ(b.root().limits().request_alignment, m.direct ? 4096u : 1u)
         << "O_DIRECT on zram: its 4 KiB logical block size";
     if (m.engine == Engine::kThreads) {
-      EXPECT_GE(Counter(b, "file_pool_jobs"), requests);
-      EXPECT_EQ(Counter(b, "aio_submit_calls"), UINT64_MAX);  // no kernel queue
+      // The worker pool, under the same policy as the kernel queues.
+      EXPECT_GE(Counter(b, "threads_jobs"), requests);
+      EXPECT_EQ(Counter(b, "threads_workers"), 16u);
+      EXPECT_EQ(Counter(b, "io_uring_sqes"), UINT64_MAX);
       return;
     }
     EXPECT_GE(Counter(b, "aio_requests_submitted"), requests);
@@ -226,8 +228,8 @@ TEST_P(FileZramTest, ConcurrentWritesAndReadsAtDepth32) {
 }
 
 // A flush reaches the device: through the kernel queue (IOCB_CMD_FDSYNC /
-// IORING_OP_FSYNC) in the kernel modes, the pool otherwise; the data is
-// there after it.
+// IORING_OP_FSYNC) in the kernel modes, fdatasync on a worker with
+// aio=threads; the data is there after it.
 TEST_P(FileZramTest, Flush) {
   auto b = OpenZram();
   ASSERT_TRUE(b);
@@ -238,13 +240,9 @@ TEST_P(FileZramTest, Flush) {
   const uint64_t via_aio = Counter(*b, "file_flush_fdsync_aio");
   const uint64_t via_pool = Counter(*b, "file_flush_fdatasync_pool");
   EXPECT_EQ(via_aio + via_pool, 2u);
-  if (GetParam().engine == Engine::kThreads) {
-    EXPECT_EQ(via_pool, 2u);
-  } else {
-    // A block device has an fsync operation, so both kernel interfaces take
-    // the flush (aio's FDSYNC needs one; io_uring's FSYNC always works).
-    EXPECT_EQ(via_aio, 2u);
-  }
+  // Through the engine in every mode: fdatasync on a worker, or (a block
+  // device has an fsync operation) aio's FDSYNC / io_uring's FSYNC.
+  EXPECT_EQ(via_aio, 2u);
   AlignedBuffer r(65536);
   ASSERT_EQ(Read(*b, 1 << 20, r.data(), r.size()), 0);
   EXPECT_EQ(memcmp(r.data(), w.data(), w.size()), 0);
