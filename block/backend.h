@@ -88,6 +88,14 @@ class BlockBackend {
   // ---- batching ----
   void plug() { root_->plug(); }
   void unplug() { root_->unplug(); }
+
+  // ---- registered buffers (BlockDriver::register_buf) ----
+  // Tells the graph that [host, host + size) will carry many requests: the
+  // file driver with aio=io_uring,aio-fixed-buffers=on pins it in the ring
+  // (IORING_OP_READ_FIXED / WRITE_FIXED for requests inside it).  0 or a
+  // negative errno.  Loop thread.
+  int register_buf(void* host, size_t size) { return root_->register_buf(host, size); }
+  void unregister_buf(void* host, size_t size) { root_->unregister_buf(host, size); }
   class PlugScope {
    public:
     explicit PlugScope(BlockBackend& b) : b_(b) { b_.plug(); }

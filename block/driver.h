@@ -133,6 +133,25 @@ class BlockDriver {
   virtual void plug() {}
   virtual void unplug() {}
 
+  // Buffer registration (QEMU's bdrv_register_buf): the caller will pass
+  // [host, host + size) in requests for a long time, and a driver that can
+  // pin it once for all of them (io_uring fixed buffers) does so here.
+  // Returns 0 -- also when the driver has nothing to do -- or a negative
+  // errno (e.g. -ENOMEM: the locked-memory limit).  Registering is an
+  // optimisation only: requests may use any buffer, registered or not.
+  // unregister_buf() takes the same range back; it must come before the
+  // memory is freed (closing the node also does it).  A filter forwards to
+  // its children.
+  virtual int register_buf(void* host, size_t size) {
+    (void)host;
+    (void)size;
+    return 0;
+  }
+  virtual void unregister_buf(void* host, size_t size) {
+    (void)host;
+    (void)size;
+  }
+
   // Ends the waits the driver adds by itself to requests in flight (an
   // emulated latency, a throttle's delay): those requests complete now with
   // -ECANCELED.  Work already handed to the kernel or a cluster cannot be

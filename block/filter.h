@@ -54,6 +54,8 @@ class FilterDriver : public BlockDriver {
   }
   void plug() override { child_->plug(); }
   void unplug() override { child_->unplug(); }
+  int register_buf(void* host, size_t size) override { return child_->register_buf(host, size); }
+  void unregister_buf(void* host, size_t size) override { child_->unregister_buf(host, size); }
   void cancel_waits() override { child_->cancel_waits(); }
   // The filter's own counters (own_counters), then the child's as "file.*".
   void counters(std::vector<DriverCounter>* out) const override {

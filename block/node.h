@@ -90,6 +90,9 @@ class BlockNode {
   AioContext* aio_context() const { return ctx_; }
   void plug() { drv_->plug(); }
   void unplug() { drv_->unplug(); }
+  // See BlockDriver::register_buf.  Loop thread.
+  int register_buf(void* host, size_t size) { return drv_->register_buf(host, size); }
+  void unregister_buf(void* host, size_t size) { drv_->unregister_buf(host, size); }
   // See BlockDriver::cancel_waits.
   void cancel_waits() { drv_->cancel_waits(); }
 

@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <utility>
@@ -30,6 +31,7 @@ struct FileConfig {
   EngineSettings engine_settings;  // the loop's engine (every aio= mode)
   bool register_file = false;  // aio-register-file (io_uring)
   bool force_async = false;    // aio-force-async (io_uring)
+  bool fixed_buffers = false;  // aio-fixed-buffers (io_uring)
 };
 
 // "Not possible here" errors of fallocate/ioctl: the caller turns them into
@@ -154,6 +156,9 @@ class FileDriver final : public BlockDriver {
     if (cfg_.engine == FileConfig::Engine::kIoUring) {
       out->push_back({"io_uring_registered_file", file_index_ >= 0 ? 1u : 0u});
       out->push_back({"io_uring_force_async", cfg_.force_async ? 1u : 0u});
+      uint64_t fixed = 0;
+      for (const Region& g : regions_) fixed += g.index >= 0;
+      out->push_back({"io_uring_fixed_buffers", fixed});
     }
     // The loop's engine: shared with the other nodes on it (loop_engine.h).
     out->push_back({"aio_engine_users", uint64_t(engine_.users())});
@@ -176,6 +181,12 @@ class FileDriver final : public BlockDriver {
       } else {
         engine_ = std::move(j.value().first);
         file_index_ = j.value().second;
+        // The buffers registered on the old loop's ring, in the new one
+        // (one that does not fit goes as plain requests).
+        for (Region& g : regions_) {
+          const int i = engine_.aio().queue().register_buffer(g.base, g.len);
+          g.index = i >= 0 ? i : -1;
+        }
       }
     }
     return engine_ ? &engine_.aio() : nullptr;
@@ -188,15 +199,64 @@ class FileDriver final : public BlockDriver {
       r.fixed_file = true;
     }
     r.force_async = cfg_.force_async;
+    if (!regions_.empty() && r.iovcnt == 1) r.buf_index = BufferIndex(r.iov[0]);
     return r;
   }
 
-  // Frees the registered index and lets go of the loop's engine.
+  // The registered buffer holding all of `v`, or -1.
+  int BufferIndex(const struct iovec& v) const {
+    const char* p = static_cast<const char*>(v.iov_base);
+    // The last region starting at or before p.
+    auto it = std::upper_bound(regions_.begin(), regions_.end(), p,
+                               [](const char* x, const Region& g) { return x < g.base; });
+    if (it == regions_.begin()) return -1;
+    --it;
+    return p + v.iov_len <= it->base + it->len ? it->index : -1;
+  }
+
+  // Frees the registered indexes (file, buffers) and lets go of the loop's
+  // engine.  regions_ stays: the next engine registers them again.
   void release_engine() {
-    if (engine_ && file_index_ >= 0) engine_.aio().queue().unregister_file(file_index_);
+    if (engine_) {
+      if (file_index_ >= 0) engine_.aio().queue().unregister_file(file_index_);
+      for (Region& g : regions_) {
+        if (g.index >= 0) engine_.aio().queue().unregister_buffer(g.index);
+        g.index = -1;
+      }
+    }
     file_index_ = -1;
     engine_.reset();
   }
+
+ public:
+  // aio-fixed-buffers=on: pins the range in the engine's ring.  Ranges must
+  // not overlap one registered before.
+  int register_buf(void* host, size_t size) override {
+    if (!cfg_.fixed_buffers || size == 0) return 0;
+    KernelAio* a = aio();
+    if (!a) return join_error_;
+    char* base = static_cast<char*>(host);
+    auto it = std::upper_bound(regions_.begin(), regions_.end(), base,
+                               [](const char* x, const Region& g) { return x < g.base; });
+    if ((it != regions_.end() && base + size > it->base) ||
+        (it != regions_.begin() && std::prev(it)->base + std::prev(it)->len > base)) {
+      return -EEXIST;
+    }
+    const int i = a->queue().register_buffer(host, size);
+    if (i < 0) return i;
+    regions_.insert(it, Region{base, size, i});
+    return 0;
+  }
+  void unregister_buf(void* host, size_t size) override {
+    for (auto it = regions_.begin(); it != regions_.end(); ++it) {
+      if (it->base != host || it->len != size) continue;
+      if (engine_ && it->index >= 0) engine_.aio().queue().unregister_buffer(it->index);
+      regions_.erase(it);
+      return;
+    }
+  }
+
+ private:
 
   ThreadPool& pool() {
     if (!pool_) pool_ = std::make_unique<ThreadPool>(cfg_.pool_threads);
@@ -261,6 +321,14 @@ class FileDriver final : public BlockDriver {
   FileGeometry geo_;
   LoopEngineRef engine_;   // the attached loop's engine, once joined
   int file_index_ = -1;    // in engine_'s file table (aio-register-file), or -1
+  // register_buf() ranges, sorted by base, with their index in engine_'s
+  // buffer table (-1: not registered there).
+  struct Region {
+    char* base;
+    size_t len;
+    int index;
+  };
+  std::vector<Region> regions_;
   int join_error_ = 0;     // joining the attached loop's engine failed: the errno
   std::unique_ptr<ThreadPool> pool_;
   bool read_only_;
@@ -383,6 +451,9 @@ const std::vector<OptionSpec>& Schema() {
        .help = "aio=io_uring: send every request to the kernel's io-wq workers (IOSQE_ASYNC)"},
       {.name = "aio-register-file", .type = T::kBool, .default_value = "off", .has_default = true,
        .help = "aio=io_uring: register the file with the ring (IOSQE_FIXED_FILE)"},
+      {.name = "aio-fixed-buffers", .type = T::kBool, .default_value = "off", .has_default = true,
+       .help = "aio=io_uring: pin the buffers the user registers (BlockBackend::register_buf) "
+               "in the ring; requests inside one go as READ_FIXED/WRITE_FIXED"},
       {.name = "thread-pool-size", .type = T::kInt, .default_value = "16", .has_default = true,
        .min = 1, .max = 256,
        .help = "worker threads (aio=threads I/O; flush/discard/zeroes fallbacks)"},
@@ -416,6 +487,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   cfg.register_file = o.flag("aio-register-file");
   es.uring.sqpoll_cpu = int(o.integer("aio-sqpoll-cpu"));
   cfg.force_async = o.flag("aio-force-async");
+  cfg.fixed_buffers = o.flag("aio-fixed-buffers");
   es.policy.poll_mode = o.choice("aio-poll") == "on"    ? KernelAio::PollMode::kOn
                         : o.choice("aio-poll") == "off" ? KernelAio::PollMode::kOff
                                                         : KernelAio::PollMode::kAuto;
@@ -424,7 +496,8 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   const std::string where = "driver 'file': '" + cfg.path + "': ";
   if (cfg.path.empty()) return MakeError(-EINVAL, "driver 'file': option 'filename' is empty");
   if (cfg.engine != FileConfig::Engine::kIoUring) {
-    for (const char* opt : {"aio-sqpoll", "aio-register-file", "aio-force-async"}) {
+    for (const char* opt :
+         {"aio-sqpoll", "aio-register-file", "aio-force-async", "aio-fixed-buffers"}) {
       if (o.flag(opt)) return MakeError(-EINVAL, where + opt + "=on needs aio=io_uring");
     }
   }

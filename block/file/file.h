@@ -7,6 +7,7 @@
 //              [,aio-ring-peek=on|off][,aio-max-inflight=N][,aio-poll=auto|on|off]
 //              [,aio-sqpoll=on|off][,aio-sqpoll-idle-ms=N][,aio-sqpoll-cpu=N]
 //              [,aio-register-file=on|off][,aio-force-async=on|off]
+//              [,aio-fixed-buffers=on|off]
 //              [,thread-pool-size=N]
 //
 // aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool,
@@ -17,7 +18,7 @@
 // engine per loop serves every file node there with the same settings
 // (block/file/loop_engine.h).  aio=native requires cache.direct=on
 // (O_DIRECT), as in QEMU; io_uring also serves buffered I/O.  The aio-sqpoll*,
-// aio-register-file and aio-force-async options are io_uring's
+// aio-register-file, aio-force-async and aio-fixed-buffers options are io_uring's
 // (block/file/uring_queue.h).  If io_uring cannot be set up the open fails
 // with the cause (e.g. kernel.io_uring_disabled); there is no fallback.
 // Flush is a datasync through the engine (fdatasync on a worker,

@@ -42,6 +42,10 @@ struct IoRequest {
   // the kernel's io-wq workers at once (IOSQE_ASYNC).
   bool fixed_file = false;
   bool force_async = false;
+  // io_uring only: the request's one buffer lies in entry `buf_index` of the
+  // ring's registered buffers (KernelQueue::register_buffer), so it goes as
+  // IORING_OP_READ_FIXED / WRITE_FIXED; -1: a plain request.
+  int buf_index = -1;
 
   // KernelAio's bookkeeping.
   std::coroutine_handle<> waiter;
@@ -119,6 +123,18 @@ class KernelQueue {
   // Frees an index register_file() returned.  REQUIRES: no request naming
   // it in flight.
   virtual void unregister_file(int index) { (void)index; }
+
+  // Pins [base, base + len) as one of the queue's registered buffers: the
+  // index a request names in IoRequest::buf_index, or a negative errno
+  // (-EOPNOTSUPP: no such table here; -ENFILE: it is full; -ENOMEM: the
+  // locked-memory limit).  unregister_buffer() frees the index.  REQUIRES
+  // there: no request naming it in flight.
+  virtual int register_buffer(void* base, size_t len) {
+    (void)base;
+    (void)len;
+    return -EOPNOTSUPP;
+  }
+  virtual void unregister_buffer(int index) { (void)index; }
 
   // Appends counters of the mechanism (names prefixed with name()).
   virtual void counters(std::vector<DriverCounter>* out) const = 0;

@@ -94,6 +94,34 @@ int UringQueue::register_file(int fd) {
   return index;
 }
 
+int UringQueue::register_buffer(void* base, size_t len) {
+  if (buffers_.empty()) {
+    const int r = io_uring_register_buffers_sparse(&ring_, unsigned(kBufferSlots));
+    if (r < 0) return r;
+    buffers_.assign(size_t(kBufferSlots), false);
+  }
+  const auto it = std::find(buffers_.begin(), buffers_.end(), false);
+  if (it == buffers_.end()) return -ENFILE;
+  const int index = int(it - buffers_.begin());
+  struct iovec iov = {base, len};
+  __u64 tag = 0;
+  const int r = io_uring_register_buffers_update_tag(&ring_, unsigned(index), &iov, &tag, 1);
+  if (r < 0) return r;
+  if (r != 1) return -EIO;
+  buffers_[size_t(index)] = true;
+  buffers_registered_++;
+  return index;
+}
+
+void UringQueue::unregister_buffer(int index) {
+  if (index < 0 || size_t(index) >= buffers_.size() || !buffers_[size_t(index)]) return;
+  struct iovec none = {nullptr, 0};
+  __u64 tag = 0;
+  (void)io_uring_register_buffers_update_tag(&ring_, unsigned(index), &none, &tag, 1);
+  buffers_[size_t(index)] = false;
+  buffers_registered_--;
+}
+
 void UringQueue::unregister_file(int index) {
   if (index < 0 || size_t(index) >= files_.size() || files_[size_t(index)] < 0) return;
   int none = -1;
@@ -118,14 +146,22 @@ int UringQueue::submit(IoRequest* const* reqs, int n) {
     const int fd = r->fd;
     switch (r->op) {
       case IoRequest::Op::kRead:
-        if (r->iovcnt == 1) {
+        if (r->buf_index >= 0 && r->iovcnt == 1) {
+          io_uring_prep_read_fixed(sqe, fd, r->iov[0].iov_base, unsigned(r->iov[0].iov_len),
+                                   r->offset, r->buf_index);
+          fixed_sqes_++;
+        } else if (r->iovcnt == 1) {
           io_uring_prep_read(sqe, fd, r->iov[0].iov_base, unsigned(r->iov[0].iov_len), r->offset);
         } else {
           io_uring_prep_readv(sqe, fd, r->iov, unsigned(r->iovcnt), r->offset);
         }
         break;
       case IoRequest::Op::kWrite:
-        if (r->iovcnt == 1) {
+        if (r->buf_index >= 0 && r->iovcnt == 1) {
+          io_uring_prep_write_fixed(sqe, fd, r->iov[0].iov_base, unsigned(r->iov[0].iov_len),
+                                    r->offset, r->buf_index);
+          fixed_sqes_++;
+        } else if (r->iovcnt == 1) {
           io_uring_prep_write(sqe, fd, r->iov[0].iov_base, unsigned(r->iov[0].iov_len),
                               r->offset);
         } else {
@@ -202,6 +238,8 @@ void UringQueue::counters(std::vector<DriverCounter>* out) const {
   out->push_back({"io_uring_sqpoll", (flags_ & IORING_SETUP_SQPOLL) ? 1u : 0u});
   out->push_back({"io_uring_registered_files", uint64_t(files_registered_)});
   out->push_back({"io_uring_async_sqes", async_sqes_});
+  out->push_back({"io_uring_registered_buffers", uint64_t(buffers_registered_)});
+  out->push_back({"io_uring_fixed_sqes", fixed_sqes_});
 }
 
 }  // namespace blk

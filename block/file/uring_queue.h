@@ -18,8 +18,11 @@
 // system call while it is awake; `sqpoll_idle_ms` before it sleeps, pinned
 // to `sqpoll_cpu`).  Per request: a registered file (IOSQE_FIXED_FILE: no
 // fd lookup; the ring's sparse table of kFileSlots entries is registered on
-// the first register_file()) and force_async (IOSQE_ASYNC).  A request with
-// one buffer is sent as IORING_OP_READ/WRITE, with several as READV/WRITEV.
+// the first register_file()), force_async (IOSQE_ASYNC), and a registered
+// buffer (IORING_OP_READ_FIXED / WRITE_FIXED: no page pinning per request;
+// a sparse table of kBufferSlots entries, registered on the first
+// register_buffer()).  Other requests with one buffer are sent as
+// IORING_OP_READ/WRITE, with several as READV/WRITEV.
 //
 // If io_uring cannot be set up -- the kernel.io_uring_disabled sysctl, a
 // seccomp filter, a kernel without it, the memlock limit -- Create fails
@@ -49,6 +52,8 @@ class UringQueue final : public KernelQueue {
   };
   // Files one ring can hold registered at once (the sparse table's size).
   static constexpr int kFileSlots = 1024;
+  // Buffers one ring can hold registered at once (the kernel allows 16384).
+  static constexpr int kBufferSlots = 4096;
 
   static Expected<std::unique_ptr<UringQueue>> Create(const Config& cfg);
   ~UringQueue() override;
@@ -65,6 +70,8 @@ class UringQueue final : public KernelQueue {
   void counters(std::vector<DriverCounter>* out) const override;
   int register_file(int fd) override;
   void unregister_file(int index) override;
+  int register_buffer(void* base, size_t len) override;
+  void unregister_buffer(int index) override;
 
   // The set-up flags the kernel accepted (IORING_SETUP_*).
   unsigned setup_flags() const { return flags_; }
@@ -78,6 +85,9 @@ class UringQueue final : public KernelQueue {
   unsigned flags_ = 0;
   std::vector<int> files_;  // the file table: fd per index, -1 free; empty until used
   int files_registered_ = 0;
+  std::vector<bool> buffers_;  // the buffer table: entry in use; empty until used
+  int buffers_registered_ = 0;
+  uint64_t fixed_sqes_ = 0;  // READ_FIXED / WRITE_FIXED sent
   uint64_t enters_ = 0;
   uint64_t async_sqes_ = 0;  // sent with IOSQE_ASYNC
   uint64_t sqes_ = 0;

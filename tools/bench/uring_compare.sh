@@ -1,6 +1,6 @@
 #!/bin/bash
 # uring_compare.sh: block-bench's io_uring mode (file driver aio=io_uring)
-# against fio's io_uring engine, fio's variants (--sqthread_poll=1,
+# against fio's io_uring engine, both tools' variants (--sqthread_poll=1,
 # --fixedbufs=1) and both tools' libaio, with fio's exact command line for
 # block-bench too, on the same devices in the same run: /dev/zram0 and a
 # loop device over a /dev/shm file.  Tools alternate (reversed every other
@@ -66,6 +66,7 @@ TOOLS = {  # name: (program, extra fio options)
     "fio io_uring": ("fio", ["--ioengine=io_uring"]),
     "bb io_uring sqpoll": (bb, ["--ioengine=io_uring", "--sqthread_poll=1"]),
     "fio io_uring sqpoll": ("fio", ["--ioengine=io_uring", "--sqthread_poll=1"]),
+    "bb io_uring fixedbufs": (bb, ["--ioengine=io_uring", "--fixedbufs=1"]),
     "fio io_uring fixedbufs": ("fio", ["--ioengine=io_uring", "--fixedbufs=1"]),
     "bb libaio": (bb, ["--ioengine=libaio"]),
     "fio libaio": ("fio", ["--ioengine=libaio"]),
@@ -112,7 +113,7 @@ for cell in cells:
     m = lambda n: iops(cell, n)
     print("| %s | %s | %s | " % cell + f"{m('bb io_uring') / m('fio io_uring'):.2f}x | "
           f"{m('bb io_uring sqpoll') / m('fio io_uring sqpoll'):.2f}x | "
-          f"{m('bb io_uring') / m('fio io_uring fixedbufs'):.2f}x | "
+          f"{m('bb io_uring fixedbufs') / m('fio io_uring fixedbufs'):.2f}x | "
           f"{m('bb io_uring') / m('bb libaio'):.2f}x | "
           f"{cpu(cell, 'bb io_uring'):.0f} / {cpu(cell, 'fio io_uring'):.0f} |")
 if bb_before:

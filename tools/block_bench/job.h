@@ -156,12 +156,13 @@ struct LibaioOptions {
 
 // Options of fio's io_uring engine (file driver aio=io_uring options).  Only
 // with ioengine=io_uring, dropped like RbdOptions when a job switches
-// engines.  fixedbufs and hipri are refused (apply.cc says why).
+// engines.  hipri is refused (option_table.cc says why).
 struct IoUringOptions {
   bool sqthread_poll = false;   // aio-sqpoll=on
   int sqthread_poll_cpu = -1;   // aio-sqpoll-cpu=N
   bool registerfiles = false;   // aio-register-file=on
   bool force_async = false;     // aio-force-async=on
+  bool fixedbufs = false;       // aio-fixed-buffers=on, and the I/O buffers registered
   // fio's nonvectored: IORING_OP_READ/WRITE instead of READV/WRITEV.  The
   // driver already sends every one-buffer request non-vectored (all of
   // block-bench's are), so the value changes nothing; kept for rendering.

@@ -44,7 +44,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"fadvise_hint", "not implemented"},
     {"file_append", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"filename_format", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
-    {"fixedbufs", "io_uring fixed buffers: the file driver's requests carry the caller's buffers, which are not registered with the ring"},
     {"fsync_on_close", "not implemented"},
     {"gid", "block-bench does not switch users"},
     {"gtod_cpu", "every I/O is timed with CLOCK_MONOTONIC; there is no reduced or alternative clock"},

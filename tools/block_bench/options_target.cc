@@ -317,6 +317,8 @@ std::vector<FioOptionSpec> TargetOptions() {
       "sqthread_poll_cpu", "io_uring: the CPU of the SQPOLL thread"));
   v.push_back(UringOption<&IoUringOptions::registerfiles, 0, 1>(
       "registerfiles", "io_uring: register the file with the ring (IOSQE_FIXED_FILE)"));
+  v.push_back(UringOption<&IoUringOptions::fixedbufs, 0, 1>(
+      "fixedbufs", "io_uring: the I/O buffers registered with the ring (READ_FIXED/WRITE_FIXED)"));
   v.push_back(UringOption<&IoUringOptions::force_async, 0, 1>(
       "force_async", "io_uring: every request through the io-wq workers (IOSQE_ASYNC)"));
   v.push_back(UringOption<&IoUringOptions::nonvectored, -1, 1>(

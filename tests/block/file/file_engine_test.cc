@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <future>
 #include <string>
 #include <vector>
@@ -166,6 +167,60 @@ TEST(FileEngineUringTest, RegisteredFilesShareTheRingsTable) {
   EXPECT_EQ(memcmp(r.data(), w2.data(), 8192), 0);
 }
 
+// aio-fixed-buffers=on: requests inside a registered range go as
+// READ_FIXED / WRITE_FIXED, others as plain requests, with the same data;
+// unregistering (or the node closing) takes the range back.
+TEST(FileEngineUringTest, FixedBuffersCarryRequestsInsideThem) {
+  for (const char* direct : {"on", "off"}) {
+    SCOPED_TRACE(direct);
+    AioContext ctx;
+    TempFile f(1 << 20);
+    auto b = Open(ctx, "driver=file,filename=" + f.path() + ",aio=io_uring,cache.direct=" +
+                           direct + ",aio-fixed-buffers=on");
+    ASSERT_TRUE(b);
+    AlignedBuffer pinned(65536), other(8192);
+    ASSERT_EQ(b->register_buf(pinned.data(), pinned.size()), 0);
+    // Overlapping an earlier range: refused.
+    EXPECT_EQ(b->register_buf(pinned.data() + 4096, 4096), -EEXIST);
+    EXPECT_EQ(Counter(*b, "io_uring_registered_buffers"), 1u);
+    EXPECT_EQ(Counter(*b, "io_uring_fixed_buffers"), 1u);
+    // A write from the middle of the range, read back into its end.
+    for (int i = 0; i < 8192; i++) pinned.data()[8192 + i] = uint8_t(i * 31 + 7);
+    ASSERT_EQ(test::Write(*b, 40960, pinned.data() + 8192, 8192), 0);
+    ASSERT_EQ(test::Read(*b, 40960, pinned.data() + 65536 - 8192, 8192), 0);
+    EXPECT_EQ(memcmp(pinned.data() + 8192, pinned.data() + 65536 - 8192, 8192), 0);
+    EXPECT_EQ(Counter(*b, "io_uring_fixed_sqes"), 2u);
+    // Outside it: a plain request, the same bytes.
+    ASSERT_EQ(test::Read(*b, 40960, other.data(), 8192), 0);
+    EXPECT_EQ(memcmp(other.data(), pinned.data() + 8192, 8192), 0);
+    EXPECT_EQ(Counter(*b, "io_uring_fixed_sqes"), 2u);
+    EXPECT_EQ(Counter(*b, "io_uring_sqes"), 3u);
+    b->unregister_buf(pinned.data(), pinned.size());
+    EXPECT_EQ(Counter(*b, "io_uring_registered_buffers"), 0u);
+    ASSERT_EQ(test::Read(*b, 0, pinned.data(), 4096), 0);
+    EXPECT_EQ(pinned.data()[100], TempFile::Pattern(100));
+    EXPECT_EQ(Counter(*b, "io_uring_fixed_sqes"), 2u);
+  }
+}
+
+// Without aio-fixed-buffers, register_buf is a no-op that succeeds; the
+// option needs aio=io_uring.
+TEST(FileEngineUringTest, FixedBuffersOnlyWhenAsked) {
+  AioContext ctx;
+  TempFile f(1 << 20);
+  auto b = Open(ctx, Spec(f, "io_uring"));
+  ASSERT_TRUE(b);
+  AlignedBuffer buf(8192);
+  EXPECT_EQ(b->register_buf(buf.data(), buf.size()), 0);
+  EXPECT_EQ(Counter(*b, "io_uring_registered_buffers"), 0u);
+  ASSERT_EQ(test::Read(*b, 0, buf.data(), 4096), 0);
+  EXPECT_EQ(Counter(*b, "io_uring_fixed_sqes"), 0u);
+  auto n = OpenBackend(ctx, Spec(f, "native", ",aio-fixed-buffers=on"));
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.error().message.find("aio-fixed-buffers=on needs aio=io_uring"), std::string::npos)
+      << n.error().message;
+}
+
 // Runs `fn` on `t`'s loop thread and waits.
 template <class F>
 void On(IOThread& t, F fn) {
@@ -179,7 +234,12 @@ TEST(FileEngineMoveTest, MovedNodeJoinsTheNewLoopsEngine) {
   IOThread a("engine-a"), b("engine-b");
   TempFile f1(1 << 20), f2(1 << 20);
   std::unique_ptr<BlockBackend> n1, n2;
-  On(a, [&] { n1 = Open(a.ctx(), Spec(f1, "io_uring")); });
+  AlignedBuffer pinned(16384);
+  On(a, [&] {
+    n1 = Open(a.ctx(), Spec(f1, "io_uring", ",aio-fixed-buffers=on"));
+    ASSERT_TRUE(n1);
+    ASSERT_EQ(n1->register_buf(pinned.data(), pinned.size()), 0);
+  });
   On(b, [&] { n2 = Open(b.ctx(), Spec(f2, "io_uring")); });
   ASSERT_TRUE(n1 && n2);
   std::promise<void> moved;
@@ -192,9 +252,12 @@ TEST(FileEngineMoveTest, MovedNodeJoinsTheNewLoopsEngine) {
   const std::string key = DefaultKey(EngineSettings::Kind::kIoUring);
   On(a, [&] { EXPECT_EQ(a.ctx().find_service(key), nullptr); });
   On(b, [&] {
-    AlignedBuffer r(4096);
-    ASSERT_EQ(test::Read(*n1, 8192, r.data(), 4096), 0);
-    EXPECT_EQ(r.data()[9], TempFile::Pattern(8192 + 9));
+    // The registered range went with it, into the new loop's ring.
+    ASSERT_EQ(test::Read(*n1, 8192, pinned.data(), 4096), 0);
+    EXPECT_EQ(pinned.data()[9], TempFile::Pattern(8192 + 9));
+    EXPECT_EQ(Counter(*n1, "io_uring_fixed_buffers"), 1u);
+    EXPECT_EQ(Counter(*n1, "io_uring_fixed_sqes"), 1u);
+    // aio-fixed-buffers is the node's option, not the engine's: one ring.
     EXPECT_EQ(Counter(*n1, "aio_engine_users"), 2u);
     EXPECT_EQ(Counter(*n2, "aio_engine_users"), 2u);
     n1.reset();

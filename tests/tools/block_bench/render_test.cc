@@ -109,6 +109,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"sqthread_poll_cpu", "ioengine=io_uring\nsqthread_poll=1\nsqthread_poll_cpu=1"},
       {"registerfiles", "ioengine=io_uring\nregisterfiles=1"},
       {"force_async", "ioengine=io_uring\nforce_async=1"},
+      {"fixedbufs", "ioengine=io_uring\nfixedbufs=1"},
       {"nonvectored", "ioengine=io_uring\nnonvectored=1"},
       {"filename", "filename=/dev/a:b\\:c"},
       {"nrfiles", "nrfiles=3"},
@@ -269,7 +270,7 @@ TEST(RoundTrip, AllOptionsTogether) {
     // options io_uring, the rbd samples rbd).
     if (name == "kb_base" || name == "buffered" || name == "rwmixwrite" || name == "userspace_reap" ||
         name == "sqthread_poll" || name == "sqthread_poll_cpu" || name == "registerfiles" ||
-        name == "force_async" || name == "nonvectored") {
+        name == "force_async" || name == "nonvectored" || name == "fixedbufs") {
       continue;
     }
     body += sample + "\n";

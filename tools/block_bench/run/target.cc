@@ -104,6 +104,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
     }
     if (u.registerfiles) t.spec += ",aio-register-file=on";
     if (u.force_async) t.spec += ",aio-force-async=on";
+    if (u.fixedbufs) t.spec += ",aio-fixed-buffers=on";
   }
   if (job.ioengine == IoEngine::kLibaio && job.direct && job.libaio.userspace_reap &&
       job.iodepth_batch_complete_min == 0) {

@@ -1084,6 +1084,23 @@ bool Worker::prepare_io() {
     filler_->fill(slots_[i].buf.data(), source_->max_bs());
     free_.push_back(depth_ - 1 - i);
   }
+  // fixedbufs: every slot's buffer pinned in each file's io_uring, as fio
+  // registers its io_u buffers; the nodes take them back when they close.
+  if (job_.ioengine == IoEngine::kIoUring && job_.io_uring.fixedbufs) {
+    for (File& f : files_) {
+      if (!f.blk) continue;
+      for (Slot& sl : slots_) {
+        const int r = f.blk->register_buf(sl.buf.data(), sl.buf.size());
+        if (r == 0) continue;
+        res_->error = -r;
+        res_->error_message = "fixedbufs: cannot register the I/O buffers (iodepth=" +
+                              std::to_string(depth_) + " x " + std::to_string(sl.buf.size()) +
+                              " bytes) with '" + f.target.spec + "': " + ErrnoString(r) +
+                              (r == -ENOMEM ? " (the locked-memory limit: ulimit -l)" : "");
+        return false;
+      }
+    }
+  }
 
   return open_iolog();
 }

@@ -91,10 +91,20 @@ assert j['blkstack']['engine'] == 'io_uring', j['blkstack']['engine']
 c = j['blkstack']['counters']
 assert c['io_uring_sqes'] == 256 and c['io_uring_sqpoll'] == 1 and c['io_uring_registered_file'] == 1, c
 assert j['read']['total_ios'] == 256" || fail "io_uring JSON"
-"$BB" --name=u --ioengine=io_uring --fixedbufs=1 --filename="$T/u.dat" --size=1m 2>"$T/fb.err" &&
-  fail "fixedbufs accepted"
-grep -q "fixedbufs' is not supported by block-bench (io_uring fixed buffers" "$T/fb.err" ||
-  fail "fixedbufs message: $(cat "$T/fb.err")"
+# fixedbufs: every slot's buffer registered with the ring, and every read
+# and write sent as READ_FIXED / WRITE_FIXED (direct and buffered).
+for direct in 1 0; do
+  "$BB" --name=u --ioengine=io_uring --fixedbufs=1 --iodepth=8 --rw=randrw --filename="$T/u.dat" \
+    --size=1m --direct=$direct --output-format=json 2>"$T/fb.err" | python3 -c "
+import json,sys
+j = json.load(sys.stdin)['jobs'][0]
+c = j['blkstack']['counters']
+n = j['read']['total_ios'] + j['write']['total_ios']
+assert j['error'] == 0 and n == 256, (j['error'], n)
+assert c['io_uring_registered_buffers'] == 8 and c['io_uring_fixed_buffers'] == 8, c
+assert c['io_uring_fixed_sqes'] == n == c['io_uring_sqes'], c" ||
+    fail "fixedbufs (direct=$direct): $(cat "$T/fb.err")"
+done
 # Buffered libaio (fio accepts it) runs on the thread pool, and says so.
 "$BB" --name=b --ioengine=libaio --direct=0 --filename="$T/u.dat" --size=1m --output-format=json \
   >"$T/b.json" 2>"$T/b.err" || fail "buffered libaio job: $(cat "$T/b.err")"
