@@ -9,7 +9,7 @@
 // with one clock read for every request that call sent.  A request that is
 // split or padded into several driver requests keeps the first mark: the
 // moment its first piece was handed over.  A driver that has no such call
-// (null, the thread pool, whose system calls block until the I/O is done)
+// (null, the thread pool and aio=sync, whose system calls block until the I/O is done)
 // leaves it unmarked: then there is no split, as for fio's synchronous
 // engines.
 //

@@ -23,7 +23,7 @@ namespace {
 
 struct FileConfig {
   std::string path;
-  enum class Engine { kThreads, kNative, kIoUring };
+  enum class Engine { kThreads, kNative, kIoUring, kSync };
   Engine engine = Engine::kThreads;  // aio=
   bool direct = false;  // cache.direct=on (O_DIRECT)
   bool discard_unmap = false;
@@ -407,9 +407,10 @@ const std::vector<OptionSpec>& Schema() {
       {.name = "filename", .type = T::kString, .required = true,
        .help = "path of the file or block device"},
       {.name = "aio", .type = T::kEnum, .default_value = "threads", .has_default = true,
-       .enum_values = {"threads", "native", "io_uring"},
+       .enum_values = {"threads", "native", "io_uring", "sync"},
        .help = "I/O engine: a worker pool (preadv/pwritev), Linux native AIO (needs "
-               "cache.direct=on) or io_uring"},
+               "cache.direct=on), io_uring, or sync: preadv/pwritev in the loop's own thread, "
+               "which waits for each one (fio's synchronous engines; for benchmarks)"},
       {.name = "cache.direct", .type = T::kBool, .default_value = "off", .has_default = true,
        .help = "open with O_DIRECT (bypass the host page cache)"},
       {.name = "discard", .type = T::kEnum, .default_value = "ignore", .has_default = true,
@@ -467,6 +468,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   cfg.path = o.str("filename");
   cfg.engine = o.choice("aio") == "native"     ? FileConfig::Engine::kNative
                : o.choice("aio") == "io_uring" ? FileConfig::Engine::kIoUring
+               : o.choice("aio") == "sync"     ? FileConfig::Engine::kSync
                                                : FileConfig::Engine::kThreads;
   cfg.direct = o.flag("cache.direct");
   cfg.discard_unmap = o.choice("discard") == "unmap";
@@ -475,6 +477,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   EngineSettings& es = cfg.engine_settings;
   es.kind = cfg.engine == FileConfig::Engine::kIoUring ? EngineSettings::Kind::kIoUring
             : cfg.engine == FileConfig::Engine::kNative ? EngineSettings::Kind::kNative
+            : cfg.engine == FileConfig::Engine::kSync   ? EngineSettings::Kind::kSync
                                                         : EngineSettings::Kind::kThreads;
   es.policy.max_batch = int(o.integer("aio-max-batch"));
   es.ring_size = int(o.integer("aio-ring-size"));

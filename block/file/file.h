@@ -1,7 +1,7 @@
 // The file protocol driver, QEMU's `file` (file-posix): a regular file or a
 // block device.
 //
-//   driver=file,filename=PATH[,aio=threads|native|io_uring][,cache.direct=on|off]
+//   driver=file,filename=PATH[,aio=threads|native|io_uring|sync][,cache.direct=on|off]
 //              [,discard=ignore|unmap][,aio-max-batch=N][,aio-ring-size=N]
 //              [,peek-after-submit=on|off][,aio-submit=immediate|bh]
 //              [,aio-ring-peek=on|off][,aio-max-inflight=N][,aio-poll=auto|on|off]
@@ -11,10 +11,12 @@
 //              [,thread-pool-size=N]
 //
 // aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool,
-// aio=native uses Linux native AIO, aio=io_uring io_uring.  All three go
-// through one policy, KernelAio (block/file/kernel_aio.h: plug batching,
+// aio=native uses Linux native AIO, aio=io_uring io_uring, and aio=sync runs
+// preadv/pwritev in the loop's own thread, blocking it (fio's synchronous
+// engines, for benchmarks: block/file/sync_queue.h).  All four go through
+// one policy, KernelAio (block/file/kernel_aio.h: plug batching,
 // completion peeks after each submission and from the loop's polling, the
-// poll governor), over a ThreadQueue, LibaioQueue or UringQueue, and one
+// poll governor), over a ThreadQueue, LibaioQueue, UringQueue or SyncQueue, and one
 // engine per loop serves every file node there with the same settings
 // (block/file/loop_engine.h).  aio=native requires cache.direct=on
 // (O_DIRECT), as in QEMU; io_uring also serves buffered I/O.  The aio-sqpoll*,

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "block/file/libaio_queue.h"
+#include "block/file/sync_queue.h"
 #include "block/file/thread_queue.h"
 
 namespace blk {
@@ -27,6 +28,7 @@ std::string EngineSettings::key() const {
   std::string k = std::string("blk.file.engine/") + name() + "/ring=" + std::to_string(ring_size);
   if (kind == Kind::kThreads) {
     k += "/workers=" + std::to_string(threads);
+  } else if (kind == Kind::kSync) {
   } else if (kind == Kind::kNative) {
     k += "/user_ring=" + std::to_string(use_ring);
   } else {
@@ -45,7 +47,15 @@ Expected<LoopEngineRef> LoopEngineRef::Acquire(AioContext& ctx, const EngineSett
   auto* e = static_cast<Engine*>(ctx.find_service(key));
   if (!e) {
     Expected<std::unique_ptr<KernelQueue>> q = MakeError(-EINVAL, "");
-    if (s.kind == EngineSettings::Kind::kThreads) {
+    KernelAio::Config policy = s.policy;
+    if (s.kind == EngineSettings::Kind::kSync) {
+      auto t = SyncQueue::Create(s.ring_size);
+      if (!t.ok()) return t.error();
+      q = std::unique_ptr<KernelQueue>(std::move(t.value()));
+      // The results are ready when submit() returns: the peek right after
+      // it is where they are found (SyncQueue writes no eventfd).
+      policy.peek_after_submit = true;
+    } else if (s.kind == EngineSettings::Kind::kThreads) {
       auto t = ThreadQueue::Create(s.threads, s.ring_size);
       if (!t.ok()) return t.error();
       q = std::unique_ptr<KernelQueue>(std::move(t.value()));
@@ -61,7 +71,7 @@ Expected<LoopEngineRef> LoopEngineRef::Acquire(AioContext& ctx, const EngineSett
       q = std::unique_ptr<KernelQueue>(std::move(u.value()));
     }
     e = static_cast<Engine*>(ctx.add_service(
-        key, std::make_unique<Engine>(ctx, key, s.policy, std::move(q.value()))));
+        key, std::make_unique<Engine>(ctx, key, policy, std::move(q.value()))));
   }
   e->users_++;
   return LoopEngineRef(e);

@@ -30,7 +30,7 @@
 namespace blk {
 
 struct EngineSettings {
-  enum class Kind { kThreads, kNative, kIoUring };
+  enum class Kind { kThreads, kNative, kIoUring, kSync };
   Kind kind = Kind::kNative;
   int ring_size = 128;      // io_setup size / SQ entries / worker slots
   bool use_ring = true;     // native: read completions in user space
@@ -38,9 +38,15 @@ struct EngineSettings {
   int threads = 16;         // threads: workers
   KernelAio::Config policy;
 
-  // The aio= value: "threads", "native" or "io_uring".
+  // The aio= value: "threads", "native", "io_uring" or "sync".
   const char* name() const {
-    return kind == Kind::kThreads ? "threads" : kind == Kind::kNative ? "native" : "io_uring";
+    switch (kind) {
+      case Kind::kThreads: return "threads";
+      case Kind::kNative: return "native";
+      case Kind::kIoUring: return "io_uring";
+      case Kind::kSync: return "sync";
+    }
+    return "?";
   }
   // The loop service key: equal for settings that can share one engine.
   std::string key() const;

@@ -50,6 +50,7 @@ class FileEngineTest : public ::testing::TestWithParam<std::string> {
   EngineSettings::Kind kind() const {
     return GetParam() == "threads"  ? EngineSettings::Kind::kThreads
            : GetParam() == "native" ? EngineSettings::Kind::kNative
+           : GetParam() == "sync"   ? EngineSettings::Kind::kSync
                                     : EngineSettings::Kind::kIoUring;
   }
 };
@@ -137,7 +138,7 @@ TEST_P(FileEngineTest, DifferentSettingsGetEnginesOfTheirOwn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, FileEngineTest,
-                         ::testing::Values("threads", "native", "io_uring"),
+                         ::testing::Values("threads", "native", "io_uring", "sync"),
                          [](const auto& info) { return info.param; });
 
 // aio-register-file on a shared ring: each node has its own index in the
@@ -219,6 +220,50 @@ TEST(FileEngineUringTest, FixedBuffersOnlyWhenAsked) {
   ASSERT_FALSE(n.ok());
   EXPECT_NE(n.error().message.find("aio-fixed-buffers=on needs aio=io_uring"), std::string::npos)
       << n.error().message;
+}
+
+// aio=sync: each request's system call runs inside the submission, in the
+// loop's thread; the peek right after it finds the result, so nothing waits
+// for the eventfd, and requests carry no submission stamp (no slat).  32
+// coroutines at once still all complete, with their data.
+TEST(FileEngineSyncTest, RequestsRunInsideTheSubmission) {
+  for (const char* direct : {"on", "off"}) {
+    SCOPED_TRACE(direct);
+    AioContext ctx;
+    TempFile f(1 << 20);
+    auto b = Open(ctx, "driver=file,filename=" + f.path() + ",aio=sync,cache.direct=" + direct +
+                           ",peek-after-submit=off");  // forced on: see sync_queue.h
+    ASSERT_TRUE(b);
+    AlignedBuffer w = test::Filled(8192, 3), r(8192);
+    ASSERT_EQ(test::Write(*b, 12288, w.data(), 8192), 0);
+    ASSERT_EQ(RunSync(ctx, b->flush()).error(), 0);
+    ASSERT_EQ(test::Read(*b, 12288, r.data(), 8192), 0);
+    EXPECT_EQ(memcmp(r.data(), w.data(), 8192), 0);
+    EXPECT_EQ(Counter(*b, "file_flush_fdsync_aio"), 1u);
+    ASSERT_EQ(test::ConcurrentReads(ctx, *b, 32, 4, [](uint64_t off) {
+                return off >= 12288 && off < 20480 ? uint8_t(3 + (off - 12288) * 13 +
+                                                             ((off - 12288) >> 9))
+                                                   : TempFile::Pattern(off);
+              }),
+              0);
+    const uint64_t n = 3 + 32 * 4;
+    EXPECT_EQ(Counter(*b, "sync_syscalls"), n);
+    EXPECT_EQ(Counter(*b, "aio_requests_submitted"), n);
+    EXPECT_EQ(Counter(*b, "aio_reaped_after_submit"), n);
+    EXPECT_EQ(Counter(*b, "aio_reaped_eventfd"), 0u);
+    EXPECT_EQ(Counter(*b, "aio_in_flight"), 0u);
+    EXPECT_GT(Counter(*b, "aio_resumed_inline"), 0u);
+    // A plain stamped read: the engine leaves the stamp unmarked.
+    SubmitStamp stamp;
+    auto one = [&]() -> Task<Status> {
+      IoVec iov(r.data(), 4096);
+      Task<Status> t = b->read(0, iov);
+      t.set_submit_stamp(&stamp);
+      co_return co_await std::move(t);
+    };
+    ASSERT_EQ(RunSync(ctx, one()).error(), 0);
+    EXPECT_EQ(stamp.ns, 0);
+  }
 }
 
 // Runs `fn` on `t`'s loop thread and waits.

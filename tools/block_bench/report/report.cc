@@ -282,6 +282,7 @@ std::string EngineOf(const std::string& spec) {
   if (spec.find("aio=native") != std::string::npos) return "libaio";
   if (spec.find("aio=io_uring") != std::string::npos) return "io_uring";
   if (spec.find("aio=threads") != std::string::npos) return "threads";
+  if (spec.find("aio=sync") != std::string::npos) return "sync";
   if (spec.rfind("driver=null", 0) == 0) return "null";
   if (spec.rfind("driver=rbd", 0) == 0) return "rbd";
   return "blockdev";

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "block/options.h"
+#include "tools/block_bench/run/target.h"
 
 namespace blk::bench {
 namespace {
@@ -47,10 +48,9 @@ void AddSpecNeeds(const std::string& spec, CloneNeeds* n) {
     const std::string& drv = *opts->Get(key);
     const std::string prefix = key.substr(0, key.size() - 6);  // "" or "file."
     if (drv == "file") {
-      n->fds += 1;
+      n->fds += 2;  // the file and its engine's eventfd (every aio= mode)
       const std::string* aio = opts->Get(prefix + "aio");
-      if (aio && *aio == "native") n->fds += 1;
-      else n->threads += kPoolThreads;
+      if (!aio || *aio == "threads") n->threads += kPoolThreads;
     } else if (drv == "rbd") {
       n->threads += kRbdThreads;
       n->fds += kRbdFds;
@@ -142,10 +142,10 @@ CloneNeeds EstimateClone(const JobOptions& job) {
     case IoEngine::kLibaio:
     case IoEngine::kIoUring:
       n.fds += 2;
+      if (SubstitutedEngine(job)) n.threads += kPoolThreads;  // buffered libaio: aio=threads
       break;
-    default:  // the synchronous engines: aio=threads
-      n.fds += 1;
-      n.threads += kPoolThreads;
+    default:  // the synchronous engines: aio=sync, in the clone's thread
+      n.fds += 2;
       break;
   }
   return n;

@@ -41,6 +41,19 @@ std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job) {
   return std::nullopt;
 }
 
+bool SyncEngine(const JobOptions& job) {
+  if (!job.blockdev.empty()) return false;
+  switch (job.ioengine) {
+    case IoEngine::kPsync:
+    case IoEngine::kSync:
+    case IoEngine::kPvsync:
+    case IoEngine::kPvsync2:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   Target t;
   if (!job.blockdev.empty()) {
@@ -91,7 +104,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
     f = job.name + "." + std::to_string(clone) + ".0";
   }
   if (!job.directories.empty() && !f.empty() && f[0] != '/') f = job.directories[0] + "/" + f;
-  const char* aio = "threads";
+  const char* aio = SyncEngine(job) ? "sync" : "threads";
   if (job.ioengine == IoEngine::kLibaio && !SubstitutedEngine(job)) aio = "native";
   if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +

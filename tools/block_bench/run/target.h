@@ -89,6 +89,13 @@ struct EngineSubstitution {
 };
 std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job);
 
+// True when the job runs on the file driver's aio=sync: fio's synchronous
+// engines (psync, sync, pvsync, pvsync2) without blockdev=.  Each I/O then
+// runs in the clone's own thread, one at a time, as in fio, whatever
+// iodepth= says ("increasing iodepth beyond 1 will not affect synchronous
+// ioengines").
+bool SyncEngine(const JobOptions& job);
+
 // What PrepareTarget did, for the report.
 struct Prepared {
   std::string action;      // "write", "allocate", "sparse", or "" (file was there)

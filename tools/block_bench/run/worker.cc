@@ -1055,6 +1055,7 @@ bool Worker::prepare_io() {
   depth_ = std::max<uint32_t>(1, job_.iodepth);
   if (trace_ && !job_.iodepth_given)
     depth_ = std::max<uint32_t>(1, trace_->max_outstanding.value_or(kDefaultReplayDepth));
+  if (SyncEngine(job_)) depth_ = 1;  // one I/O at a time, as fio's psync/sync
   res_->schedule.depth = depth_;
   // iodepth_low=L: refill once the depth fell to L; default: after every completion.
   for (int d = 0; d < kNumDirs; d++) rate_min_ |= job_.rate_min[d] || job_.rate_iops_min[d];

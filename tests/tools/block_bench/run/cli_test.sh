@@ -105,6 +105,16 @@ assert c['io_uring_registered_buffers'] == 8 and c['io_uring_fixed_buffers'] == 
 assert c['io_uring_fixed_sqes'] == n == c['io_uring_sqes'], c" ||
     fail "fixedbufs (direct=$direct): $(cat "$T/fb.err")"
 done
+# psync (fio's default) runs each I/O in the clone's thread, one at a time
+# whatever iodepth says, as fio: engine sync, depth 1, no slat.
+"$BB" --name=p --ioengine=psync --iodepth=8 --filename="$T/u.dat" --size=1m --output-format=json \
+  2>"$T/p.err" | python3 -c "
+import json,sys
+j = json.load(sys.stdin)['jobs'][0]
+assert j['blkstack']['engine'] == 'sync', j['blkstack']['engine']
+assert j['read']['total_ios'] == 256 == j['blkstack']['counters']['sync_syscalls'], j
+assert j['iodepth_level']['1'] == 100.0, j['iodepth_level']
+assert j['read']['slat_ns']['N'] == 0, j['read']['slat_ns']" || fail "psync JSON: $(cat "$T/p.err")"
 # Buffered libaio (fio accepts it) runs on the thread pool, and says so.
 "$BB" --name=b --ioengine=libaio --direct=0 --filename="$T/u.dat" --size=1m --output-format=json \
   >"$T/b.json" 2>"$T/b.err" || fail "buffered libaio job: $(cat "$T/b.err")"

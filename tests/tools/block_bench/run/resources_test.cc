@@ -15,10 +15,16 @@ TEST(Resources, EstimatesFollowTheEngine) {
   EXPECT_EQ(null.threads, 1u);
   EXPECT_EQ(null.fds, 2u);
   EXPECT_EQ(null.memory, 4u * 4096);
+  // psync runs in the clone's thread (aio=sync): the file and an eventfd.
   CloneNeeds psync = EstimateClone(ParseJobs({"--name=a", "--ioengine=psync"})[0]);
-  EXPECT_EQ(psync.threads, 17u);
-  EXPECT_EQ(psync.fds, 3u);
-  CloneNeeds aio = EstimateClone(ParseJobs({"--name=a", "--ioengine=libaio", "--bs=64k"})[0]);
+  EXPECT_EQ(psync.threads, 1u);
+  EXPECT_EQ(psync.fds, 4u);
+  // Buffered libaio runs on the worker pool (aio=threads): 16 workers more.
+  CloneNeeds pool = EstimateClone(ParseJobs({"--name=a", "--ioengine=libaio", "--direct=0"})[0]);
+  EXPECT_EQ(pool.threads, 17u);
+  EXPECT_EQ(pool.fds, 4u);
+  CloneNeeds aio =
+      EstimateClone(ParseJobs({"--name=a", "--ioengine=libaio", "--direct=1", "--bs=64k"})[0]);
   EXPECT_EQ(aio.threads, 1u);
   EXPECT_EQ(aio.fds, 4u);
   EXPECT_EQ(aio.memory, 65536u);

@@ -18,16 +18,24 @@ Target Of(const std::vector<std::string>& args) {
   return t.ok() ? *t : Target{};
 }
 
-TEST(JobTarget, LibaioAndThreads) {
+TEST(JobTarget, LibaioThreadsAndSync) {
   Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x"});
   EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on");
   // Buffered libaio would block in io_submit: the thread pool runs it.
   t = Of({"--ioengine=libaio", "--filename=/dev/x"});
   EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=off");
   EXPECT_FALSE(t.spin);
+  // fio's synchronous engines (psync, the default): in the clone's thread.
   t = Of({"--filename=/tmp/a,b"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/tmp/a,,b,aio=threads,cache.direct=off");
+  EXPECT_EQ(t.spec, "driver=file,filename=/tmp/a,,b,aio=sync,cache.direct=off");
   EXPECT_FALSE(t.spin);
+  for (const char* e : {"sync", "pvsync", "pvsync2"}) {
+    t = Of({std::string("--ioengine=") + e, "--direct=1", "--filename=/dev/x"});
+    EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=sync,cache.direct=on") << e;
+  }
+  EXPECT_TRUE(SyncEngine(ParseJob({"--name=j", "--ioengine=psync"})));
+  EXPECT_FALSE(SyncEngine(ParseJob({"--name=j", "--ioengine=libaio"})));
+  EXPECT_FALSE(SyncEngine(ParseJob({"--name=j", "--ioengine=psync", "--blockdev=driver=null"})));
 }
 
 // fio spins on the ring only with userspace_reap and
