@@ -455,6 +455,10 @@ const std::vector<OptionSpec>& Schema() {
       {.name = "aio-fixed-buffers", .type = T::kBool, .default_value = "off", .has_default = true,
        .help = "aio=io_uring: pin the buffers the user registers (BlockBackend::register_buf) "
                "in the ring; requests inside one go as READ_FIXED/WRITE_FIXED"},
+      {.name = "fadvise", .type = T::kEnum, .default_value = "normal", .has_default = true,
+       .enum_values = {"normal", "random", "sequential"},
+       .help = "posix_fadvise on the file at open: random turns the page cache's read-ahead "
+               "off, sequential doubles it (fio's fadvise_hint)"},
       {.name = "thread-pool-size", .type = T::kInt, .default_value = "16", .has_default = true,
        .min = 1, .max = 256,
        .help = "worker threads (aio=threads I/O; flush/discard/zeroes fallbacks)"},
@@ -538,6 +542,16 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     const int e = -errno;
     close(fd);
     return MakeError(e, where + "fcntl: " + ErrnoString(e));
+  }
+  // Read-ahead advice for this open file (it is per open file, so here).
+  if (o.choice("fadvise") != "normal") {
+    const int advice =
+        o.choice("fadvise") == "random" ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+    if (const int e = posix_fadvise(fd, 0, 0, advice); e != 0) {
+      close(fd);
+      return MakeError(-e, where + "posix_fadvise(" + o.choice("fadvise") + "): " +
+                               ErrnoString(-e));
+    }
   }
   auto j = FileDriver::JoinEngine(args.ctx, cfg, fd);
   if (!j.ok()) {

@@ -7,7 +7,7 @@
 //              [,aio-ring-peek=on|off][,aio-max-inflight=N][,aio-poll=auto|on|off]
 //              [,aio-sqpoll=on|off][,aio-sqpoll-idle-ms=N][,aio-sqpoll-cpu=N]
 //              [,aio-register-file=on|off][,aio-force-async=on|off]
-//              [,aio-fixed-buffers=on|off]
+//              [,aio-fixed-buffers=on|off][,fadvise=normal|random|sequential]
 //              [,thread-pool-size=N]
 //
 // aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool,

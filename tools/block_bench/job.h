@@ -210,6 +210,10 @@ struct JobOptions {
   IoUringOptions io_uring;
   bool direct = false;  // buffered=N sets direct=!N
   bool invalidate = true;  // drop the target's cached pages before a buffered job
+  // fio's fadvise_hint: advice for the page cache's read-ahead on each file.
+  // kPattern (fio's default "1"): random for a random rw=, else sequential.
+  enum class Fadvise { kNone, kPattern, kRandom, kSequential };
+  Fadvise fadvise = Fadvise::kPattern;
   // --- file set-up (fio's layout; see run/target.h) ------------------------
   bool create_on_open = false;     // 1: no layout, the file is created empty
   bool create_only = false;        // 1: set the files up, do no I/O

@@ -41,7 +41,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"exec_prerun", "running external commands around jobs is not supported"},
     {"exit_what", "not implemented"},
     {"experimental_verify", "not implemented (verify= crc32c, crc32, md5, sha1, sha256, sha512, xxhash with do_verify, verify_fatal and verify_backlog are)"},
-    {"fadvise_hint", "not implemented"},
     {"file_append", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"filename_format", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"fsync_on_close", "not implemented"},

@@ -343,6 +343,27 @@ std::vector<FioOptionSpec> TargetOptions() {
   v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
   v.push_back(Buffered());
   v.push_back(BoolOption<&JobOptions::invalidate>("invalidate", "drop the page cache of the files first"));
+  {
+    FioOptionSpec s;
+    s.name = "fadvise_hint";
+    s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+      using F = JobOptions::Fadvise;
+      if (*v == "0") job.fadvise = F::kNone;
+      else if (*v == "1") job.fadvise = F::kPattern;
+      else if (*v == "random") job.fadvise = F::kRandom;
+      else if (*v == "sequential") job.fadvise = F::kSequential;
+      else return FioValueError("expected 0, 1, random or sequential, got " + QuoteInput(*v));
+      return {};
+    };
+    s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+      static const char* const kNames[] = {"0", "1", "random", "sequential"};
+      if (job.fadvise != DefaultJob().fadvise)
+        out.push_back({std::string(n), kNames[int(job.fadvise)]});
+    };
+    s.help = "read-ahead advice per file (posix_fadvise): 1 (default) random for random rw=, "
+             "else sequential; 0 none; random; sequential";
+    v.push_back(std::move(s));
+  }
   v.push_back(BoolOption<&JobOptions::create_on_open>(
       "create_on_open", "1: create a new file empty when it is opened (no layout)"));
   v.push_back(BoolOption<&JobOptions::create_only>("create_only", "1: set up the files, then do no I/O"));

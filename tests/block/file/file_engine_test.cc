@@ -3,6 +3,8 @@
 // close destroys it, and a node moved to another loop joins that loop's.
 // Real O_DIRECT files in TEST_TMPDIR.
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -264,6 +266,54 @@ TEST(FileEngineSyncTest, RequestsRunInsideTheSubmission) {
     ASSERT_EQ(RunSync(ctx, one()).error(), 0);
     EXPECT_EQ(stamp.ns, 0);
   }
+}
+
+// Pages of [off, off + len) of `path` in the page cache (mincore).
+int CachedPages(const std::string& path, uint64_t off, uint64_t len) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return -1;
+  void* m = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, off_t(off));
+  close(fd);
+  if (m == MAP_FAILED) return -1;
+  std::vector<unsigned char> v(len / 4096);
+  int n = mincore(m, len, v.data()) == 0 ? 0 : -1;
+  for (unsigned char c : v) n += (n >= 0 && (c & 1)) ? 1 : 0;
+  munmap(m, len);
+  return n;
+}
+
+// fadvise=random: a buffered read brings only its own page into the cache;
+// fadvise=sequential: read-ahead brings the following ones too.
+TEST(FileEngineSyncTest, FadviseSetsTheFilesReadAhead) {
+  TempFile f(4 << 20);
+  for (const char* advice : {"random", "sequential"}) {
+    SCOPED_TRACE(advice);
+    {  // Out of the page cache: written back, then dropped.
+      const int fd = open(f.path().c_str(), O_RDWR);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(fsync(fd), 0);
+      ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+      close(fd);
+    }
+    ASSERT_EQ(CachedPages(f.path(), 0, 512 << 10), 0);
+    AioContext ctx;
+    auto b = Open(ctx, "driver=file,filename=" + f.path() + ",aio=sync,fadvise=" + advice);
+    ASSERT_TRUE(b);
+    AlignedBuffer r(4096);
+    // At the start of the file: where the kernel reads ahead at once
+    // unless told the reads are random.
+    ASSERT_EQ(test::Read(*b, 0, r.data(), 4096), 0);
+    EXPECT_EQ(r.data()[17], TempFile::Pattern(17));
+    const int cached = CachedPages(f.path(), 0, 512 << 10);
+    if (std::string(advice) == "random") {
+      EXPECT_EQ(cached, 1);
+    } else {
+      EXPECT_GT(cached, 1);  // the kernel's initial window: 4 pages here
+    }
+  }
+  AioContext ctx;
+  auto bad = OpenBackend(ctx, "driver=file,filename=" + f.path() + ",fadvise=often");
+  EXPECT_FALSE(bad.ok());
 }
 
 // Runs `fn` on `t`'s loop thread and waits.

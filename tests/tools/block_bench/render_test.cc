@@ -127,6 +127,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"steadystate_check_interval", "ss_interval=2s\nss_dur=10s"},
       {"buffered", "buffered=0"},
       {"invalidate", "invalidate=0"},
+      {"fadvise_hint", "fadvise_hint=random"},
       {"rw", "rw=randrw:16"},
       {"rwmixread", "rwmixread=0"},
       {"rwmixwrite", "rwmixwrite=35"},

@@ -119,6 +119,12 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
     if (u.force_async) t.spec += ",aio-force-async=on";
     if (u.fixedbufs) t.spec += ",aio-fixed-buffers=on";
   }
+  // fio's fadvise_hint (default 1: from the pattern), on every file.
+  using F = JobOptions::Fadvise;
+  const F fa = job.fadvise == F::kPattern ? (IsRandom(job.rw) ? F::kRandom : F::kSequential)
+                                          : job.fadvise;
+  if (fa == F::kRandom) t.spec += ",fadvise=random";
+  if (fa == F::kSequential) t.spec += ",fadvise=sequential";
   if (job.ioengine == IoEngine::kLibaio && job.direct && job.libaio.userspace_reap &&
       job.iodepth_batch_complete_min == 0) {
     t.spec += ",aio-poll=on";

@@ -20,20 +20,27 @@ Target Of(const std::vector<std::string>& args) {
 
 TEST(JobTarget, LibaioThreadsAndSync) {
   Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on");
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on,fadvise=sequential");
   // Buffered libaio would block in io_submit: the thread pool runs it.
   t = Of({"--ioengine=libaio", "--filename=/dev/x"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=off");
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=off,fadvise=sequential");
   EXPECT_FALSE(t.spin);
   // fio's synchronous engines (psync, the default): in the clone's thread.
   t = Of({"--filename=/tmp/a,b"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/tmp/a,,b,aio=sync,cache.direct=off");
+  EXPECT_EQ(t.spec, "driver=file,filename=/tmp/a,,b,aio=sync,cache.direct=off,fadvise=sequential");
   EXPECT_FALSE(t.spin);
   for (const char* e : {"sync", "pvsync", "pvsync2"}) {
     t = Of({std::string("--ioengine=") + e, "--direct=1", "--filename=/dev/x"});
-    EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=sync,cache.direct=on") << e;
+    EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=sync,cache.direct=on,fadvise=sequential") << e;
   }
   EXPECT_TRUE(SyncEngine(ParseJob({"--name=j", "--ioengine=psync"})));
+  // fio's fadvise_hint: 1 (default) follows rw=, 0 none, or as named.
+  t = Of({"--rw=randread", "--filename=/f"});
+  EXPECT_EQ(t.spec, "driver=file,filename=/f,aio=sync,cache.direct=off,fadvise=random");
+  t = Of({"--rw=randread", "--fadvise_hint=0", "--filename=/f"});
+  EXPECT_EQ(t.spec, "driver=file,filename=/f,aio=sync,cache.direct=off");
+  t = Of({"--rw=read", "--fadvise_hint=random", "--filename=/f"});
+  EXPECT_EQ(t.spec, "driver=file,filename=/f,aio=sync,cache.direct=off,fadvise=random");
   EXPECT_FALSE(SyncEngine(ParseJob({"--name=j", "--ioengine=libaio"})));
   EXPECT_FALSE(SyncEngine(ParseJob({"--name=j", "--ioengine=psync", "--blockdev=driver=null"})));
 }
@@ -43,7 +50,8 @@ TEST(JobTarget, LibaioThreadsAndSync) {
 TEST(JobTarget, UserspaceReapSpinsOnlyWithBatchCompleteMinZero) {
   Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x", "--userspace_reap=1",
                  "--iodepth_batch_complete_min=0"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on,aio-poll=on");
+  EXPECT_EQ(t.spec,
+            "driver=file,filename=/dev/x,aio=native,cache.direct=on,fadvise=sequential,aio-poll=on");
   EXPECT_TRUE(t.spin);
   t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x", "--userspace_reap=1"});
   EXPECT_EQ(t.spec.find("aio-poll"), std::string::npos) << t.spec;
