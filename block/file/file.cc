@@ -116,7 +116,7 @@ class FileDriver final : public BlockDriver {
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t) override {
     KernelAio* a = aio();
-    if (!a) co_return Status(join_error_);
+    if (!a) co_return Status(no_engine_error());
     // The common case inline: one frame, no extra coroutine.
     IoRequest req = make_req(IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset));
     const int64_t res = co_await a->submit(req);
@@ -127,7 +127,7 @@ class FileDriver final : public BlockDriver {
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t) override {
     KernelAio* a = aio();
-    if (!a) co_return Status(join_error_);
+    if (!a) co_return Status(no_engine_error());
     IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
     const int64_t res = co_await a->submit(req);
     const bool past_eof = offset + bytes > geo_.length;
@@ -192,6 +192,10 @@ class FileDriver final : public BlockDriver {
     return engine_ ? &engine_.aio() : nullptr;
   }
 
+  // What a request fails with when aio() has no engine: the join's errno,
+  // or -EIO on a node attached to no loop (never an error-free no-op).
+  int no_engine_error() const { return join_error_ < 0 ? join_error_ : -EIO; }
+
   // A request on this node's file, as the engine wants it.
   IoRequest make_req(IoRequest r) const {
     if (file_index_ >= 0) {
@@ -234,7 +238,7 @@ class FileDriver final : public BlockDriver {
   int register_buf(void* host, size_t size) override {
     if (!cfg_.fixed_buffers || size == 0) return 0;
     KernelAio* a = aio();
-    if (!a) return join_error_;
+    if (!a) return no_engine_error();
     char* base = static_cast<char*>(host);
     auto it = std::upper_bound(regions_.begin(), regions_.end(), base,
                                [](const char* x, const Region& g) { return x < g.base; });
@@ -266,7 +270,7 @@ class FileDriver final : public BlockDriver {
   // One read or write of `iov` at `offset`: byte count or negative errno.
   Task<int64_t> rw_once(bool write, uint64_t offset, const IoVec& iov) {
     KernelAio* a = aio();
-    if (!a) co_return join_error_;
+    if (!a) co_return no_engine_error();
     IoRequest req = make_req(write ? IoRequest::Write(fd_, iov.data(), int(iov.count()), offset)
                                    : IoRequest::Read(fd_, iov.data(), int(iov.count()), offset));
     co_return co_await a->submit(req);
@@ -345,7 +349,7 @@ class FileDriver final : public BlockDriver {
 };
 
 Task<Status> FileDriver::co_flush() {
-  if (!aio()) co_return Status(join_error_);
+  if (!aio()) co_return Status(no_engine_error());
   if (fdsync_ != kNo) {
     IoRequest req = make_req(IoRequest::Fdatasync(fd_));
     int64_t res = co_await aio()->submit(req);

@@ -74,6 +74,11 @@ struct IoRequest {
   }
 };
 
+// Runs `r`'s system call in the calling thread (preadv, pwritev or
+// fdatasync, again after EINTR): the byte count (0 for fdatasync) or a
+// negative errno.  What the worker pool and aio=sync do with a request.
+int64_t RunIoSyscall(const IoRequest& r);
+
 struct IoCompletion {
   IoRequest* req;
   int64_t res;

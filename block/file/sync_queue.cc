@@ -1,7 +1,6 @@
 #include "block/file/sync_queue.h"
 
 #include <sys/eventfd.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,23 +28,8 @@ int SyncQueue::submit(IoRequest* const* reqs, int n) {
   if (room <= 0) return -EAGAIN;
   n = std::min(n, room);
   for (int i = 0; i < n; i++) {
-    const IoRequest& r = *reqs[i];
-    ssize_t ret;
-    do {
-      switch (r.op) {
-        case IoRequest::Op::kRead:
-          ret = preadv(r.fd, r.iov, r.iovcnt, off_t(r.offset));
-          break;
-        case IoRequest::Op::kWrite:
-          ret = pwritev(r.fd, r.iov, r.iovcnt, off_t(r.offset));
-          break;
-        default:
-          ret = fdatasync(r.fd);
-          break;
-      }
-    } while (ret < 0 && errno == EINTR);
     syscalls_++;
-    done_.push_back({reqs[i], ret < 0 ? -int64_t(errno) : int64_t(ret)});
+    done_.push_back({reqs[i], RunIoSyscall(*reqs[i])});
   }
   return n;
 }

@@ -36,22 +36,7 @@ ThreadQueue::~ThreadQueue() {
 }
 
 int64_t ThreadQueue::Run(ThreadPool::Job* job) {
-  const IoRequest& r = *static_cast<Slot*>(job)->req;
-  ssize_t n;
-  do {
-    switch (r.op) {
-      case IoRequest::Op::kRead:
-        n = preadv(r.fd, r.iov, r.iovcnt, off_t(r.offset));
-        break;
-      case IoRequest::Op::kWrite:
-        n = pwritev(r.fd, r.iov, r.iovcnt, off_t(r.offset));
-        break;
-      default:
-        n = fdatasync(r.fd);
-        break;
-    }
-  } while (n < 0 && errno == EINTR);
-  return n < 0 ? -errno : n;
+  return RunIoSyscall(*static_cast<Slot*>(job)->req);
 }
 
 void ThreadQueue::Complete(ThreadPool::Job* job) {

@@ -322,6 +322,18 @@ void On(IOThread& t, F fn) {
   t.run_sync(fn);
 }
 
+// Moves `blk` from `from`'s loop to `to`'s (BlockBackend::move_to, started
+// on `from`); false if that did not finish within 10 s.
+bool Move(BlockBackend& blk, IOThread& from, IOThread& to) {
+  std::promise<void> moved;
+  auto mover = [](BlockBackend* blk, AioContext* dst, std::promise<void>* p) -> Task<void> {
+    co_await blk->move_to(*dst);
+    p->set_value();
+  };
+  Spawn(from.ctx(), mover(&blk, &to.ctx(), &moved));
+  return moved.get_future().wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+}
+
 // move_to(): the node leaves its engine on the old loop (destroyed there:
 // it was the only user) and joins the new loop's, shared with the node
 // already there.
@@ -337,13 +349,7 @@ TEST(FileEngineMoveTest, MovedNodeJoinsTheNewLoopsEngine) {
   });
   On(b, [&] { n2 = Open(b.ctx(), Spec(f2, "io_uring")); });
   ASSERT_TRUE(n1 && n2);
-  std::promise<void> moved;
-  auto mover = [](BlockBackend* blk, AioContext* dst, std::promise<void>* p) -> Task<void> {
-    co_await blk->move_to(*dst);
-    p->set_value();
-  };
-  Spawn(a.ctx(), mover(n1.get(), &b.ctx(), &moved));
-  ASSERT_EQ(moved.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_TRUE(Move(*n1, a, b));
   const std::string key = DefaultKey(EngineSettings::Kind::kIoUring);
   On(a, [&] { EXPECT_EQ(a.ctx().find_service(key), nullptr); });
   On(b, [&] {
@@ -370,13 +376,7 @@ TEST(FileEngineMoveTest, FailedJoinFailsRequestsWithTheCause) {
   std::unique_ptr<BlockBackend> n;
   On(a, [&] { n = Open(a.ctx(), Spec(f, "io_uring")); });
   ASSERT_TRUE(n);
-  std::promise<void> moved;
-  auto mover = [](BlockBackend* blk, AioContext* dst, std::promise<void>* p) -> Task<void> {
-    co_await blk->move_to(*dst);
-    p->set_value();
-  };
-  Spawn(a.ctx(), mover(n.get(), &b.ctx(), &moved));
-  ASSERT_EQ(moved.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_TRUE(Move(*n, a, b));
   On(b, [&] {
     struct rlimit old;
     ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);

@@ -1,0 +1,28 @@
+#include "block/file/kernel_queue.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace blk {
+
+int64_t RunIoSyscall(const IoRequest& r) {
+  ssize_t n;
+  do {
+    switch (r.op) {
+      case IoRequest::Op::kRead:
+        n = preadv(r.fd, r.iov, r.iovcnt, off_t(r.offset));
+        break;
+      case IoRequest::Op::kWrite:
+        n = pwritev(r.fd, r.iov, r.iovcnt, off_t(r.offset));
+        break;
+      default:
+        n = fdatasync(r.fd);
+        break;
+    }
+  } while (n < 0 && errno == EINTR);
+  return n < 0 ? -int64_t(errno) : int64_t(n);
+}
+
+}  // namespace blk
