@@ -48,6 +48,9 @@
 #include <vector>
 
 #include "block/file/kernel_queue.h"
+#include "block/file/libaio_queue.h"
+#include "block/file/uring_queue.h"
+#include "util/result.h"
 #include "util/clock.h"
 
 namespace blk::test {
@@ -259,5 +262,20 @@ class FaultQueue final : public KernelQueue {
   bool stop_ = false;               // guarded by mu_
   std::thread releaser_;
 };
+
+// The real queue a FaultQueue wraps in the tests: an io_uring or a libaio
+// context of 128 entries (completions read from the ring in user space).
+inline Expected<std::unique_ptr<KernelQueue>> MakeRealQueue(bool uring) {
+  if (uring) {
+    UringQueue::Config uc;
+    uc.entries = 128;
+    auto q = UringQueue::Create(uc);
+    if (!q.ok()) return q.error();
+    return std::unique_ptr<KernelQueue>(std::move(q.value()));
+  }
+  auto q = LibaioQueue::Create(128, true);
+  if (!q.ok()) return q.error();
+  return std::unique_ptr<KernelQueue>(std::move(q.value()));
+}
 
 }  // namespace blk::test

@@ -82,19 +82,9 @@ class KernelAioFaultTest : public ::testing::TestWithParam<Backend> {
   // A fresh KernelAio over a FaultQueue over the real queue (128 entries).
   void Make(const KernelAio::Config& cfg) {
     aio_.reset();
-    std::unique_ptr<KernelQueue> real;
-    if (GetParam().uring) {
-      UringQueue::Config uc;
-      uc.entries = 128;
-      auto q = UringQueue::Create(uc);
-      ASSERT_TRUE(q.ok()) << q.error().message;
-      real = std::move(q.value());
-    } else {
-      auto q = LibaioQueue::Create(128, true);
-      ASSERT_TRUE(q.ok()) << q.error().message;
-      real = std::move(q.value());
-    }
-    auto fq = std::make_unique<FaultQueue>(std::move(real));
+    auto real = MakeRealQueue(GetParam().uring);
+    ASSERT_TRUE(real.ok()) << real.error().message;
+    auto fq = std::make_unique<FaultQueue>(std::move(real.value()));
     fq_ = fq.get();
     aio_ = std::make_unique<KernelAio>(cfg, std::move(fq));
     aio_->attach(ctx_);

@@ -54,17 +54,9 @@ TEST_P(KernelAioPollTest, AutoWithdrawsAndRetriesOnALateDevice) {
   TempFile f(1 << 20);
   const int fd = open(f.path().c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
   ASSERT_GE(fd, 0) << f.path() << ": O_DIRECT: " << strerror(errno);
-  std::unique_ptr<KernelQueue> real;
-  if (GetParam().uring) {
-    auto q = UringQueue::Create(UringQueue::Config{});
-    ASSERT_TRUE(q.ok()) << q.error().message;
-    real = std::move(q.value());
-  } else {
-    auto q = LibaioQueue::Create(128, true);
-    ASSERT_TRUE(q.ok()) << q.error().message;
-    real = std::move(q.value());
-  }
-  auto owned = std::make_unique<FaultQueue>(std::move(real));
+  auto real = MakeRealQueue(GetParam().uring);
+  ASSERT_TRUE(real.ok()) << real.error().message;
+  auto owned = std::make_unique<FaultQueue>(std::move(real.value()));
   FaultQueue& fq = *owned;
   fq.set_completion_delay(kDelayNs);
   KernelAio::Config cfg;
