@@ -165,6 +165,32 @@ class FileDriver final : public BlockDriver {
     if (engine_) engine_.aio().counters(out);
   }
 
+  // aio-fixed-buffers=on: pins the range in the engine's ring.  Ranges must
+  // not overlap one registered before.
+  int register_buf(void* host, size_t size) override {
+    if (!cfg_.fixed_buffers || size == 0) return 0;
+    KernelAio* a = aio();
+    if (!a) return no_engine_error();
+    char* base = static_cast<char*>(host);
+    auto it = RegionAfter(base);
+    if ((it != regions_.end() && base + size > it->base) ||
+        (it != regions_.begin() && std::prev(it)->base + std::prev(it)->len > base)) {
+      return -EEXIST;
+    }
+    const int i = a->queue().register_buffer(host, size);
+    if (i < 0) return i;
+    regions_.insert(it, Region{base, size, i});
+    return 0;
+  }
+  void unregister_buf(void* host, size_t size) override {
+    for (auto it = regions_.begin(); it != regions_.end(); ++it) {
+      if (it->base != host || it->len != size) continue;
+      if (engine_ && it->index >= 0) engine_.aio().queue().unregister_buffer(it->index);
+      regions_.erase(it);
+      return;
+    }
+  }
+
  private:
   enum FdsyncState { kUnknown = 0, kYes = 1, kNo = 2 };
 
@@ -207,12 +233,23 @@ class FileDriver final : public BlockDriver {
     return r;
   }
 
+  // A register_buf() range, with its index in engine_'s buffer table (-1:
+  // not registered there).
+  struct Region {
+    char* base;
+    size_t len;
+    int index;
+  };
+  // The first registered range starting after `p` (regions_ is sorted).
+  std::vector<Region>::const_iterator RegionAfter(const char* p) const {
+    return std::upper_bound(regions_.begin(), regions_.end(), p,
+                            [](const char* x, const Region& g) { return x < g.base; });
+  }
+
   // The registered buffer holding all of `v`, or -1.
   int BufferIndex(const struct iovec& v) const {
     const char* p = static_cast<const char*>(v.iov_base);
-    // The last region starting at or before p.
-    auto it = std::upper_bound(regions_.begin(), regions_.end(), p,
-                               [](const char* x, const Region& g) { return x < g.base; });
+    auto it = RegionAfter(p);  // the one before it starts at or before p
     if (it == regions_.begin()) return -1;
     --it;
     return p + v.iov_len <= it->base + it->len ? it->index : -1;
@@ -231,36 +268,6 @@ class FileDriver final : public BlockDriver {
     file_index_ = -1;
     engine_.reset();
   }
-
- public:
-  // aio-fixed-buffers=on: pins the range in the engine's ring.  Ranges must
-  // not overlap one registered before.
-  int register_buf(void* host, size_t size) override {
-    if (!cfg_.fixed_buffers || size == 0) return 0;
-    KernelAio* a = aio();
-    if (!a) return no_engine_error();
-    char* base = static_cast<char*>(host);
-    auto it = std::upper_bound(regions_.begin(), regions_.end(), base,
-                               [](const char* x, const Region& g) { return x < g.base; });
-    if ((it != regions_.end() && base + size > it->base) ||
-        (it != regions_.begin() && std::prev(it)->base + std::prev(it)->len > base)) {
-      return -EEXIST;
-    }
-    const int i = a->queue().register_buffer(host, size);
-    if (i < 0) return i;
-    regions_.insert(it, Region{base, size, i});
-    return 0;
-  }
-  void unregister_buf(void* host, size_t size) override {
-    for (auto it = regions_.begin(); it != regions_.end(); ++it) {
-      if (it->base != host || it->len != size) continue;
-      if (engine_ && it->index >= 0) engine_.aio().queue().unregister_buffer(it->index);
-      regions_.erase(it);
-      return;
-    }
-  }
-
- private:
 
   ThreadPool& pool() {
     if (!pool_) pool_ = std::make_unique<ThreadPool>(cfg_.pool_threads);
@@ -325,14 +332,7 @@ class FileDriver final : public BlockDriver {
   FileGeometry geo_;
   LoopEngineRef engine_;   // the attached loop's engine, once joined
   int file_index_ = -1;    // in engine_'s file table (aio-register-file), or -1
-  // register_buf() ranges, sorted by base, with their index in engine_'s
-  // buffer table (-1: not registered there).
-  struct Region {
-    char* base;
-    size_t len;
-    int index;
-  };
-  std::vector<Region> regions_;
+  std::vector<Region> regions_;  // register_buf() ranges, sorted by base
   int join_error_ = 0;     // joining the attached loop's engine failed: the errno
   std::unique_ptr<ThreadPool> pool_;
   bool read_only_;
