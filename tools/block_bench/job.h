@@ -279,9 +279,14 @@ struct JobOptions {
   std::optional<uint32_t> iodepth_low;                 // empty: = iodepth
   uint32_t numjobs = 1;
   bool thread = false;  // fio's thread: block-bench always runs threads
-  // fio's io_submit_mode: only "inline" (what block-bench always does: the
-  // job's own thread submits) is accepted; set when written, for rendering.
-  bool io_submit_mode_inline = false;
+  // fio's io_submit_mode.  inline (the default): the clone's own loop
+  // generates, submits and reaps.  offload: the clone's loop generates and
+  // paces the I/O (and times it from there, as fio's start_time), while a
+  // submitter thread of the clone, holding the graph, submits and reaps; see
+  // run/worker.h.  kUnset renders nothing.
+  enum class SubmitMode : uint8_t { kUnset, kInline, kOffload };
+  SubmitMode io_submit_mode = SubmitMode::kUnset;
+  bool offload() const { return io_submit_mode == SubmitMode::kOffload; }
   bool readonly = false;  // --readonly: the graph is opened read-only
   bool exitall = false;           // a clone that ends ends the others running
   bool exitall_on_error = false;  // ... when it ends with an error

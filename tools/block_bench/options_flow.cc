@@ -290,27 +290,27 @@ FioOptionSpec CpusAllowedPolicy() {
   return s;
 }
 
-// fio's io_submit_mode: "inline" is block-bench's only mode (the job's own
-// loop submits); "offload" (fio's submitter threads) is refused.
+// fio's io_submit_mode: inline (the job's own loop submits) or offload (a
+// submitter thread per clone; see JobOptions::io_submit_mode).
 FioOptionSpec IoSubmitMode() {
   FioOptionSpec s;
   s.name = "io_submit_mode";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (*v == "inline") {
-      job.io_submit_mode_inline = true;
+      job.io_submit_mode = JobOptions::SubmitMode::kInline;
       return {};
     }
     if (*v == "offload") {
-      return FioValueError(
-          "'offload' (a submitter thread per job) is not supported by block-bench; "
-          "'inline' is what it always does");
+      job.io_submit_mode = JobOptions::SubmitMode::kOffload;
+      return {};
     }
     return FioValueError("expected inline or offload, got " + QuoteInput(*v));
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.io_submit_mode_inline) out.push_back({std::string(n), "inline"});
+    if (job.io_submit_mode == JobOptions::SubmitMode::kInline) out.push_back({std::string(n), "inline"});
+    if (job.io_submit_mode == JobOptions::SubmitMode::kOffload) out.push_back({std::string(n), "offload"});
   };
-  s.help = "inline (the job's own thread submits: always so in block-bench); offload is refused";
+  s.help = "inline (default): the job's thread submits; offload: the job's thread generates and paces, a submitter thread submits and reaps";
   return s;
 }
 

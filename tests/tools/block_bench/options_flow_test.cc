@@ -152,11 +152,13 @@ TEST(GroupOptions, Flags) {
 namespace blk::bench {
 namespace {
 
-TEST(IoSubmitMode, InlineAcceptedOffloadRefused) {
-  EXPECT_TRUE(testing::ParseOne("io_submit_mode=inline").io_submit_mode_inline);
-  EXPECT_FALSE(testing::ParseOne("").io_submit_mode_inline);
-  EXPECT_OPTION_ERROR("io_submit_mode=offload", 2, "io_submit_mode",
-                      "'offload' (a submitter thread per job) is not supported by block-bench");
+TEST(IoSubmitMode, InlineAndOffload) {
+  using Mode = JobOptions::SubmitMode;
+  EXPECT_EQ(testing::ParseOne("io_submit_mode=inline").io_submit_mode, Mode::kInline);
+  EXPECT_EQ(testing::ParseOne("").io_submit_mode, Mode::kUnset);
+  EXPECT_FALSE(testing::ParseOne("io_submit_mode=inline").offload());
+  EXPECT_EQ(testing::ParseOne("io_submit_mode=offload").io_submit_mode, Mode::kOffload);
+  EXPECT_TRUE(testing::ParseOne("io_submit_mode=offload").offload());
   EXPECT_OPTION_ERROR("io_submit_mode=async", 2, "io_submit_mode", "expected inline or offload");
 }
 

@@ -197,6 +197,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"create_on_open", "create_on_open=1"},
       {"thread", "thread"},
       {"io_submit_mode", "io_submit_mode=inline"},
+      {"io_submit_mode", "io_submit_mode=offload"},
       {"loops", "loops=3"},
       {"unified_rw_reporting", "unified_rw_reporting=both"},
       {"random_generator", "random_generator=lfsr"},

@@ -119,8 +119,54 @@ void Worker::end_now() {
 
 void Worker::cancel_in_flight() {
   cancelling_ = true;
+  if (offloaded_) {
+    // On the submitter, where the graphs are, unless offload_home() took
+    // them back meanwhile (then nothing is in flight; it set their loop
+    // there, so the check reads no value written elsewhere).
+    offload_->ctx().post([this, sub = &offload_->ctx()] {
+      for (File& f : files_)
+        if (f.blk && &f.blk->ctx() == sub) f.blk->cancel_waits();
+    });
+    return;
+  }
   for (File& f : files_)
     if (f.blk) f.blk->cancel_waits();
+}
+
+Task<bool> Worker::offload_start() {
+  auto t = IOThread::Create(job_.name + "-submit");
+  if (!t) {
+    fail(-t.error().code, "io_submit_mode=offload: cannot start the submitter thread: " +
+                              t.error().message);
+    co_return false;
+  }
+  offload_ = std::move(*t);
+  offload_->run_sync([this] { getrusage(RUSAGE_THREAD, &offload_ru0_); });
+  AioContext& home = *ctx_;
+  for (File& f : files_) {
+    co_await f.blk->move_to(offload_->ctx());  // continues on the submitter
+    co_await home.schedule();
+  }
+  offloaded_ = true;
+  co_return true;
+}
+
+Task<void> Worker::offload_home() {
+  AioContext& home = *ctx_;
+  for (File& f : files_) {
+    co_await offload_->ctx().schedule();
+    co_await f.blk->move_to(home);  // continues here
+  }
+  offloaded_ = false;
+  // A cancel_in_flight() posted before this point has run once this returns.
+  offload_->run_sync([] {});
+}
+
+rusage Worker::offload_usage() const {
+  rusage ru{};
+  if (!offload_) return ru;
+  offload_->run_sync([&ru] { getrusage(RUSAGE_THREAD, &ru); });
+  return ru;
 }
 
 void Worker::fail(int err, const std::string& msg) {
@@ -263,7 +309,16 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
 }
 
 Task<void> Worker::do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured) {
-  Slot& s = slots_[slot];
+  int64_t t1 = 0;
+  const Status st = co_await perform(slot, u, &t1);
+  complete(slot, u, t0, due, measured, st, t1);
+}
+
+Task<Status> Worker::perform(uint32_t slot, const IoUnit& u, int64_t* done_ns) {
+  // Offloaded: only the slot's buffer and the graph are touched on the
+  // submitter; the clone's state waits until the coroutine is back.
+  AioContext* home = offloaded_ ? ctx_ : nullptr;
+  if (home) co_await offload_->ctx().schedule();
   BlockBackend& b = blk(u.file);
   Status st;
   if (u.flush) {
@@ -271,22 +326,30 @@ Task<void> Worker::do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool 
   } else if (u.dir == Dir::kTrim) {
     st = co_await b.discard(u.offset, u.len);
   } else {
+    Slot& s = slots_[slot];
     if (s.iov.size() != u.len) s.iov = IoVec(s.buf.data(), u.len);
     if (u.dir == Dir::kRead) st = co_await b.read(u.offset, s.iov);
     else st = co_await b.write(u.offset, s.iov, u.fua ? uint32_t(kReqFua) : 0u);
   }
-  complete(slot, u, t0, due, measured, st);
+  *done_ns = NowNs();
+  if (home) co_await home->schedule();
+  co_return st;
 }
 
 Task<void> Worker::do_flush(uint32_t file, int64_t t0, bool measured) {
-  Status st = co_await blk(file).flush();
+  IoUnit u;
+  u.dir = Dir::kWrite;
+  u.file = file;
+  u.flush = true;
+  int64_t t1 = 0;
+  const Status st = co_await perform(0, u, &t1);
   inflight_--;
-  flush_done(file, t0, measured, st);
+  flush_done(file, t0, measured, st, t1);
   wake_if_due();
 }
 
-void Worker::flush_done(uint32_t file, int64_t t0, bool measured, Status st) {
-  const int64_t t1 = NowNs();
+void Worker::flush_done(uint32_t file, int64_t t0, bool measured, Status st, int64_t t1) {
+  if (!t1) t1 = NowNs();
   last_done_ns_ = t1;
   if (cancelling_ && st.error() == -ECANCELED) return;  // never reached the device
   if (measured) {
@@ -349,10 +412,10 @@ void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
 }
 
 void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured,
-                      Status st) {
+                      Status st, int64_t t1) {
   const int d = int(u.dir);
   if (u.flush) {
-    flush_done(u.file, t0, measured, st);  // a trace's flush: as fsync= flushes
+    flush_done(u.file, t0, measured, st, t1);  // a trace's flush: as fsync= flushes
   } else if (job_.fill_device && st.error() == -ENOSPC) {
     // fill_device: the device is full, which ends the job; not an error.
     res_->filled = true;
@@ -361,7 +424,7 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
     // Ended by cancel_in_flight(): the device never finished it.
     res_->dir[d].drop_ios++;
   } else {
-    const int64_t t1 = NowNs();
+    if (!t1) t1 = NowNs();
     const uint64_t lat = uint64_t(t1 - t0);
     last_done_ns_ = t1;
     live_->lat_ns_sum.store(raw_lat_sum_ += lat, std::memory_order_relaxed);
@@ -461,6 +524,15 @@ void Worker::usage_since_begin(CloneResult* out, int64_t now) const {
   out->majf = uint64_t(ru1.ru_majflt - ru0_.ru_majflt);
   out->minf = uint64_t(ru1.ru_minflt - ru0_.ru_minflt);
   out->elapsed_ns = now - begin_ns_;
+  if (offload_) {
+    // The submitter's share (fio counts its workers' CPU as the job's).
+    const rusage o1 = offload_usage(), &o0 = offload_ru0_;
+    out->usr_s += Sec(o1.ru_utime) - Sec(o0.ru_utime);
+    out->sys_s += Sec(o1.ru_stime) - Sec(o0.ru_stime);
+    out->ctx += uint64_t((o1.ru_nvcsw - o0.ru_nvcsw) + (o1.ru_nivcsw - o0.ru_nivcsw));
+    out->majf += uint64_t(o1.ru_majflt - o0.ru_majflt);
+    out->minf += uint64_t(o1.ru_minflt - o0.ru_minflt);
+  }
 }
 
 void Worker::check_min_rate(int64_t now) {
@@ -840,7 +912,7 @@ Task<void> Worker::submitter() {
     }
     // plug/unplug only around real batches: two virtual calls saved per I/O
     // at iodepth_batch_submit=1 (the default), where there is nothing to batch.
-    if (!plugged && batch_ > 1) {
+    if (!plugged && batch_ > 1 && !offloaded_) {
       for (File& f : files_) f.blk->plug();
       plugged = true;
     }
@@ -1195,14 +1267,24 @@ Task<void> Worker::run(AioContext& ctx) {
     if (ready) co_await start_delay();
     ready = ready && !interrupted_;
   }
+  if (ready && job_.offload()) ready = co_await offload_start();
   std::optional<PollParams> saved_poll;  // while the target spins
   if (ready) {
     start_clock();
     if (std::any_of(files_.begin(), files_.end(), [](const File& f) { return f.target.spin; })) {
-      saved_poll = ctx.poll_params();
-      PollParams p = *saved_poll;
-      p.max_ns = kSpinPollMaxNs;
-      ctx.set_poll_params(p);
+      if (offloaded_) {
+        // Completions are reaped on the submitter: it spins (until it ends).
+        offload_->run_sync([&sub = offload_->ctx()] {
+          PollParams p = sub.poll_params();
+          p.max_ns = kSpinPollMaxNs;
+          sub.set_poll_params(p);
+        });
+      } else {
+        saved_poll = ctx.poll_params();
+        PollParams p = *saved_poll;
+        p.max_ns = kSpinPollMaxNs;
+        ctx.set_poll_params(p);
+      }
     }
     sampler_ = std::make_unique<Timer>(ctx, [this] {
       sample(NowNs());
@@ -1241,7 +1323,12 @@ Task<void> Worker::run(AioContext& ctx) {
     merge_unsplit(res_);
     for (LatencyHistogram& h : unsplit_) h.reset();
     for (uint32_t f = 0; f < files_.size() && job_.end_fsync && !res_->error && !interrupted_; f++) {
-      Status st = co_await blk(f).flush();
+      IoUnit u;
+      u.dir = Dir::kWrite;
+      u.file = f;
+      u.flush = true;
+      int64_t t1;
+      Status st = co_await perform(0, u, &t1);
       if (!st.ok() && !(cancelling_ && st.error() == -ECANCELED)) {
         io_error(Dir::kWrite, -st.error(),
                  "end_fsync failed on '" + display(f) + "': " + ErrnoString(st.error()));
@@ -1265,6 +1352,7 @@ Task<void> Worker::run(AioContext& ctx) {
       res_->error_message += " (and " + std::to_string(res_->verify_errors - 1) + " more)";
     if (saved_poll) ctx.set_poll_params(*saved_poll);
   }
+  if (offloaded_) co_await offload_home();
   // Counters: the first file's under their names, the others' after a
   // "fileN." prefix.
   for (uint32_t f = 0; f < files_.size(); f++) {
@@ -1293,6 +1381,7 @@ Task<void> Worker::run(AioContext& ctx) {
   overdue_.reset();
   finished_ = true;
   usage_since_begin(res_, NowNs());
+  offload_.reset();  // idle: its graphs came home
   live_->done.store(true);
 }
 

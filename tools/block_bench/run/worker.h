@@ -21,6 +21,21 @@
 // paced I/O records its lateness (issue - due) and its latency from the
 // due time (sched_lat, free of coordinated omission): ScheduleResult.
 //
+// Offload (io_submit_mode=offload, fio's submitter threads).  Once the
+// target is open and prepared, the clone starts a submitter IOThread and
+// moves its graphs there (BlockBackend::move_to).  The clone's loop still
+// generates, paces and accounts every I/O, and stamps its start when it is
+// generated (as fio's start_time); the request's coroutine then moves to
+// the submitter's loop, is submitted and reaped there (slat ends at the
+// driver's hand-over, clat at completion, both read on that thread), and
+// moves back to be accounted.  So slat includes the hand-off to the
+// submitter and lat any wait behind it.  Unlike fio's pool of iodepth
+// workers at depth 1, one submitter keeps up to iodepth requests in flight
+// through the driver's own engine (no plug: each request is submitted as it
+// arrives).  The graph returns to the clone's loop after the I/O, before the
+// counters are read and the graph drained; the submitter's CPU time counts
+// in the clone's usr/sys/ctx.
+//
 // Recording.  write_iolog= writes every issued I/O (fio iolog v3, the actual
 // issue times), also for a replay: recording a replay shows its fidelity.
 //
@@ -75,6 +90,7 @@
 #include "tools/block_bench/trace/iolog_writer.h"
 #include "util/aio_context.h"
 #include "util/aligned_buffer.h"
+#include "util/iothread.h"
 #include "util/task.h"
 
 namespace blk::bench {
@@ -247,12 +263,26 @@ class Worker {
   // When `u` is due: RatePacer's time, the source's schedule, or 0 (now).
   int64_t due_of(const IoUnit& u);
   Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured);
+  // The request of `u` (slot's buffer) or a flush of `u.file` on the graph's
+  // loop: on the submitter's with offload (moving there and back), else
+  // here.  *done_ns: when it completed, read on the loop that reaped it.
+  Task<Status> perform(uint32_t slot, const IoUnit& u, int64_t* done_ns);
+  // io_submit_mode=offload: starts the submitter and moves the graphs to
+  // it; false (with res_->error set) when the thread cannot be started.
+  // Then offload_home() brings them back (after the I/O, before drain).
+  Task<bool> offload_start();
+  Task<void> offload_home();
+  // The submitter's CPU usage (its thread's rusage); zeros without one.
+  rusage offload_usage() const;
   Task<void> do_flush(uint32_t file, int64_t t0, bool measured);
   // Accounts a completed flush (fsync=, or a trace's): sync latency, errors.
-  void flush_done(uint32_t file, int64_t t0, bool measured, Status st);
+  // t1: when it completed (0: now).
+  void flush_done(uint32_t file, int64_t t0, bool measured, Status st, int64_t t1 = 0);
   // `due`: 0, or when the schedule wanted it; `held`: it waited for room.
   void issue(const IoUnit& u, int64_t now, int64_t due, bool held);
-  void complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured, Status st);
+  // t1: when it completed (0: now).
+  void complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured, Status st,
+                int64_t t1 = 0);
   // Decides at issue whether a read is checked: only a block whose write
   // completed, and then only if no write to it is issued before the read
   // completes (the read could see either): see check_verify_read.
@@ -295,6 +325,11 @@ class Worker {
   FlowGroup* flow_ = nullptr;  // flow=: the job's group while it runs
   uint64_t flow_issued_ = 0;   // the I/Os it counted there
   AioContext* ctx_ = nullptr;
+  // io_submit_mode=offload: the submitter, and whether the graphs are on
+  // its loop (set and read on the clone's loop only).
+  std::unique_ptr<IOThread> offload_;
+  bool offloaded_ = false;
+  rusage offload_ru0_{};
   // The job's files (one unless nrfiles; run/files.h): each its target and
   // its open graph.  base: where the file's offsets start in the key space
   // of written_ (the files one after another).

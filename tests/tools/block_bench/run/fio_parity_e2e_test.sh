@@ -11,7 +11,7 @@
 #   libaio  the same with direct=1 (skipped, with a note, where the test
 #           directory has no O_DIRECT, e.g. tmpfs)
 # Each file's first line says which targets it runs on and what is checked:
-#   # fio-parity: targets=null,psync,libaio check=KIND[,KIND] [refuses=OPT]
+#   # fio-parity: targets=null,psync,libaio check=KIND[,KIND] [refuses=OPT] [ios=N]
 # Checks (always: both exit 0, the same job names in the same order):
 #   exact   size bounded: per job and direction, total_ios and io_bytes
 #           exactly fio's
@@ -32,6 +32,10 @@
 #   refused a known refusal: block-bench must still refuse the job naming
 #           the option (fio is not run); when it no longer does, move the
 #           job to the compared set
+#   alone   fio is not run (fio 3.33 hangs on the job; the file says how
+#           often): block-bench must exit 0 with no job error and issue,
+#           per job over its directions, the header's ios=N I/Os (what a
+#           size-bounded job of size/bs issues)
 # The runs of one file go at the same time, every target and both tools
 # (each in its own directory; for rate-capped files fio's runs first, then
 # block-bench's); a mismatch names the file, target, job, field and both
@@ -89,8 +93,22 @@ def compare(checks, refuses, d, bb_rc, fio_rc):
     checks = set(checks.split(","))
     if "refused" in checks:
         refused(refuses, d, bb_rc)
+    elif "alone" in checks:
+        alone(int(refuses), d, bb_rc)
     else:
         compared(checks, d, bb_rc, fio_rc)
+
+
+def alone(ios, d, bb_rc):
+    if bb_rc != "0":
+        bad("block-bench exit status %s: %s" % (bb_rc, tail(d + "/bb/stderr")))
+        return
+    for b in load(d, "bb")["jobs"]:
+        total = sum(b[x]["total_ios"] for x in DIRS)
+        if b["error"] != 0 or total != ios:
+            bad("job %s: error %d, %d I/Os (want 0 and %d)" % (b["jobname"], b["error"], total, ios))
+        print("%-26s %-6s %-20s %d I/Os, iops %.0f (block-bench alone: fio hangs on this job)"
+              % (job, target, b["jobname"], total, sum(b[x]["iops"] for x in DIRS)))
 
 
 def refused(refuses, d, bb_rc):
@@ -232,9 +250,10 @@ for job in "${jobs[@]}"; do
   targets=$(header "$job" targets)
   checks=$(header "$job" check)
   refuses=$(header "$job" refuses)
+  [[ ",$checks," == *,alone,* ]] && refuses=$(header "$job" ios)
   [[ -n $targets && -n $checks ]] || fail "$name: no '# fio-parity: targets=... check=...' line"
   tools=(fio bb)
-  if [[ ",$checks," == *,refused,* ]]; then tools=(bb); fi
+  if [[ ",$checks," == *,refused,* || ",$checks," == *,alone,* ]]; then tools=(bb); fi
   used=()
   for target in ${targets//,/ }; do
     if [[ $target == libaio ]] && (( !have_direct )); then echo "$name: libaio skipped (no O_DIRECT)"; continue; fi

@@ -17,6 +17,9 @@
 #include <set>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
@@ -760,6 +763,15 @@ TEST(Runner, WaitsEndWithTheRuntime) {
   EXPECT_EQ(r.clones[0].dir[0].ios, 0u);
   EXPECT_EQ(r.clones[0].dir[0].drop_ios, 2u);
   EXPECT_EQ(r.clones[0].total_errors, 0u);
+  // Also when they wait on the submitter's loop (io_submit_mode=offload).
+  const int64_t t0 = NowNs();
+  r = RunJobs(ParseJobs({"--name=a", "--rw=randread", "--iodepth=3", "--runtime=1",
+                         "--io_submit_mode=offload",
+                         "--blockdev=driver=null,size=1m,latency-ns=3600000000000"}));
+  EXPECT_LT(double(NowNs() - t0) / 1e9, 1.0 + double(kEndGraceNs) / 1e9 + 0.6);
+  EXPECT_EQ(r.clones[0].dir[0].ios, 0u);
+  EXPECT_EQ(r.clones[0].dir[0].drop_ios, 3u);
+  EXPECT_EQ(r.clones[0].total_errors, 0u);
 }
 
 // A stop request (SIGINT) interrupts a running job within a fraction of a
@@ -770,6 +782,9 @@ TEST(Runner, StopRequestInterruptsAtOnce) {
       {"--name=a", "--ioengine=null", "--rw=randread", "--size=1g", "--runtime=60",
        "--time_based", "--iodepth=8"},
       {"--name=a", "--rw=randread", "--blockdev=driver=null,size=1m,latency-ns=3600000000000"},
+      // The wait is on the submitter's loop: the cancel is posted there.
+      {"--name=a", "--rw=randread", "--io_submit_mode=offload",
+       "--blockdev=driver=null,size=1m,latency-ns=3600000000000"},
       {"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--rate=1"},
       {"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--startdelay=3600"},
       {"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--rate=1", "--name=b",
@@ -1069,6 +1084,79 @@ TEST(Runner, VerifyPassesThenCatchesCorruption) {
   EXPECT_EQ(r4.clones[0].verify_errors, 1u);
   close(fd);
   unlink(path);
+}
+
+// The names of this process's threads (/proc/self/task/*/comm).
+std::vector<std::string> ThreadNames() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream in(e.path() / "comm");
+    std::string n;
+    if (std::getline(in, n)) names.push_back(n);
+  }
+  return names;
+}
+
+// io_submit_mode=offload issues the same I/O as inline (same seed: same
+// offsets, same counts), through a submitter thread of the clone that lives
+// while the job runs and is gone after it.
+TEST(Runner, OffloadIssuesTheSameIoThroughASubmitterThread) {
+  const std::vector<std::string> base = {"--name=offl", "--ioengine=null", "--rw=randrw",
+                                         "--bs=4k", "--size=2m", "--iodepth=8",
+                                         "--rate_iops=1500"};
+  Recorded inl, off;
+  RunResult ri = RunRecorded(ParseJobs(base), &inl);
+  ASSERT_FALSE(ri.failed()) << ri.clones[0].error_message;
+  auto args = base;
+  args.push_back("--io_submit_mode=offload");
+  std::atomic<bool> seen{false}, done{false};
+  std::thread watch([&] {
+    while (!done.load()) {
+      for (const std::string& n : ThreadNames())
+        if (n == "offl-submit") seen = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  RunResult ro = RunRecorded(ParseJobs(args), &off);
+  done = true;
+  watch.join();
+  ASSERT_FALSE(ro.failed()) << ro.clones[0].error_message;
+  EXPECT_TRUE(seen.load()) << "no thread 'offl-submit' while the offloaded job ran";
+  for (const std::string& n : ThreadNames()) EXPECT_NE(n, "offl-submit") << "still running";
+  ASSERT_EQ(off.ios.size(), inl.ios.size());
+  EXPECT_TRUE(off.ios == inl.ios) << "offload changed the I/O sequence";
+  for (int d = 0; d < 2; d++) {
+    EXPECT_EQ(ro.clones[0].dir[d].ios, ri.clones[0].dir[d].ios) << d;
+    EXPECT_EQ(ro.clones[0].dir[d].bytes, ri.clones[0].dir[d].bytes) << d;
+  }
+  EXPECT_EQ(ro.clones[0].dir[0].ios + ro.clones[0].dir[1].ios, 512u);
+}
+
+// Offloaded to the submitter, the file driver's requests still carry the
+// hand-over split (slat, clat and lat for every I/O), the written blocks
+// verify, and fsync= and end_fsync flushes go through the submitter too.
+TEST(Runner, OffloadSplitsLatencyVerifiesAndFlushes) {
+  if (!FileDriverAvailable()) GTEST_SKIP() << "file driver not built in";
+  char path[] = "/tmp/bboffloadXXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  auto jobs = ParseJobs({"--name=w", "--ioengine=libaio", "--direct=1",
+                         std::string("--filename=") + path,
+                         "--rw=randwrite", "--bs=4k", "--size=1m", "--verify=crc32c",
+                         "--iodepth=8", "--fsync=16", "--end_fsync=1",
+                         "--io_submit_mode=offload"});
+  RunResult r = RunJobs(jobs);
+  unlink(path);
+  ASSERT_FALSE(r.failed()) << r.clones[0].error_message;
+  const CloneResult& c = r.clones[0];
+  EXPECT_EQ(c.dir[1].ios, 256u);
+  EXPECT_EQ(c.verified, 256u);
+  EXPECT_EQ(c.verify_errors, 0u);
+  EXPECT_EQ(c.dir[1].slat.count(), 256u);
+  EXPECT_EQ(c.dir[1].clat.count(), 256u);
+  EXPECT_EQ(c.dir[1].lat.count(), 256u);
+  EXPECT_EQ(c.syncs, 15u);  // after every 16th write but the last, as inline
 }
 
 }  // namespace
