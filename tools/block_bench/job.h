@@ -304,8 +304,19 @@ struct JobOptions {
   PerDir<uint64_t> rate_iops_min{};
   uint32_t rate_cycle = 1000;  // ms
   RateProcess rate_process = RateProcess::kLinear;
+  // fio's thinktime: after an issued I/O, when thinktime_blocks I/Os (0:
+  // not set, counts as 1) were issued (thinktime_issue) or completed (the
+  // default) since the last pause, or thinktime_iotime passed since it
+  // ended, the job lets its I/O in flight complete, spins thinktime_spin,
+  // then sleeps the rest of thinktime.  With thinktime_iotime and no
+  // thinktime_blocks, only the time counts.  rate_ignore_thinktime: the
+  // rate schedule moves by the pause instead of catching up after it.
   std::chrono::microseconds thinktime{0};
-  uint32_t thinktime_blocks = 1;
+  uint32_t thinktime_blocks = 0;
+  bool thinktime_issue = false;
+  std::chrono::microseconds thinktime_spin{0};
+  std::chrono::microseconds thinktime_iotime{0};
+  bool rate_ignore_thinktime = false;
   // fio's flow control: the jobs with a flow weight and one flow_id keep
   // their shares of the group's issued I/Os to their weights.
   uint32_t flow = 0;        // weight, 0: not in a flow group

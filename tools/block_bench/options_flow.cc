@@ -290,6 +290,23 @@ FioOptionSpec CpusAllowedPolicy() {
   return s;
 }
 
+// fio's thinktime_blocks_type: what thinktime_blocks counts.
+FioOptionSpec ThinktimeBlocksType() {
+  FioOptionSpec s;
+  s.name = "thinktime_blocks_type";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v != "complete" && *v != "issue")
+      return FioValueError("expected complete or issue, got " + QuoteInput(*v));
+    job.thinktime_issue = *v == "issue";
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.thinktime_issue) out.push_back({std::string(n), "issue"});
+  };
+  s.help = "what thinktime_blocks counts: complete (default) or issue (issued I/Os)";
+  return s;
+}
+
 // fio's io_submit_mode: inline (the job's own loop submits) or offload (a
 // submitter thread per clone; see JobOptions::io_submit_mode).
 FioOptionSpec IoSubmitMode() {
@@ -348,7 +365,15 @@ std::vector<FioOptionSpec> FlowOptions() {
   v.push_back(UintOption<&JobOptions::rate_cycle, 1>(
       "rate_cycle", "ms over which rate_min/rate_iops_min are averaged (default 1000)"));
   v.push_back(TimeOption<&JobOptions::thinktime, 1>("thinktime", "pause after I/Os (default unit us)"));
-  v.push_back(UintOption<&JobOptions::thinktime_blocks, 1>("thinktime_blocks", "I/Os between pauses"));
+  v.push_back(UintOption<&JobOptions::thinktime_blocks, 1>(
+      "thinktime_blocks", "I/Os between pauses (default 1; with thinktime_iotime: none)"));
+  v.push_back(TimeOption<&JobOptions::thinktime_spin, 1>(
+      "thinktime_spin", "of each pause, spin this long on the CPU, then sleep the rest (default unit us)"));
+  v.push_back(ThinktimeBlocksType());
+  v.push_back(TimeOption<&JobOptions::thinktime_iotime, 1000000>(
+      "thinktime_iotime", "also pause after this much time of I/O (default unit s)"));
+  v.push_back(BoolOption<&JobOptions::rate_ignore_thinktime>(
+      "rate_ignore_thinktime", "1: after a pause the rate goes on as before, without catching up"));
   v.push_back(UintOption<&JobOptions::flow, 0, 1000>(
       "flow", "weight in flow control: the jobs of one flow_id issue I/Os in the ratio of their weights"));
   v.push_back(TimeOption<&JobOptions::latency_target, 1>(

@@ -78,7 +78,7 @@ TEST(ThinktimeOptions, MicrosecondsByDefault) {
   EXPECT_EQ(ParseOne("thinktime=100").thinktime, microseconds(100));
   EXPECT_EQ(ParseOne("thinktime=2ms").thinktime, microseconds(2000));
   EXPECT_EQ(ParseOne("thinktime=1s").thinktime, microseconds(1'000'000));
-  EXPECT_EQ(ParseOne("").thinktime_blocks, 1u);
+  EXPECT_EQ(ParseOne("").thinktime_blocks, 0u);  // not set: pauses count 1
   EXPECT_EQ(ParseOne("thinktime_blocks=16").thinktime_blocks, 16u);
   EXPECT_OPTION_ERROR("thinktime=1x", 2, "thinktime", "default unit us");
   EXPECT_OPTION_ERROR("thinktime_blocks=0", 2, "thinktime_blocks", ">= 1");
@@ -160,6 +160,23 @@ TEST(IoSubmitMode, InlineAndOffload) {
   EXPECT_EQ(testing::ParseOne("io_submit_mode=offload").io_submit_mode, Mode::kOffload);
   EXPECT_TRUE(testing::ParseOne("io_submit_mode=offload").offload());
   EXPECT_OPTION_ERROR("io_submit_mode=async", 2, "io_submit_mode", "expected inline or offload");
+}
+
+TEST(Thinktime, SpinTypeIotimeAndRateIgnore) {
+  JobOptions j = testing::ParseOne("thinktime=2ms\nthinktime_spin=500\nthinktime_blocks_type=issue\n"
+                                   "thinktime_iotime=2\nrate_ignore_thinktime=1");
+  EXPECT_EQ(j.thinktime.count(), 2000);
+  EXPECT_EQ(j.thinktime_spin.count(), 500);  // default unit us
+  EXPECT_TRUE(j.thinktime_issue);
+  EXPECT_EQ(j.thinktime_iotime.count(), 2'000'000);  // default unit s
+  EXPECT_TRUE(j.rate_ignore_thinktime);
+  EXPECT_EQ(j.thinktime_blocks, 0u);  // not set
+  EXPECT_FALSE(testing::ParseOne("thinktime_blocks_type=complete").thinktime_issue);
+  EXPECT_EQ(testing::ParseOne("thinktime_blocks=1").thinktime_blocks, 1u);
+  EXPECT_OPTION_ERROR("thinktime_blocks_type=both", 2, "thinktime_blocks_type",
+                      "expected complete or issue, got 'both'");
+  EXPECT_OPTION_ERROR("thinktime_blocks=0", 2, "thinktime_blocks", "");
+  EXPECT_OPTION_ERROR("thinktime_spin=abc", 2, "thinktime_spin", "");
 }
 
 }  // namespace

@@ -21,6 +21,11 @@ void RatePacer::start(int64_t now_ns) {
   }
 }
 
+void RatePacer::shift(int64_t ns) {
+  start_ns_ += ns;
+  for (int64_t& n : next_) n += ns;
+}
+
 int64_t RatePacer::due(const IoUnit& u) {
   const int d = int(u.dir);
   const uint64_t rb = rate_[d], ri = rate_iops_[d];

@@ -25,6 +25,9 @@ class RatePacer {
   bool active() const { return active_; }
   // Starts the schedule at `now_ns` (CLOCK_MONOTONIC).
   void start(int64_t now_ns);
+  // Moves the rest of the schedule `ns` later (rate_ignore_thinktime: the
+  // time of a pause is not caught up).
+  void shift(int64_t ns);
   // The time at which `u` may be issued (at or before now: at once), and
   // reserves its share of the limits.  REQUIRES: active().
   int64_t due(const IoUnit& u);

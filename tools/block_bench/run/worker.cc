@@ -282,6 +282,7 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
     return;
   }
   if (opts_.on_issue) opts_.on_issue(*res_, u);
+  think_issued_++;
   if (verify_ && u.dir == Dir::kRead) plan_verify_read(slot, u);
   if (u.dir == Dir::kWrite) {
     if (verify_) {
@@ -425,6 +426,7 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
     res_->dir[d].drop_ios++;
   } else {
     if (!t1) t1 = NowNs();
+    think_completed_++;
     const uint64_t lat = uint64_t(t1 - t0);
     last_done_ns_ = t1;
     live_->lat_ns_sum.store(raw_lat_sum_ += lat, std::memory_order_relaxed);
@@ -919,10 +921,9 @@ Task<void> Worker::submitter() {
     issue(pending, now, pending_due, held);
     have = false;
     if (++issued >= batch_) end_batch();
-    if (job_.thinktime.count() > 0 && ++since_think_ >= job_.thinktime_blocks) {
-      since_think_ = 0;
+    if (think_due(now)) {
       end_batch();
-      co_await wait_until(now + int64_t(job_.thinktime.count()) * 1000);
+      co_await think();
     }
   }
   end_batch();
@@ -1178,10 +1179,41 @@ bool Worker::prepare_io() {
   return open_iolog();
 }
 
+bool Worker::think_due(int64_t now) {
+  if (job_.thinktime.count() <= 0 || verify_phase_) return false;
+  bool stall = false;
+  if (job_.thinktime_iotime.count() > 0) {
+    const int64_t cycle_ns = (job_.thinktime_iotime.count() + job_.thinktime.count()) * 1000;
+    if (now - think_last_ns_ >= cycle_ns) stall = true;
+    else if (!job_.thinktime_blocks) return false;  // only the time counts
+  }
+  const uint64_t b = job_.thinktime_issue ? think_issued_ : think_completed_;
+  if (b >= think_last_blocks_ + std::max<uint32_t>(1, job_.thinktime_blocks)) stall = true;
+  if (stall) {
+    think_last_blocks_ = b;
+    think_last_ns_ = now;  // as fio: iotime + thinktime from decision to decision
+  }
+  return stall;
+}
+
+Task<void> Worker::think() {
+  co_await wait_all();  // fio's io_u_quiesce
+  const int64_t t0 = NowNs();
+  // The spin keeps the loop busy: nothing is in flight, and it ends with
+  // the runtime.
+  const int64_t spin_end = std::min(end_ns_, t0 + int64_t(job_.thinktime_spin.count()) * 1000);
+  while (!stop_ && NowNs() < spin_end) {
+  }
+  const int64_t rest = int64_t(job_.thinktime.count() - job_.thinktime_spin.count()) * 1000;
+  if (rest > 0 && !stop_) co_await wait_until(NowNs() + rest);
+  if (job_.rate_ignore_thinktime) pacer_.shift(NowNs() - t0);
+}
+
 void Worker::start_clock() {
   const bool time_limited = job_.runtime.count() > 0;
   start_ns_ = NowNs();
   pacer_.start(start_ns_);
+  think_last_ns_ = start_ns_;
   if (lt_) lt_->window_start = start_ns_;
   ramp_end_ns_ = start_ns_ + int64_t(job_.ramp_time.count()) * 1000;
   if (time_limited) end_ns_ = ramp_end_ns_ + int64_t(job_.runtime.count()) * 1000;

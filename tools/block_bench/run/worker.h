@@ -424,8 +424,16 @@ class Worker {
   int64_t measure_start_ = 0, last_done_ns_ = 0;
   uint64_t raw_ios_[kNumDirs] = {}, raw_bytes_[kNumDirs] = {}, raw_lat_sum_ = 0;
 
-  // think time, syncs
-  uint32_t since_think_ = 0;
+  // think time (fio's handle_thinktime; JobOptions::thinktime): I/Os issued
+  // and completed (read/write/trim, ramp included), the count at the last
+  // pause, and when it was decided (or the clock started).
+  uint64_t think_issued_ = 0, think_completed_ = 0, think_last_blocks_ = 0;
+  int64_t think_last_ns_ = 0;
+  // Whether a pause is due after the I/O just issued; if so, notes the count.
+  bool think_due(int64_t now);
+  // The pause: quiesce, spin, sleep (all ending with the runtime).
+  Task<void> think();
+  // syncs
   uint32_t writes_since_sync_ = 0;
   bool sync_due_ = false;
 

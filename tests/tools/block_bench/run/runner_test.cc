@@ -1159,5 +1159,94 @@ TEST(Runner, OffloadSplitsLatencyVerifiesAndFlushes) {
   EXPECT_EQ(c.syncs, 15u);  // after every 16th write but the last, as inline
 }
 
+// The gaps of at least `min_ns` between consecutive issues: the indexes of
+// the I/Os issued after them.
+std::vector<size_t> PausesBefore(const Recorded& rec, int64_t min_ns) {
+  std::vector<size_t> at;
+  for (size_t i = 1; i < rec.when.size(); i++)
+    if (rec.when[i] - rec.when[i - 1] >= min_ns) at.push_back(i);
+  return at;
+}
+
+// thinktime_blocks_type=issue pauses after every thinktime_blocks issued
+// I/Os; complete (the default) once that many completed, after letting the
+// I/O in flight complete (fio's handle_thinktime).
+TEST(Runner, ThinktimeCountsIssuedOrCompletedBlocks) {
+  const std::vector<std::string> base = {"--name=t", "--ioengine=null", "--rw=randread", "--bs=4k",
+                                         "--size=512k", "--iodepth=8", "--thinktime=5ms",
+                                         "--thinktime_blocks=16"};
+  Recorded issue, complete;
+  auto a = base;
+  a.push_back("--thinktime_blocks_type=issue");
+  ASSERT_FALSE(RunRecorded(ParseJobs(a), &issue).failed());
+  ASSERT_EQ(issue.ios.size(), 128u);
+  // After the 16th, 32nd, ... issue: 7 pauses with an issue after them.
+  EXPECT_EQ(PausesBefore(issue, 4'000'000),
+            (std::vector<size_t>{16, 32, 48, 64, 80, 96, 112}));
+  ASSERT_FALSE(RunRecorded(ParseJobs(base), &complete).failed());
+  ASSERT_EQ(complete.ios.size(), 128u);
+  // The null driver completes each request on the next loop round, so the
+  // 16th completion is seen at a later issue than the 16th; the pauses
+  // come every 16 completions all the same (8 in 128 I/Os, the last
+  // possibly at the end).
+  const auto p = PausesBefore(complete, 4'000'000);
+  ASSERT_GE(p.size(), 6u);
+  EXPECT_LE(p.size(), 8u);
+  for (size_t k = 1; k < p.size(); k++) EXPECT_EQ(p[k] - p[k - 1], 16u) << k;
+  EXPECT_GT(p[0], 16u);
+}
+
+// thinktime_iotime: a pause every iotime + thinktime from the start (no
+// blocks count without thinktime_blocks); rate_ignore_thinktime: the rate
+// goes on after a pause instead of catching up (fio 3.33, same jobs: 902
+// and 699 I/Os).
+TEST(Runner, ThinktimeIotimeAndRateIgnoreThinktime) {
+  Recorded rec;
+  RunResult r = RunRecorded(
+      ParseJobs({"--name=t", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g",
+                 "--rate_iops=1000", "--runtime=1", "--time_based", "--thinktime=100ms",
+                 "--thinktime_iotime=200ms"}),
+      &rec);
+  ASSERT_FALSE(r.failed()) << r.clones[0].error_message;
+  // Decisions at 300, 600 and 900 ms; the last pause runs into the end.
+  const auto p = PausesBefore(rec, 80'000'000);
+  EXPECT_EQ(p.size(), 2u);
+  // The rate catches up after each pause: about 1000 I/Os, less the last one.
+  EXPECT_GT(r.clones[0].dir[0].ios, 850u);
+  const auto run = [](const std::string& ignore) {
+    return RunJobs(ParseJobs({"--name=t", "--ioengine=null", "--rw=read", "--bs=4k",
+                              "--size=1g", "--rate_iops=1000", "--runtime=1", "--time_based",
+                              "--thinktime=50ms", "--thinktime_blocks=100",
+                              "--rate_ignore_thinktime=" + ignore}));
+  };
+  RunResult catchup = run("0"), ignore = run("1");
+  EXPECT_GT(catchup.clones[0].dir[0].ios, 900u);
+  // 100 I/Os per 150 ms: about 667.
+  EXPECT_LT(ignore.clones[0].dir[0].ios, 780u);
+  EXPECT_GT(ignore.clones[0].dir[0].ios, 550u);
+}
+
+// thinktime_spin: the pause is spent on the CPU (here all of it), and the
+// clone's CPU time shows it.
+TEST(Runner, ThinktimeSpinSpendsThePauseOnTheCpu) {
+  Recorded rec;
+  RunResult r = RunRecorded(ParseJobs({"--name=t", "--ioengine=null", "--rw=read", "--bs=4k",
+                                       "--size=128k", "--thinktime=20ms",
+                                       "--thinktime_spin=20ms", "--thinktime_blocks=4"}),
+                            &rec);
+  ASSERT_FALSE(r.failed()) << r.clones[0].error_message;
+  EXPECT_EQ(PausesBefore(rec, 18'000'000).size(), 7u);
+  // 8 pauses of 20 ms spun, against the same pauses slept: on a loaded
+  // machine the spinning thread may get only part of a CPU, so the bound
+  // is loose (an eighth of what it spun, and well above sleeping).
+  RunResult slept = RunJobs(ParseJobs({"--name=t", "--ioengine=null", "--rw=read", "--bs=4k",
+                                       "--size=128k", "--thinktime=20ms",
+                                       "--thinktime_blocks=4"}));
+  const double spun_cpu = r.clones[0].usr_s + r.clones[0].sys_s;
+  const double slept_cpu = slept.clones[0].usr_s + slept.clones[0].sys_s;
+  EXPECT_GT(spun_cpu, 0.02);
+  EXPECT_GT(spun_cpu, 4 * slept_cpu) << "slept: " << slept_cpu;
+}
+
 }  // namespace
 }  // namespace blk::bench
