@@ -150,6 +150,22 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
       return fail("filename= names one file: name them all (filename=a:b:c) or leave filename out");
     if (job.nrfiles > 4096) return fail("at most 4096 files per job");
   }
+  if (job.verify == VerifyMethod::kPattern && job.verify_pattern.empty()) {
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": verify=pattern needs verify_pattern= (the bytes to write "
+                                  "and check)");
+  }
+  if (job.verify_only) {
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                    ": verify_only " + why);
+    };
+    if (job.verify == VerifyMethod::kNone)
+      return fail("needs verify= or verify_pattern= (how the blocks were written)");
+    // As fio: the verify pass replays the writes of a run that ended by
+    // its size.
+    if (job.time_based) return fail("does not support time_based (as fio)");
+  }
   if (job.write_hist_log && job.log_hist_msec == 0) {
     // fio would write nothing: say so instead of an empty file.
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +

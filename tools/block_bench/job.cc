@@ -60,6 +60,7 @@ std::string_view Name(VerifyMethod v) {
     case VerifyMethod::kSha256: return "sha256";
     case VerifyMethod::kSha512: return "sha512";
     case VerifyMethod::kXxhash: return "xxhash";
+    case VerifyMethod::kPattern: return "pattern";
   }
   return "?";
 }

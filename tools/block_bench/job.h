@@ -59,7 +59,8 @@ struct SteadyState {
   bool pct = true;
   friend bool operator==(const SteadyState&, const SteadyState&) = default;
 };
-enum class VerifyMethod { kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash };
+// kPattern: fio's verify=pattern, verify_pattern's bytes with no header.
+enum class VerifyMethod { kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash, kPattern };
 // fio's unified_rw_reporting: per direction (none), their sum only ("mixed"),
 // or both.
 enum class UnifiedRw { kNone, kMixed, kBoth };
@@ -177,11 +178,13 @@ inline const std::vector<double>& DefaultPercentileList() {
   return kList;
 }
 
-// One piece of a buffer_pattern= value: bytes, or a file to read them from
-// ('name' in fio's syntax, read when the job starts).
+// One piece of a buffer_pattern= or verify_pattern= value: bytes, or a
+// file to read them from ('name' in fio's syntax, read when the job
+// starts), or (verify_pattern's %o) the block's offset, 8 bytes.
 struct PatternPiece {
   bool file = false;
   std::string data;
+  bool block_offset = false;
   bool operator==(const PatternPiece&) const = default;
 };
 
@@ -353,6 +356,18 @@ struct JobOptions {
 
   // --- verification and errors -------------------------------------------
   VerifyMethod verify = VerifyMethod::kNone;
+  // verify_pattern=: the written blocks' data, checked on read-back
+  // (run/verify.h); empty: none.  Given while verify is none it sets
+  // verify=crc32c (fio: a header and the pattern).
+  std::vector<PatternPiece> verify_pattern;
+  std::string verify_pattern_text;  // as written
+  uint32_t verify_interval = 0;     // a header per N bytes of a block; 0: per block
+  uint32_t verify_offset = 0;       // where in the block (interval) the header sits
+  // verify_only: no writes; the blocks the job would write are read back
+  // and checked (a file laid out by an earlier run of the same job).
+  bool verify_only = false;
+  // fio's verify_state_save (default 1): accepted, no state file is written.
+  bool verify_state_save = true;
   bool do_verify = true;
   bool verify_fatal = false;
   // verify_backlog=N: after every N writes, read back and check up to

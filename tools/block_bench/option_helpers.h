@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tools/block_bench/job.h"
 #include "tools/block_bench/option_table.h"
@@ -159,6 +160,15 @@ FioOptionSpec TimeOption(std::string_view name, std::string_view help) {
   s.help = help;
   return s;
 }
+
+// fio's pattern syntax (buffer_pattern=, verify_pattern=): pieces in any
+// order, without separators: 0xHEX (the bytes as written), "string",
+// 'file' (read when the job starts), decimal integers in [INT_MIN,
+// INT_MAX] (their 32-bit value little-endian, in as few bytes as hold it),
+// and with `formats` %o (the block's offset, 8 bytes).  Errors start with
+// `option`.
+Expected<std::vector<PatternPiece>> ParsePatternPieces(std::string_view option, std::string_view v,
+                                                       bool formats);
 
 // Renders a per-direction value: one element when all directions agree, two
 // when write and trim agree, otherwise three.  `format` returns "" for a

@@ -528,16 +528,22 @@ FioOptionSpec RandomGenerator() {
 
 // ---- written data (run/buffer_fill.h) --------------------------------------
 
-// fio's buffer_pattern syntax: pieces in any order, without separators:
-// 0xHEX (the bytes as written), "string", 'file' (read when the job
-// starts) and decimal integers (little-endian, in the fewest of 1, 2, 4 or 8
-// bytes that hold them, two's complement when negative).
-Expected<std::vector<PatternPiece>> ParsePatternPieces(std::string_view v) {
+}  // namespace
+
+namespace internal {
+
+Expected<std::vector<PatternPiece>> ParsePatternPieces(std::string_view option, std::string_view v,
+                                                       bool formats) {
   std::vector<PatternPiece> out;
   size_t i = 0;
   auto bad = [&](const std::string& why) {
-    return internal::FioValueError("buffer_pattern " + QuoteInput(v) + ": " + why +
-                                   " at character " + std::to_string(i + 1));
+    return FioValueError(std::string(option) + " " + QuoteInput(v) + ": " + why +
+                         " at character " + std::to_string(i + 1));
+  };
+  // fio reads "0x" inside a run of digits as the start of a hex piece:
+  // "-100xab" is -10 then 0xab, "0xff0x14" is 0xff then 0x14.
+  auto hex_start = [&](size_t j) {
+    return j + 1 < v.size() && v[j] == '0' && (v[j + 1] == 'x' || v[j + 1] == 'X');
   };
   while (i < v.size()) {
     const char c = v[i];
@@ -549,9 +555,15 @@ Expected<std::vector<PatternPiece>> ParsePatternPieces(std::string_view v) {
       if (end == i + 1) return bad("an empty " + std::string(c == '"' ? "string" : "file name"));
       out.push_back(PatternPiece{c == '\'', std::string(v.substr(i + 1, end - i - 1))});
       i = end + 1;
-    } else if (c == '0' && i + 1 < v.size() && (v[i + 1] == 'x' || v[i + 1] == 'X')) {
+    } else if (c == '%') {
+      if (!formats) return bad("formats (%o) are only for verify_pattern");
+      if (i + 1 >= v.size() || v[i + 1] != 'o') return bad("unknown format (the only one is %o, the block's offset)");
+      out.push_back(PatternPiece{false, std::string(8, '\0'), true});
+      i += 2;
+    } else if (hex_start(i)) {
       size_t j = i + 2;
       while (j < v.size() && std::isxdigit(static_cast<unsigned char>(v[j]))) j++;
+      if (j < v.size() && (v[j] == 'x' || v[j] == 'X') && j - 1 > i + 2 && v[j - 1] == '0') j--;
       std::string hex(v.substr(i + 2, j - i - 2));
       if (hex.empty()) return bad("0x without hex digits");
       if (hex.size() % 2) hex.insert(hex.begin(), '0');
@@ -563,27 +575,34 @@ Expected<std::vector<PatternPiece>> ParsePatternPieces(std::string_view v) {
     } else if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
       size_t j = i + (c == '-' ? 1 : 0);
       const size_t digits = j;
-      while (j < v.size() && std::isdigit(static_cast<unsigned char>(v[j]))) j++;
+      while (j < v.size() && std::isdigit(static_cast<unsigned char>(v[j])) && !hex_start(j)) j++;
       if (j == digits) return bad("'-' without digits");
       errno = 0;
       const long long n = std::strtoll(std::string(v.substr(i, j - i)).c_str(), nullptr, 10);
-      if (errno == ERANGE) return bad("a number beyond 64 bits");
-      size_t width = 8;
-      if (n >= INT8_MIN && n <= UINT8_MAX) width = 1;
-      else if (n >= INT16_MIN && n <= UINT16_MAX) width = 2;
-      else if (n >= INT32_MIN && n <= UINT32_MAX) width = 4;
-      const uint64_t u = uint64_t(n);
+      if (errno == ERANGE || n < INT32_MIN || n > INT32_MAX)
+        return bad("a decimal number outside [-2147483648, 2147483647] (give larger ones in hex)");
+      // fio: the number as a 32-bit value, little-endian, in as few bytes
+      // as hold it (0: one byte).
+      uint32_t u = uint32_t(int32_t(n));
       std::string bytes;
-      for (size_t k = 0; k < width; k++) bytes.push_back(char((u >> (8 * k)) & 0xff));
+      do {
+        bytes.push_back(char(u & 0xff));
+        u >>= 8;
+      } while (u);
       out.push_back(PatternPiece{false, bytes});
       i = j;
     } else {
-      return bad(std::string("unexpected '") + c + "' (expected 0xHEX, \"string\", 'file' or a number)");
+      return bad(std::string("unexpected '") + c + "' (expected 0xHEX, \"string\", 'file'" +
+                 (formats ? ", %o" : "") + " or a number)");
     }
   }
-  if (out.empty()) return internal::FioValueError("buffer_pattern: empty pattern");
+  if (out.empty()) return FioValueError(std::string(option) + ": empty pattern");
   return out;
 }
+
+}  // namespace internal
+
+namespace {
 
 std::vector<FioOptionSpec> BufferOptions() {
   std::vector<FioOptionSpec> v;
@@ -623,7 +642,7 @@ std::vector<FioOptionSpec> BufferOptions() {
   v.push_back(Make(
       "buffer_pattern", {},
       [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-        auto p = ParsePatternPieces(*v);
+        auto p = internal::ParsePatternPieces("buffer_pattern", *v, /*formats=*/false);
         if (!p.ok()) return p.error();
         job.buffer_pattern = std::move(*p);
         job.buffer_pattern_text = std::string(*v);

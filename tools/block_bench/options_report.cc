@@ -7,8 +7,10 @@ namespace blk::bench {
 namespace {
 
 using internal::FioValueError;
+using internal::ParsePatternPieces;
 
 constexpr size_t kMaxPercentiles = 20;
+constexpr size_t kMaxVerifyPattern = 512;  // fio's MAX_PATTERN_SIZE
 
 FioOptionSpec Verify() {
   FioOptionSpec s;
@@ -19,7 +21,8 @@ FioOptionSpec Verify() {
         {"crc32c", VerifyMethod::kCrc32c}, {"crc32c-intel", VerifyMethod::kCrc32c},
         {"crc32", VerifyMethod::kCrc32},   {"md5", VerifyMethod::kMd5},
         {"sha1", VerifyMethod::kSha1},     {"sha256", VerifyMethod::kSha256},
-        {"sha512", VerifyMethod::kSha512}, {"xxhash", VerifyMethod::kXxhash}};
+        {"sha512", VerifyMethod::kSha512}, {"xxhash", VerifyMethod::kXxhash},
+        {"pattern", VerifyMethod::kPattern}};
     for (const auto& [name, m] : kMethods) {
       if (*v == name) {
         job.verify = m;
@@ -28,13 +31,40 @@ FioOptionSpec Verify() {
     }
     return FioValueError("unsupported verify method " + QuoteInput(*v) +
                          " (block-bench supports 0, none, crc32c, crc32c-intel, crc32, md5, sha1, "
-                         "sha256, sha512, xxhash; not crc64, crc16, crc7, sha3-*, meta, pattern)");
+                         "sha256, sha512, xxhash, pattern; not crc64, crc16, crc7, sha3-*, meta, null)");
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.verify != DefaultJob().verify) out.push_back({std::string(n), std::string(Name(job.verify))});
   };
   s.help = "verify written data: 0/none (default), crc32c, crc32, md5, sha1, sha256, sha512, "
-           "xxhash";
+           "xxhash, pattern (verify_pattern only, no header)";
+  return s;
+}
+
+// fio's verify_pattern: the bytes written blocks carry and reads check; with
+// no verify method yet, crc32c (fio: its header and the pattern).
+FioOptionSpec VerifyPattern() {
+  FioOptionSpec s;
+  s.name = "verify_pattern";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    auto p = ParsePatternPieces("verify_pattern", *v, /*formats=*/true);
+    if (!p.ok()) return p.error();
+    size_t bytes = 0;
+    for (const PatternPiece& piece : *p) bytes += piece.file ? 0 : piece.data.size();
+    if (bytes > kMaxVerifyPattern) {
+      return FioValueError("verify_pattern " + QuoteInput(*v) + ": " + std::to_string(bytes) +
+                           " bytes, at most " + std::to_string(kMaxVerifyPattern) + " (as fio)");
+    }
+    job.verify_pattern = std::move(*p);
+    job.verify_pattern_text = std::string(*v);
+    if (job.verify == VerifyMethod::kNone) job.verify = VerifyMethod::kCrc32c;
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.verify_pattern.empty()) out.push_back({std::string(n), job.verify_pattern_text});
+  };
+  s.help = "written data: 0xHEX, \"string\", 'file', numbers and %o (the block's offset), "
+           "repeated, and checked on read-back (sets verify=crc32c if no method is set)";
   return s;
 }
 
@@ -161,6 +191,16 @@ std::vector<FioOptionSpec> ReportOptions() {
   using namespace internal;
   std::vector<FioOptionSpec> v;
   v.push_back(Verify());
+  v.push_back(VerifyPattern());
+  // fio's minimum (twice its header).
+  v.push_back(UintOption<&JobOptions::verify_interval, 80>(
+      "verify_interval", "a verify header (and checksum) per N bytes of each block"));
+  v.push_back(UintOption<&JobOptions::verify_offset, 0>(
+      "verify_offset", "the verify header swapped with the data N bytes into the block"));
+  v.push_back(FlagOption<&JobOptions::verify_only>(
+      "verify_only", "no writes: read back and check what the job would write (an earlier run's file)"));
+  v.push_back(BoolOption<&JobOptions::verify_state_save>(
+      "verify_state_save", "accepted (default 1); block-bench writes no verify state file"));
   v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
   v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
   v.push_back(UintOption<&JobOptions::verify_backlog, 0>(

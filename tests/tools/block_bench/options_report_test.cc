@@ -1,5 +1,6 @@
-// Options about checking and reporting: verify, do_verify, verify_fatal,
-// continue_on_error, percentile_list, *_percentiles, write_*_log,
+// Options about checking and reporting: verify, verify_pattern,
+// verify_interval, verify_offset, verify_only, verify_state_save,
+// do_verify, verify_fatal, continue_on_error, percentile_list, *_percentiles, write_*_log,
 // log_avg_msec.
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 namespace blk::bench {
 namespace {
 
+using testing::OneError;
 using testing::ParseOne;
 
 TEST(VerifyOption, Methods) {
@@ -24,6 +26,93 @@ TEST(VerifyOption, Methods) {
   EXPECT_EQ(ParseOne("verify=xxhash").verify, VerifyMethod::kXxhash);
   EXPECT_OPTION_ERROR("verify=crc64", 2, "verify", "unsupported verify method 'crc64'");
   EXPECT_OPTION_ERROR("verify=sha3-256", 2, "verify", "not crc64, crc16, crc7, sha3-*");
+  EXPECT_EQ(ParseOne("verify=pattern\nverify_pattern=0x1").verify, VerifyMethod::kPattern);
+}
+
+TEST(VerifyPatternOption, FioSyntax) {
+  const JobOptions j = ParseOne("verify=pattern\nverify_pattern=0xff%o\"abcd\"-12");
+  ASSERT_EQ(j.verify_pattern.size(), 4u);
+  EXPECT_EQ(j.verify_pattern[0].data, "\xff");
+  EXPECT_TRUE(j.verify_pattern[1].block_offset);
+  EXPECT_EQ(j.verify_pattern[1].data, std::string(8, '\0'));
+  EXPECT_EQ(j.verify_pattern[2].data, "abcd");
+  EXPECT_EQ(j.verify_pattern[3].data, std::string("\xf4\xff\xff\xff", 4));  // fio: 32-bit
+  EXPECT_EQ(j.verify_pattern_text, "0xff%o\"abcd\"-12");
+  // Decimal: the 32-bit value in as few bytes as hold it, as fio's.
+  EXPECT_EQ(ParseOne("verify_pattern=65536").verify_pattern[0].data, std::string("\0\0\1", 3));
+  EXPECT_EQ(ParseOne("verify_pattern=0").verify_pattern[0].data, std::string("\0", 1));
+  // "0x" ends a decimal or hex run (fio's -100xab and 0xff0x14).
+  const JobOptions k = ParseOne("verify_pattern=-100xab");
+  ASSERT_EQ(k.verify_pattern.size(), 2u);
+  EXPECT_EQ(k.verify_pattern[0].data, std::string("\xf6\xff\xff\xff", 4));
+  EXPECT_EQ(k.verify_pattern[1].data, "\xab");
+  const JobOptions h = ParseOne("verify_pattern=0xff0x14");
+  ASSERT_EQ(h.verify_pattern.size(), 2u);
+  EXPECT_EQ(h.verify_pattern[1].data, "\x14");
+  EXPECT_EQ(ParseOne("verify_pattern='f'").verify_pattern[0].file, true);
+}
+
+TEST(VerifyPatternOption, SetsCrc32cOnlyWithoutAMethod) {
+  // fio: a pattern with no method verifies a header and the pattern.
+  EXPECT_EQ(ParseOne("verify_pattern=0x1").verify, VerifyMethod::kCrc32c);
+  EXPECT_EQ(ParseOne("verify=md5\nverify_pattern=0x1").verify, VerifyMethod::kMd5);
+  EXPECT_EQ(ParseOne("verify_pattern=0x1\nverify=sha1").verify, VerifyMethod::kSha1);
+  EXPECT_EQ(ParseOne("verify_pattern=0x1\nverify=0").verify, VerifyMethod::kNone);
+}
+
+TEST(VerifyPatternOption, BadValuesNameTheOption) {
+  EXPECT_OPTION_ERROR("verify_pattern=0x", 2, "verify_pattern", "0x without hex digits");
+  EXPECT_OPTION_ERROR("verify_pattern=\"ab", 2, "verify_pattern", "no closing \"");
+  EXPECT_OPTION_ERROR("verify_pattern=%x", 2, "verify_pattern", "unknown format");
+  EXPECT_OPTION_ERROR("verify_pattern=4294967296", 2, "verify_pattern",
+                      "outside [-2147483648, 2147483647]");
+  EXPECT_OPTION_ERROR("verify_pattern=0xaa,0xbb", 2, "verify_pattern", "unexpected ','");
+  EXPECT_OPTION_ERROR("verify_pattern=0x" + std::string(1026, 'a'), 2, "verify_pattern",
+                      "513 bytes, at most 512");
+  EXPECT_OPTION_ERROR("verify_pattern", 2, "verify_pattern", "requires a value");
+  // %o is verify_pattern's only.
+  EXPECT_OPTION_ERROR("buffer_pattern=%o", 2, "buffer_pattern", "only for verify_pattern");
+}
+
+TEST(VerifyPatternOption, PatternMethodNeedsAPattern) {
+  EXPECT_EQ(OneError("verify=pattern"),
+            "job.fio:1: job 'job': verify=pattern needs verify_pattern= (the bytes to write and "
+            "check)");
+}
+
+TEST(VerifyIntervalOffsetOptions, Values) {
+  EXPECT_EQ(ParseOne("").verify_interval, 0u);
+  EXPECT_EQ(ParseOne("verify_interval=1k").verify_interval, 1024u);
+  EXPECT_EQ(ParseOne("verify_interval=80").verify_interval, 80u);
+  EXPECT_OPTION_ERROR("verify_interval=16", 2, "verify_interval", "16");  // fio's minimum is 80
+  EXPECT_OPTION_ERROR("verify_interval=x", 2, "verify_interval", "got 'x'");
+  EXPECT_EQ(ParseOne("").verify_offset, 0u);
+  EXPECT_EQ(ParseOne("verify_offset=512").verify_offset, 512u);
+  EXPECT_OPTION_ERROR("verify_offset=-1", 2, "verify_offset", "-1");
+}
+
+TEST(VerifyOnlyOption, FlagAndJobChecks) {
+  EXPECT_FALSE(ParseOne("verify=crc32c").verify_only);
+  EXPECT_TRUE(ParseOne("verify=crc32c\nverify_only").verify_only);
+  EXPECT_TRUE(ParseOne("verify=crc32c\nverify_only=1").verify_only);
+  EXPECT_FALSE(ParseOne("verify=crc32c\nverify_only=0").verify_only);
+  EXPECT_OPTION_ERROR("verify_only=x\nverify=md5", 2, "verify_only", "x");
+  EXPECT_EQ(OneError("verify_only"),
+            "job.fio:1: job 'job': verify_only needs verify= or verify_pattern= (how the blocks "
+            "were written)");
+  EXPECT_EQ(OneError("verify=md5\nverify_only\ntime_based\nruntime=1"),
+            "job.fio:1: job 'job': verify_only does not support time_based (as fio)");
+}
+
+TEST(VerifyStateOptions, SaveIsAcceptedLoadIsRefused) {
+  EXPECT_TRUE(ParseOne("").verify_state_save);
+  EXPECT_FALSE(ParseOne("verify_state_save=0").verify_state_save);
+  EXPECT_TRUE(ParseOne("verify_state_save=1").verify_state_save);
+  EXPECT_OPTION_ERROR("verify_state_save=yes", 2, "verify_state_save", "expected 0 or 1");
+  EXPECT_EQ(OneError("verify_state_load=1"),
+            "job.fio:2: option 'verify_state_load' is not supported by block-bench (no verify "
+            "state is saved (verify_state_save is accepted and writes no file), so there is none "
+            "to load: a verify_only run checks every block the job writes)");
 }
 
 TEST(VerifyOption, CompanionBooleans) {

@@ -6,18 +6,21 @@
 
 namespace blk::bench {
 
-Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces) {
+Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces,
+                                     std::string_view option, std::vector<uint32_t>* offsets) {
   std::string out;
+  const std::string name(option);
   for (const PatternPiece& p : pieces) {
+    if (p.block_offset && offsets) offsets->push_back(uint32_t(out.size()));
     if (!p.file) {
       out += p.data;
       continue;
     }
     std::ifstream f(p.data, std::ios::binary);
-    if (!f.is_open()) return MakeError(-ENOENT, "buffer_pattern: cannot open '" + p.data + "'");
+    if (!f.is_open()) return MakeError(-ENOENT, name + ": cannot open '" + p.data + "'");
     std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (f.bad()) return MakeError(-EIO, "buffer_pattern: cannot read '" + p.data + "'");
-    if (bytes.empty()) return MakeError(-EINVAL, "buffer_pattern: '" + p.data + "' is empty");
+    if (f.bad()) return MakeError(-EIO, name + ": cannot read '" + p.data + "'");
+    if (bytes.empty()) return MakeError(-EINVAL, name + ": '" + p.data + "' is empty");
     out += bytes;
   }
   return out;

@@ -26,6 +26,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "tools/block_bench/job.h"
 #include "tools/block_bench/run/rng.h"
@@ -33,9 +35,12 @@
 
 namespace blk::bench {
 
-// The bytes of a parsed buffer_pattern, its 'file' pieces read now.  Error
-// (naming the file) when one cannot be read.
-Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces);
+// The bytes of a parsed buffer_pattern (or verify_pattern, `option`), its
+// 'file' pieces read now and %o pieces 8 zero bytes whose positions go to
+// `offsets`.  Error (naming the option and file) when one cannot be read.
+Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces,
+                                     std::string_view option = "buffer_pattern",
+                                     std::vector<uint32_t>* offsets = nullptr);
 
 class BufferFiller {
  public:

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -114,6 +115,7 @@ uint32_t BlockCrc(const uint8_t* buf, uint64_t len) {
 }  // namespace
 
 uint64_t VerifyHeaderSize(VerifyMethod method) {
+  if (method == VerifyMethod::kPattern) return 0;
   return method == VerifyMethod::kCrc32c ? sizeof(Header) : sizeof(HeaderV2);
 }
 
@@ -130,8 +132,13 @@ uint32_t Crc32c(const void* data, uint64_t len, uint32_t init) {
   return c;
 }
 
-void FillVerifyBlock(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
-                     VerifyMethod method) {
+namespace {
+
+// One header-carrying chunk (a block, or one verify_interval of it) at
+// file offset `offset`: the header, then pseudo-random data unless the
+// caller filled the data already (`random_data` false: verify_pattern).
+void FillChunk(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen, VerifyMethod method,
+               bool random_data) {
   if (method != VerifyMethod::kCrc32c) {
     HeaderV2 h{};
     h.magic = kVerifyMagicV2;
@@ -140,20 +147,22 @@ void FillVerifyBlock(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
     h.gen = gen;
     h.method = uint8_t(method);
     std::memcpy(buf, &h, sizeof h);
-    FillData(buf, sizeof h, len, offset, gen);
+    if (random_data) FillData(buf, sizeof h, len, offset, gen);
     h.digest_len = uint8_t(Digest(method, buf, len, h.digest));
     std::memcpy(buf, &h, sizeof h);
     return;
   }
   Header h{kVerifyMagic, uint32_t(len), offset, gen, 0, 0};
   std::memcpy(buf, &h, sizeof h);
-  FillData(buf, sizeof h, len, offset, gen);
+  if (random_data) FillData(buf, sizeof h, len, offset, gen);
   h.crc = BlockCrc(buf, len);
   std::memcpy(buf, &h, sizeof h);
 }
 
-std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
-                             VerifyMethod method) {
+// The header of a chunk checked: magic, offset, length, checksum, and the
+// generation when `gen` is not 0.
+std::string CheckChunk(const uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
+                       VerifyMethod method) {
   char msg[256];
   if (len < VerifyHeaderSize(method)) return "block shorter than the verify header";
   Header h;
@@ -202,6 +211,123 @@ std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, 
     return msg;
   }
   return "";
+}
+
+// verify_offset: the header at the chunk's start trades places with the
+// bytes at `at` (fio's swap; the two ranges do not overlap).
+void SwapHeader(uint8_t* chunk, uint64_t header, uint64_t at) {
+  if (at == 0) return;
+  uint8_t tmp[128];
+  std::memcpy(tmp, chunk, header);
+  std::memcpy(chunk, chunk + at, header);
+  std::memcpy(chunk + at, tmp, header);
+}
+
+// The pattern with the block's offset pasted, repeated to a whole number of
+// copies of at least 4 KiB, so that a block compares in few memcmp calls.
+std::string RepeatedPattern(uint64_t offset, const std::string& pattern,
+                            const std::vector<uint32_t>& offsets) {
+  std::string first = pattern;
+  for (uint32_t at : offsets) {
+    for (uint32_t k = 0; k < 8 && at + k < first.size(); k++)
+      first[at + k] = char((offset >> (8 * k)) & 0xff);
+  }
+  std::string rep;
+  const size_t copies = std::max<size_t>(1, 4096 / first.size());
+  rep.reserve(copies * first.size());
+  for (size_t i = 0; i < copies; i++) rep += first;
+  return rep;
+}
+
+// Compares block positions [from, to), `data` pointing at position
+// `from`, with the pattern repeated from the block's first byte; "" or the
+// first differing byte.
+std::string CheckPattern(const uint8_t* data, uint64_t from, uint64_t to, uint64_t offset,
+                         const std::string& rep, size_t period) {
+  const auto want = [&](uint64_t pos) { return uint8_t(rep[size_t(pos % rep.size())]); };
+  for (uint64_t p = from; p < to;) {
+    const size_t phase = size_t(p % rep.size());
+    const uint64_t n = std::min<uint64_t>(rep.size() - phase, to - p);
+    if (std::memcmp(data + (p - from), rep.data() + phase, n) != 0) {
+      uint64_t i = p;
+      while (data[i - from] == want(i)) i++;
+      char msg[200];
+      std::snprintf(msg, sizeof msg,
+                    "pattern mismatch at offset %llu (byte %llu of the block): read 0x%02x, "
+                    "expected 0x%02x (pattern of %zu bytes)",
+                    (unsigned long long)(offset + i), (unsigned long long)i, data[i - from],
+                    want(i), period);
+      return msg;
+    }
+    p += n;
+  }
+  return "";
+}
+
+// The chunks of a block: [start, end) pairs, `interval` apart, the last
+// taking the rest.
+template <class F>
+std::string ForEachChunk(uint64_t len, uint64_t interval, F f) {
+  const uint64_t step = interval == 0 || interval >= len ? len : interval;
+  for (uint64_t s = 0; s < len; s += step) {
+    const uint64_t e = len - s < 2 * step ? len : s + step;
+    std::string bad = f(s, e);
+    if (!bad.empty()) return bad;
+    if (e == len) break;
+  }
+  return "";
+}
+
+}  // namespace
+
+void FillPattern(uint8_t* buf, uint64_t len, uint64_t offset, const std::string& pattern,
+                 const std::vector<uint32_t>& offsets) {
+  const std::string rep = RepeatedPattern(offset, pattern, offsets);
+  uint64_t p = 0;
+  while (p < len) {
+    const uint64_t n = std::min<uint64_t>(rep.size(), len - p);
+    std::memcpy(buf + p, rep.data(), n);
+    p += n;
+  }
+}
+
+void FillVerifyBlock(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
+                     const VerifyLayout& l) {
+  if (!l.pattern.empty()) FillPattern(buf, len, offset, l.pattern, l.pattern_offsets);
+  if (l.method == VerifyMethod::kPattern) return;
+  const uint64_t header = VerifyHeaderSize(l.method);
+  ForEachChunk(len, l.interval, [&](uint64_t s, uint64_t e) {
+    FillChunk(buf + s, e - s, offset + s, gen, l.method, l.pattern.empty());
+    SwapHeader(buf + s, header, l.header_offset);
+    return std::string();
+  });
+}
+
+std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
+                             const VerifyLayout& l) {
+  const uint64_t header = VerifyHeaderSize(l.method);
+  if (len < header + l.header_offset) return "block shorter than the verify header";
+  const std::string rep =
+      l.pattern.empty() ? std::string() : RepeatedPattern(offset, l.pattern, l.pattern_offsets);
+  if (l.method == VerifyMethod::kPattern)
+    return CheckPattern(buf, 0, len, offset, rep, l.pattern.size());
+  const bool several = l.interval != 0 && l.interval < len && len >= 2 * l.interval;
+  std::vector<uint8_t> scratch;
+  return ForEachChunk(len, l.interval, [&](uint64_t s, uint64_t e) -> std::string {
+    const uint8_t* chunk = buf + s;
+    if (l.header_offset) {
+      scratch.assign(buf + s, buf + e);
+      SwapHeader(scratch.data(), header, l.header_offset);
+      chunk = scratch.data();
+    }
+    std::string bad = CheckChunk(chunk, e - s, offset + s, gen, l.method);
+    // The pattern's phase runs on from the block's first byte.
+    if (bad.empty() && !rep.empty())
+      bad = CheckPattern(chunk + header, s + header, e, offset, rep, l.pattern.size());
+    if (bad.empty() || !several) return bad;
+    return "interval at offset " + std::to_string(offset + s) + " length " +
+           std::to_string(e - s) + ": " + bad;
+  });
 }
 
 }  // namespace blk::bench

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 
 #include "block/registry.h"
 #include "tools/block_bench/run/verify.h"
@@ -52,6 +53,19 @@ uint64_t MinBlockSize(const JobOptions& job, Dir d) {
     if (e.percent > 0) m = std::min(m, e.block_size);
   return m;
 }
+
+// The largest block the job issues in direction d.
+uint64_t MaxBlockSize(const JobOptions& job, Dir d) {
+  const auto& split = job.bssplit[int(d)];
+  if (split.empty()) return job.bs[int(d)].max;
+  uint64_t m = 0;
+  for (const auto& e : split)
+    if (e.percent > 0) m = std::max(m, e.block_size);
+  return m ? m : job.bs[int(d)].max;
+}
+
+// fio's MAX_PATTERN_SIZE: the longest verify_pattern.
+constexpr size_t kMaxVerifyPattern = 512;
 
 }  // namespace
 
@@ -198,11 +212,92 @@ IoUnit Worker::VerifyReadOf(std::map<uint64_t, Written>::const_iterator it) cons
   return u;
 }
 
+bool Worker::setup_verify() {
+  verify_ = job_.verify != VerifyMethod::kNone;
+  layout_ = VerifyLayout();
+  if (verify_) layout_.method = job_.verify;
+  const auto fail = [&](std::string msg) {
+    res_->error = EINVAL;
+    res_->error_message = std::move(msg);
+    return false;
+  };
+  if (!job_.verify_pattern.empty()) {
+    auto p = ResolvePattern(job_.verify_pattern, "verify_pattern", &layout_.pattern_offsets);
+    if (!p.ok()) {
+      res_->error = -p.error().code;
+      res_->error_message = p.error().message;
+      return false;
+    }
+    if (p->size() > kMaxVerifyPattern)
+      return fail("verify_pattern: " + std::to_string(p->size()) + " bytes, at most " +
+                  std::to_string(kMaxVerifyPattern) + " (as fio)");
+    layout_.pattern = std::move(*p);
+  }
+  if (!verify_) return true;
+  const uint64_t header = VerifyHeaderSize(job_.verify);
+  // The smallest and largest blocks verified: the writes', else the reads'.
+  const Dir d = source_->has_dir(Dir::kWrite) ? Dir::kWrite : Dir::kRead;
+  const uint64_t min_bs = MinBlockSize(job_, d), max_bs = MaxBlockSize(job_, d);
+  if (job_.verify_interval) {
+    // fio: at most the smallest block, and a divisor of the smallest and
+    // largest, else their gcd.
+    uint64_t i = std::min<uint64_t>(job_.verify_interval, min_bs);
+    if (min_bs % i || max_bs % i) i = std::gcd(min_bs, max_bs);
+    layout_.interval = i;
+  }
+  const uint64_t chunk = layout_.interval ? layout_.interval : min_bs;
+  if (header && job_.verify_offset) {
+    if (job_.verify_offset < header)
+      return fail("verify_offset=" + std::to_string(job_.verify_offset) + " overlaps verify=" +
+                  std::string(Name(job_.verify)) + "'s " + std::to_string(header) +
+                  "-byte header: give 0 or at least " + std::to_string(header));
+    if (job_.verify_offset + header > chunk)
+      return fail("verify_offset=" + std::to_string(job_.verify_offset) + " puts verify=" +
+                  std::string(Name(job_.verify)) + "'s " + std::to_string(header) +
+                  "-byte header past the end of a " + std::to_string(chunk) + "-byte " +
+                  (layout_.interval ? "verify_interval" : "block"));
+    layout_.header_offset = job_.verify_offset;
+  }
+  for (Dir dd : {Dir::kRead, Dir::kWrite}) {
+    if (!source_->has_dir(dd) || MinBlockSize(job_, dd) >= header) continue;
+    // fio: "Blocksize too small" (EINVAL).  Checking nothing and saying
+    // verified=0 would pass a job that verified nothing.
+    return fail("verify=" + std::string(Name(job_.verify)) + " needs blocks of at least " +
+                std::to_string(header) + " bytes (its header), but this job " +
+                (dd == Dir::kRead ? "reads" : "writes") + " blocks of " +
+                std::to_string(MinBlockSize(job_, dd)) + " bytes (bs=)");
+  }
+  if (layout_.interval && layout_.interval < header)
+    return fail("verify_interval=" + std::to_string(layout_.interval) + " is smaller than verify=" +
+                std::string(Name(job_.verify)) + "'s " + std::to_string(header) + "-byte header");
+  return true;
+}
+
+void Worker::note_unwritten(const IoUnit& u) {
+  const uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
+  const uint64_t k = vkey(u);
+  auto it = written_.lower_bound(k);
+  if (it != written_.begin()) {
+    auto p = std::prev(it);
+    if (p->first + p->second.len > k) it = p;
+  }
+  while (it != written_.end() && it->first < k + u.len) it = written_.erase(it);
+  written_.emplace(k, Written{u.len, g, /*done=*/true, false, false});
+}
+
 bool Worker::next_unit(IoUnit* u) {
   if (!backlog_reads_.empty()) {
     *u = backlog_reads_.front();
     backlog_reads_.pop_front();
     return true;
+  }
+  if (!verify_phase_ && job_.verify_only && source_->has_dir(Dir::kWrite)) {
+    // fio's verify_only: the job's I/O is not done; its writes are only
+    // recorded, for the verify phase to read back.  (A read-only job
+    // checks its reads as always.)
+    while (source_->next(u))
+      if (u->dir == Dir::kWrite && !u->flush) note_unwritten(*u);
+    return false;
   }
   if (!verify_phase_) return source_->next(u);
   // Blocks whose write failed hold no verify data, and an ambiguous one
@@ -287,9 +382,13 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
   if (u.dir == Dir::kWrite) {
     if (verify_) {
       uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
-      FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g, job_.verify);
+      FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g, layout_);
       note_written(slot, u, g);
       if (job_.verify_backlog && !verify_phase_) hist_len_++;
+    } else if (!layout_.pattern.empty()) {
+      // verify=0 after verify_pattern: the pattern is written, unchecked.
+      FillPattern(slots_[slot].buf.data(), u.len, u.offset, layout_.pattern,
+                  layout_.pattern_offsets);
     } else if (filler_->refill()) {
       filler_->fill(slots_[slot].buf.data(), u.len);
     } else if (filler_->scramble()) {
@@ -391,7 +490,7 @@ void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
     it->second.checked = true;
   }
   res_->verified++;
-  std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen, job_.verify);
+  std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen, layout_);
   if (bad.empty()) return;
   res_->verify_errors++;
   std::string msg = "verify failed on '" + display(u.file) + "' at offset " +
@@ -1111,20 +1210,7 @@ bool Worker::prepare_io() {
     }
     if (pacer_.active()) res_->schedule.kind = ScheduleResult::Kind::kRate;
   }
-  verify_ = job_.verify != VerifyMethod::kNone;
-  if (verify_) {
-    for (Dir d : {Dir::kRead, Dir::kWrite}) {
-      if (!source_->has_dir(d) || MinBlockSize(job_, d) >= VerifyHeaderSize(job_.verify)) continue;
-      // fio: "Blocksize too small" (EINVAL).  Checking nothing and saying
-      // verified=0 would pass a job that verified nothing.
-      res_->error = EINVAL;
-      res_->error_message = "verify=" + std::string(Name(job_.verify)) + " needs blocks of at least " +
-                            std::to_string(VerifyHeaderSize(job_.verify)) + " bytes (its header), but this job " +
-                            (d == Dir::kRead ? "reads" : "writes") + " blocks of " +
-                            std::to_string(MinBlockSize(job_, d)) + " bytes (bs=)";
-      return false;
-    }
-  }
+  if (!setup_verify()) return false;
   depth_ = std::max<uint32_t>(1, job_.iodepth);
   if (trace_ && !job_.iodepth_given)
     depth_ = std::max<uint32_t>(1, trace_->max_outstanding.value_or(kDefaultReplayDepth));

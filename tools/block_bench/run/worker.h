@@ -87,6 +87,7 @@
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/run/target.h"
 #include "tools/block_bench/run/trace_source.h"
+#include "tools/block_bench/run/verify.h"
 #include "tools/block_bench/trace/iolog_writer.h"
 #include "util/aio_context.h"
 #include "util/aligned_buffer.h"
@@ -439,6 +440,11 @@ class Worker {
 
   // verify
   bool verify_ = false, verify_phase_ = false;
+  VerifyLayout layout_;  // method, verify_pattern, verify_interval, verify_offset
+  bool setup_verify();
+  // verify_only: the write `u` the job would issue, recorded as done
+  // (written_, with the generation it would carry) without writing.
+  void note_unwritten(const IoUnit& u);
   std::map<uint64_t, Written> written_;
   std::map<uint64_t, Written>::iterator verify_it_;
   // verify_backlog, as fio's: hist_len_ counts the writes issued and not

@@ -96,7 +96,7 @@ TEST(BufferFill, PatternRepeatsAndIsNotScrambled) {
 TEST(BufferFill, PatternPieces) {
   JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--buffer_pattern=-12 300 0x1 'f'"});
   ASSERT_EQ(j.buffer_pattern.size(), 4u);
-  EXPECT_EQ(j.buffer_pattern[0].data, std::string("\xf4", 1));      // -12 in one byte
+  EXPECT_EQ(j.buffer_pattern[0].data, std::string("\xf4\xff\xff\xff", 4));  // fio: 32-bit -12
   EXPECT_EQ(j.buffer_pattern[1].data, std::string("\x2c\x01", 2));  // 300, little-endian
   EXPECT_EQ(j.buffer_pattern[2].data, std::string("\x01", 1));
   EXPECT_TRUE(j.buffer_pattern[3].file);

@@ -1,11 +1,13 @@
 // The verify block formats (run/verify.h): every method fills a block that
 // it checks good, and catches a flipped data bit, a flipped digest bit, a
 // misplaced block, a stale generation and a block written with another
-// method.
+// method; verify_pattern, verify_interval and verify_offset layouts.
 #include "tools/block_bench/run/verify.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace blk::bench {
@@ -71,6 +73,113 @@ TEST(Verify, DigestsDifferBetweenBlocks) {
   FillVerifyBlock(b.data(), b.size(), 4096, 7, VerifyMethod::kSha256);
   EXPECT_NE(std::vector<uint8_t>(a.begin() + 32, a.begin() + 64),
             std::vector<uint8_t>(b.begin() + 32, b.begin() + 64));
+}
+
+VerifyLayout Layout(VerifyMethod m, std::string pattern = "", std::vector<uint32_t> offsets = {},
+                    uint64_t interval = 0, uint64_t header_offset = 0) {
+  VerifyLayout l;
+  l.method = m;
+  l.pattern = std::move(pattern);
+  l.pattern_offsets = std::move(offsets);
+  l.interval = interval;
+  l.header_offset = header_offset;
+  return l;
+}
+
+TEST(VerifyPattern, NoHeaderIsThePatternWithTheOffsetPasted) {
+  // fio's verify=pattern, verify_pattern=0xff%o"ab": the offset pasted into
+  // the first copy only, which is then repeated.
+  const std::string pat = std::string("\xff", 1) + std::string(8, '\0') + "ab";
+  const VerifyLayout l = Layout(VerifyMethod::kPattern, pat, {1});
+  std::vector<uint8_t> b(4096);
+  const uint64_t off = 0x12345678;
+  FillVerifyBlock(b.data(), b.size(), off, 9, l);
+  for (size_t i = 0; i < b.size(); i++) {
+    const size_t k = i % pat.size();
+    const uint8_t want = k >= 1 && k < 9 ? uint8_t(off >> (8 * (k - 1))) : uint8_t(pat[k]);
+    ASSERT_EQ(b[i], want) << i;
+  }
+  EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), off, 9, l), "");
+  // Another offset: the pasted bytes differ.
+  EXPECT_NE(CheckVerifyBlock(b.data(), b.size(), off + 4096, 0, l).find("pattern mismatch at offset"),
+            std::string::npos);
+  b[1000] ^= 1;
+  EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), off, 0, l),
+            "pattern mismatch at offset " + std::to_string(off + 1000) +
+                " (byte 1000 of the block): read 0x" +
+                [&] { char h[3]; std::snprintf(h, 3, "%02x", b[1000]); return std::string(h); }() +
+                ", expected 0x" +
+                [&] { char h[3]; std::snprintf(h, 3, "%02x", b[1000] ^ 1); return std::string(h); }() +
+                " (pattern of 11 bytes)");
+}
+
+TEST(VerifyPattern, WithAHeaderTheDataIsThePatternAndBothAreChecked) {
+  for (VerifyMethod m : kMethods) {
+    SCOPED_TRACE(std::string(Name(m)));
+    const VerifyLayout l = Layout(m, "\xde\xad\xbe\xef");
+    std::vector<uint8_t> b(8192);
+    FillVerifyBlock(b.data(), b.size(), 8192, 5, l);
+    const uint64_t h = VerifyHeaderSize(m);
+    // The pattern's phase runs from the block's first byte.
+    for (size_t i = h; i < b.size(); i++) ASSERT_EQ(b[i], uint8_t("\xde\xad\xbe\xef"[i % 4])) << i;
+    EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), 8192, 5, l), "");
+    b[5000] ^= 0x80;  // caught by the checksum first
+    EXPECT_NE(CheckVerifyBlock(b.data(), b.size(), 8192, 5, l).find("mismatch"), std::string::npos);
+  }
+  // A block of random data (no pattern) fails the pattern check even with
+  // a good checksum.
+  std::vector<uint8_t> r(4096);
+  FillVerifyBlock(r.data(), r.size(), 0, 5, VerifyMethod::kCrc32c);
+  EXPECT_NE(CheckVerifyBlock(r.data(), r.size(), 0, 5, Layout(VerifyMethod::kCrc32c, "\x11"))
+                .find("pattern mismatch at offset 32"),
+            std::string::npos);
+}
+
+TEST(VerifyInterval, AHeaderPerIntervalAndTheBadOneIsNamed) {
+  const VerifyLayout l = Layout(VerifyMethod::kMd5, "", {}, 1024);
+  std::vector<uint8_t> b(4096);
+  FillVerifyBlock(b.data(), b.size(), 65536, 3, l);
+  for (uint64_t s = 0; s < 4096; s += 1024) {
+    uint32_t magic, len;
+    uint64_t off;
+    std::memcpy(&magic, &b[s], 4);
+    std::memcpy(&len, &b[s + 4], 4);
+    std::memcpy(&off, &b[s + 8], 8);
+    EXPECT_EQ(magic, kVerifyMagicV2) << s;
+    EXPECT_EQ(len, 1024u) << s;
+    EXPECT_EQ(off, 65536 + s) << s;
+  }
+  EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), 65536, 3, l), "");
+  b[2048 + 500] ^= 4;
+  const std::string bad = CheckVerifyBlock(b.data(), b.size(), 65536, 3, l);
+  EXPECT_EQ(bad.rfind("interval at offset 67584 length 1024: md5 mismatch", 0), 0u) << bad;
+  // A block that is not a multiple: the last interval takes the rest.
+  std::vector<uint8_t> odd(4096 + 512);
+  FillVerifyBlock(odd.data(), odd.size(), 0, 3, l);
+  EXPECT_EQ(CheckVerifyBlock(odd.data(), odd.size(), 0, 3, l), "");
+  uint32_t last_len;
+  std::memcpy(&last_len, &odd[3072 + 4], 4);
+  EXPECT_EQ(last_len, 1536u);
+}
+
+TEST(VerifyOffset, TheHeaderIsSwappedWithTheDataThere) {
+  const VerifyLayout at0 = Layout(VerifyMethod::kCrc32c, "", {}, 1024);
+  const VerifyLayout at = Layout(VerifyMethod::kCrc32c, "", {}, 1024, 100);
+  std::vector<uint8_t> a(4096), b(4096);
+  FillVerifyBlock(a.data(), a.size(), 0, 3, at0);
+  FillVerifyBlock(b.data(), b.size(), 0, 3, at);
+  for (uint64_t s = 0; s < 4096; s += 1024) {
+    // fio's swap: header at 100, the data of 100..132 at 0, the rest as is.
+    EXPECT_EQ(std::memcmp(&b[s + 100], &a[s], 32), 0) << s;
+    EXPECT_EQ(std::memcmp(&b[s], &a[s + 100], 32), 0) << s;
+    EXPECT_EQ(std::memcmp(&b[s + 32], &a[s + 32], 68), 0) << s;
+    EXPECT_EQ(std::memcmp(&b[s + 132], &a[s + 132], 1024 - 132), 0) << s;
+  }
+  EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), 0, 3, at), "");
+  EXPECT_NE(CheckVerifyBlock(b.data(), b.size(), 0, 3, at0).find("bad magic"), std::string::npos);
+  b[1024 + 110] ^= 1;  // in the second interval's header
+  EXPECT_NE(CheckVerifyBlock(b.data(), b.size(), 0, 3, at).find("interval at offset 1024"),
+            std::string::npos);
 }
 
 }  // namespace
