@@ -166,6 +166,20 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
     // its size.
     if (job.time_based) return fail("does not support time_based (as fio)");
   }
+  if (job.zonesize > 0 || job.zonemode_strided) {
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": " + why);
+    };
+    if (!job.zonemode_strided)
+      return fail("zonesize needs zonemode=strided (fio: zonemode=none and zonesize are not compatible)");
+    if (job.zonesize == 0) return fail("zonemode=strided needs zonesize (the bytes of I/O per zone)");
+    if (job.rw_offset_skip < 0)
+      return fail("zonemode=strided with a backwards rw= (':-N') is not implemented");
+    if (job.random_distribution.kind != Distribution::kRandom)
+      return fail("zonemode=strided with random_distribution=" +
+                  std::string(Name(job.random_distribution.kind)) + " is not implemented (random is)");
+    if (job.nrfiles > 1) return fail("zonemode=strided with several files per job is not implemented");
+  }
   if (job.write_hist_log && job.log_hist_msec == 0) {
     // fio would write nothing: say so instead of an empty file.
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +

@@ -233,8 +233,15 @@ struct JobOptions {
 
   // --- I/O pattern --------------------------------------------------------
   RwMode rw = RwMode::kRead;
-  // rw=randread:N -> new random offset every N I/Os (random modes only).
+  // rw=randread:N -> new random offset every N I/Os (random modes only):
+  // the job's 1st, (N+1)th, ... I/O draws one, whatever its direction.
   uint64_t rw_sequential_ios = 1;
+  // fio's rw_sequencer: what the I/Os in between do.  kSequential: go on
+  // right after the direction's last I/O; kIdentical: repeat the
+  // direction's last offset (the region's start before its first I/O).
+  // Sequential modes are unaffected (their ':N' is a skip).
+  enum class RwSequencer { kSequential, kIdentical };
+  RwSequencer rw_sequencer = RwSequencer::kSequential;
   // Random modes: the percentage of I/Os at a random offset; the others
   // continue sequentially from the direction's last I/O (100: all random).
   PerDir<uint32_t> percentage_random{100, 100, 100};
@@ -246,6 +253,15 @@ struct JobOptions {
   PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used
   PerDir<std::optional<uint64_t>> blockalign;  // empty: same as bs
   SizeSpec offset;
+  // fio's zonemode=strided ("disk zone profile"): I/O stays in the zone
+  // [zone, zone + zonerange) until zonesize bytes went to it, then moves
+  // zonerange + zoneskip further on, back to offset= past the target's end.
+  // Random offsets are drawn within the zone.  zonesize 0: zonemode=none.
+  // zonerange 0: zonesize.  Bytes.  (zonemode=zbd is refused.)
+  uint64_t zonesize = 0;
+  uint64_t zonerange = 0;
+  uint64_t zoneskip = 0;
+  bool zonemode_strided = false;  // zonemode=strided written (needs zonesize)
   // offset_increment: clone c (0-based, numjobs) starts at offset + c * this
   // (fio's disjoint segments of one target).  Bytes.
   uint64_t offset_increment = 0;

@@ -489,6 +489,61 @@ FioOptionSpec RandSeed() {
   return s;
 }
 
+// ---- rw_sequencer and strided zones -------------------------------------------
+
+FioOptionSpec RwSequencer() {
+  FioOptionSpec s;
+  s.name = "rw_sequencer";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "sequential") job.rw_sequencer = JobOptions::RwSequencer::kSequential;
+    else if (*v == "identical") job.rw_sequencer = JobOptions::RwSequencer::kIdentical;
+    else return FioValueError("expected sequential or identical, got " + QuoteInput(*v));
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rw_sequencer == JobOptions::RwSequencer::kIdentical) out.push_back({std::string(n), "identical"});
+  };
+  s.help = "with rw=randread:N, the I/Os between random offsets: sequential (default) or identical (the same offset again)";
+  return s;
+}
+
+FioOptionSpec ZoneMode() {
+  FioOptionSpec s;
+  s.name = "zonemode";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "none") job.zonemode_strided = false;
+    else if (*v == "strided") job.zonemode_strided = true;
+    else if (*v == "zbd")
+      return FioValueError("zonemode=zbd is not supported: block-bench has no zoned block device "
+                           "support (zonemode=none and strided are)");
+    else return FioValueError("expected none, strided or zbd, got " + QuoteInput(*v));
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.zonemode_strided) out.push_back({std::string(n), "strided"});
+  };
+  s.help = "none (default) or strided: I/O in zones of zonerange bytes, zonesize bytes each, zoneskip apart";
+  return s;
+}
+
+template <uint64_t JobOptions::*F>
+FioOptionSpec ZoneBytes(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
+  s.name = name;
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    job.*F = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.*F != DefaultJob().*F) out.push_back({std::string(n), FormatSize(job.*F, job.kb_base)});
+  };
+  s.help = help;
+  return s;
+}
+
 FioOptionSpec Make(std::string_view name, std::vector<std::string_view> aliases,
                    OptionApplyFn apply, OptionRenderFn render, std::string_view help,
                    bool numeric = false) {
@@ -680,6 +735,7 @@ std::vector<FioOptionSpec> PatternOptions() {
   v.push_back(Make("rw", {"readwrite"}, ApplyRw, RenderRw,
                    "I/O pattern: read, write, trim, randread, randwrite, randtrim, rw, randrw; "
                    "':N' suffix: offset modifier"));
+  v.push_back(RwSequencer());
   v.push_back(UintOption<&JobOptions::rwmixread, 0, 100>("rwmixread", "percentage of reads in mixed workloads"));
   v.push_back(Make(
       "rwmixwrite", {},
@@ -699,6 +755,13 @@ std::vector<FioOptionSpec> PatternOptions() {
                    "alignment of random offsets [read,write,trim]"));
   v.push_back(Offset());
   v.push_back(OffsetIncrement());
+  v.push_back(ZoneMode());
+  v.push_back(ZoneBytes<&JobOptions::zonesize>(
+      "zonesize", "zonemode=strided: bytes of I/O in a zone before the next one"));
+  v.push_back(ZoneBytes<&JobOptions::zonerange>(
+      "zonerange", "zonemode=strided: size of a zone (random offsets within it; default zonesize)"));
+  v.push_back(ZoneBytes<&JobOptions::zoneskip>(
+      "zoneskip", "zonemode=strided: bytes between a zone's end and the next zone's start"));
   v.push_back(OptionalSize<&JobOptions::size, 100>("size", {}, "bytes (or % of the target) to do I/O in"));
   v.push_back(OptionalSize<&JobOptions::io_size, kNoMax>("io_size", {"io_limit"},
                                                           "bytes (or % of size) of I/O to do"));

@@ -1,6 +1,7 @@
 // Options shaping the I/O pattern: rw, rwmix*, bs, bsrange, bssplit,
 // blockalign, offset, size, io_size, number_ios, random_distribution,
-// randrepeat, randseed, norandommap.
+// randrepeat, randseed, norandommap, rw_sequencer, zonemode, zonesize,
+// zonerange, zoneskip.
 #include <gtest/gtest.h>
 
 #include "tests/tools/block_bench/test_util.h"
@@ -50,6 +51,61 @@ TEST(RwOption, OffsetModifierSuffix) {
   EXPECT_OPTION_ERROR("rw=read:x", 2, "rw", "after 'read:' expected a size");
   j = ParseOne("rw=read:-8k");
   EXPECT_EQ(j.rw_offset_skip, -8192);
+}
+
+TEST(RwSequencerOption, SequentialOrIdentical) {
+  EXPECT_EQ(ParseOne("").rw_sequencer, JobOptions::RwSequencer::kSequential);
+  EXPECT_EQ(ParseOne("rw=randread:8\nrw_sequencer=identical").rw_sequencer,
+            JobOptions::RwSequencer::kIdentical);
+  EXPECT_EQ(ParseOne("rw_sequencer=identical\nrw_sequencer=sequential").rw_sequencer,
+            JobOptions::RwSequencer::kSequential);
+  // fio accepts it with any rw= (sequential modes ignore it).
+  EXPECT_EQ(ParseOne("rw=read:8k\nrw_sequencer=identical").rw_offset_skip, 8192);
+  EXPECT_OPTION_ERROR("rw_sequencer=same", 2, "rw_sequencer", "expected sequential or identical, got 'same'");
+  EXPECT_OPTION_ERROR("rw_sequencer=", 2, "rw_sequencer", "expected sequential or identical");
+}
+
+// zonemode=strided with zonesize, zonerange and zoneskip (fio's disk zone
+// profile); fio's own checks: zonesize needs zonemode=strided ("zonemode=none
+// and zonesize are not compatible"), zonemode=strided needs zonesize.
+TEST(ZoneOptions, Strided) {
+  const JobOptions d = ParseOne("");
+  EXPECT_FALSE(d.zonemode_strided);
+  EXPECT_EQ(d.zonesize, 0u);
+  EXPECT_EQ(d.zonerange, 0u);
+  EXPECT_EQ(d.zoneskip, 0u);
+  const JobOptions j = ParseOne("zonemode=strided\nzonesize=256k\nzonerange=1m\nzoneskip=1m");
+  EXPECT_TRUE(j.zonemode_strided);
+  EXPECT_EQ(j.zonesize, 256 * kK);
+  EXPECT_EQ(j.zonerange, kM);
+  EXPECT_EQ(j.zoneskip, kM);
+  EXPECT_EQ(ParseOne("kb_base=1000\nzonemode=strided\nzonesize=1k").zonesize, 1000u);
+  // zonerange and zoneskip alone are ignored by fio's zonemode=none.
+  EXPECT_EQ(ParseOne("zoneskip=1m").zoneskip, kM);
+  EXPECT_FALSE(ParseOne("zonemode=strided\nzonesize=1m\nzonemode=none\nzonesize=0").zonemode_strided);
+  EXPECT_OPTION_ERROR("zonemode=zbd", 2, "zonemode", "zonemode=zbd is not supported: block-bench has no zoned block device");
+  EXPECT_OPTION_ERROR("zonemode=stride", 2, "zonemode", "expected none, strided or zbd, got 'stride'");
+  EXPECT_OPTION_ERROR("zonesize=1q", 2, "zonesize", "got '1q'");
+  EXPECT_OPTION_ERROR("zonerange=-1", 2, "zonerange", "got '-1'");
+  EXPECT_OPTION_ERROR("zoneskip=x", 2, "zoneskip", "got 'x'");
+  const auto job_error = [](const std::string& body) { return testing::OneError(body); };
+  EXPECT_NE(job_error("zonesize=256k").find("job.fio:1: job 'job': zonesize needs zonemode=strided"),
+            std::string::npos)
+      << job_error("zonesize=256k");
+  EXPECT_NE(job_error("zonemode=strided").find("zonemode=strided needs zonesize"), std::string::npos);
+  EXPECT_NE(job_error("zonemode=strided\nzonesize=1m\nrw=read:-8k").find("backwards rw="),
+            std::string::npos);
+  EXPECT_NE(job_error("zonemode=strided\nzonesize=1m\nrandom_distribution=zipf")
+                .find("zonemode=strided with random_distribution=zipf is not implemented"),
+            std::string::npos);
+  EXPECT_NE(job_error("zonemode=strided\nzonesize=1m\nnrfiles=2")
+                .find("zonemode=strided with several files per job is not implemented"),
+            std::string::npos);
+  // The zoned-device options stay refused, naming the option.
+  for (const char* opt : {"zonecapacity=1m", "read_beyond_wp=1", "max_open_zones=4"}) {
+    const std::string err = job_error(opt);
+    EXPECT_NE(err.find("is not supported by block-bench (an option of zonemode=zbd"), std::string::npos) << err;
+  }
 }
 
 TEST(RwMixOptions, ReadAndWriteShareOneField) {

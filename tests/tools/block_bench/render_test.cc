@@ -230,6 +230,11 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"rate_min", "rate_min=1m,2m"},
       {"rate_iops_min", "rate_iops_min=100"},
       {"rate_cycle", "rate_cycle=500"},
+      {"rw_sequencer", "rw=randread:8\nrw_sequencer=identical"},
+      {"zonemode", "zonemode=strided\nzonesize=256k"},
+      {"zonesize", "zonemode=strided\nzonesize=1m"},
+      {"zonerange", "zonemode=strided\nzonesize=256k\nzonerange=1m"},
+      {"zoneskip", "zonemode=strided\nzonesize=256k\nzoneskip=768k"},
       {"percentage_random", "percentage_random=50"},
       {"percentage_random", "percentage_random=10,90"},
       {"latency_target", "latency_target=2ms"},
@@ -281,10 +286,11 @@ TEST(RoundTrip, AllOptionsTogether) {
   for (const auto& [name, sample] : Samples()) {
     // Overlap others (userspace_reap needs ioengine=libaio, the io_uring
     // options io_uring, the rbd samples rbd; verify_only refuses
-    // time_based).
+    // time_based; zones refuse the zipf and nrfiles samples).
     if (name == "kb_base" || name == "verify_only" || name == "buffered" || name == "rwmixwrite" || name == "userspace_reap" ||
         name == "sqthread_poll" || name == "sqthread_poll_cpu" || name == "registerfiles" ||
-        name == "force_async" || name == "nonvectored" || name == "fixedbufs") {
+        name == "force_async" || name == "nonvectored" || name == "fixedbufs" ||
+        name.starts_with("zone")) {
       continue;
     }
     body += sample + "\n";

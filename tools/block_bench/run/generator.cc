@@ -72,6 +72,10 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   // loops=N: the job's I/O N times over (each pass again from the start).
   if (job.loops > 1) g.io_limit_ = g.io_limit_ > UINT64_MAX / job.loops ? UINT64_MAX : g.io_limit_ * job.loops;
   g.unlimited_ = job.time_based;
+  g.dev_size_ = dev_size;
+  g.zoned_ = job.zonemode_strided && job.zonesize > 0;
+  g.zone_start_ = g.start_;
+  g.zone_range_ = job.zonerange ? job.zonerange : job.zonesize;
   g.rand_off_ = Rng(seed ^ 0x1111);
   g.rand_dir_ = Rng(seed ^ 0x2222);
   g.rand_bs_ = Rng(seed ^ 0x3333);
@@ -90,6 +94,12 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     s.align = job.blockalign[d].value_or(minbs);
     if (s.align == 0) s.align = minbs;
     s.blocks = std::max<uint64_t>(1, g.size_ / s.align);
+    // In a zone, random blocks are drawn within zonerange, less what a
+    // block larger than the alignment needs at its end (fio's last_block).
+    if (g.zoned_) {
+      const uint64_t tail = minbs > s.align ? minbs - s.align : 0;
+      s.blocks = std::max<uint64_t>(1, (g.zone_range_ > tail ? g.zone_range_ - tail : 0) / s.align);
+    }
     s.pos = g.start_;
     // Backwards (negative skip) with an offset: fio starts where it wraps to.
     if (job.rw_offset_skip < 0 && g.start_ > 0) s.pos = g.backward_wrap();
@@ -208,6 +218,73 @@ uint64_t IoGenerator::pick_block(Dir d) {
   return s.perm(s.perm_index++);
 }
 
+uint64_t IoGenerator::fallback_block(Dir d) {
+  DirState& s = st_[int(d)];
+  const bool mapped = job_.random_distribution.kind == Distribution::kRandom &&
+                      (!job_.norandommap || job_.lfsr);
+  if (mapped && s.perm_index < s.blocks)
+    return s.perm(s.perm_index + rand_off_.below(s.blocks - s.perm_index));
+  return rand_off_.below(s.blocks);
+}
+
+std::optional<uint64_t> IoGenerator::fio_seq_offset(Dir d) {
+  DirState& s = st_[int(d)];
+  if (wraps() && s.pos >= start_ + size_) s.pos = zone_start_;
+  if (s.pos >= dev_size_) return std::nullopt;
+  uint64_t rel = s.pos - zone_start_;
+  if (rel > 0 && job_.rw_offset_skip > 0) {
+    rel += uint64_t(job_.rw_offset_skip);
+    // fio compares the zone-relative position with the target's size.
+    if (rel >= dev_size_) rel = zone_start_;
+  }
+  return zone_start_ + rel;
+}
+
+void IoGenerator::reset_positions() {
+  for (DirState& s : st_) {
+    s.pos = zone_start_;
+    s.last_start.reset();
+    if (s.perm_index > 0) {
+      s.perm_index = 0;
+      s.pass++;
+      s.perm = Permutation(s.blocks, rand_off_.next());
+    }
+  }
+}
+
+void IoGenerator::enter_zone(Dir d) {
+  DirState& s = st_[int(d)];
+  if (zone_bytes_ >= job_.zonesize) {
+    zone_bytes_ = 0;
+    zone_start_ += zone_range_ + job_.zoneskip;
+    if (zone_start_ >= dev_size_) zone_start_ = start_;
+    s.pos = zone_start_;
+  }
+  // zonesize > zonerange: the zone again from its start.
+  if (s.pos >= zone_start_ + zone_range_) s.pos = zone_start_;
+  if (zone_bytes_ % zone_range_ == 0) reset_positions();
+}
+
+bool IoGenerator::plain_seq_offset(DirState& s, uint64_t len, uint64_t* off_out) {
+  uint64_t off = s.pos;
+  if (off + len > start_ + size_) {
+    // End of the region: fio ends a sequential pass here unless the job is
+    // time based or io_size asks for more than one pass.
+    if (!unlimited_ && !job_.io_size && job_.loops <= 1) return false;
+    off = start_;
+  }
+  if (job_.rw_offset_skip == 0) {
+    s.pos = off + len;
+  } else {
+    // Backwards: below the region's start wraps to its end minus the skip,
+    // as fio's (rw=read:-8k, bs=4k, size=32k: 0, 24k, 20k, ... 4k, 0).
+    const uint64_t back = uint64_t(0) - uint64_t(job_.rw_offset_skip);
+    s.pos = off + len >= start_ + back ? off + len - back : backward_wrap();
+  }
+  *off_out = off;
+  return true;
+}
+
 bool IoGenerator::next(IoUnit* io) {
   if (!unlimited_) {
     if (issued_bytes_ >= io_limit_) return false;
@@ -216,43 +293,52 @@ bool IoGenerator::next(IoUnit* io) {
   Dir d = only_;
   if (mixed_) d = rand_dir_.below(100) < job_.rwmixread ? Dir::kRead : Dir::kWrite;
   DirState& s = st_[int(d)];
+  if (zoned_) enter_zone(d);
   uint64_t len = pick_len(d);
-  const uint64_t end = start_ + size_;
   uint64_t off;
-  // percentage_random: some random-mode I/Os go on from the last one.
-  const uint32_t pct = job_.percentage_random[int(d)];
-  const bool seq_now = random_ && s.seq_left == 0 && pct < 100 && rand_seq_.below(100) >= pct;
-  if (!random_ || s.seq_left > 0 || seq_now) {
-    if (s.seq_left > 0) s.seq_left--;
-    off = s.pos;
-    if (off + len > end) {
-      // End of the region: fio ends a sequential pass here unless the job
-      // is time based or io_size asks for more than one pass.  A random
-      // job's sequential run (randread:N, percentage_random) and a job with
-      // holes (rw=write:4k) wrap: their byte budget alone ends them, as
-      // fio's (size= bytes of I/O, the holes' offsets again after a wrap).
-      if (!random_ && job_.rw_offset_skip <= 0 && !unlimited_ && !job_.io_size &&
-          job_.loops <= 1)
-        return false;
-      off = start_;
-    }
-    if (job_.rw_offset_skip >= 0) {
-      s.pos = off + len + uint64_t(job_.rw_offset_skip);
-    } else {
-      // Backwards: below the region's start wraps to its end minus the skip,
-      // as fio's (rw=read:-8k, bs=4k, size=32k: 0, 24k, 20k, ... 4k, 0).
-      const uint64_t back = uint64_t(0) - uint64_t(job_.rw_offset_skip);
-      s.pos = off + len >= start_ + back ? off + len - back : backward_wrap();
-    }
+  if (!random_ && !zoned_ && job_.rw_offset_skip <= 0) {
+    if (!plain_seq_offset(s, len, &off)) return false;
   } else {
-    off = start_ + pick_block(d) * s.align;
-    if (off + len > end) {
-      uint64_t last = end - len;
-      off = start_ + ((last - start_) / s.align) * s.align;
+    // randread:N: a random offset is due for the job's 1st, (N+1)th, ...
+    // I/O; the others follow rw_sequencer.
+    bool due = true;
+    if (random_ && job_.rw_sequential_ios > 1) {
+      due = --seq_count_ == 0;
+      if (due) seq_count_ = job_.rw_sequential_ios;
     }
-    if (job_.rw_sequential_ios > 1) s.seq_left = job_.rw_sequential_ios - 1;
+    // percentage_random: some of the due ones go on from the last I/O.
+    const uint32_t pct = job_.percentage_random[int(d)];
+    bool draw = random_ && due;
+    if (draw && pct < 100 && rand_seq_.below(100) >= pct) draw = false;
+    const bool repeat = random_ && !due && job_.rw_sequencer == JobOptions::RwSequencer::kIdentical;
+    if (repeat) {
+      off = s.last_start.value_or(zone_start_);
+    } else {
+      std::optional<uint64_t> seq;
+      if (!draw) seq = fio_seq_offset(d);
+      if (seq) {
+        off = *seq;
+        // A block that does not fit before the region's end (bsrange).
+        if (!zoned_ && wraps() && off + len > start_ + size_) off = start_;
+      } else if (random_) {
+        off = zone_start_ + (draw ? pick_block(d) : fallback_block(d)) * s.align;
+        if (!zoned_ && off + len > start_ + size_) {
+          // Pulled back to fit when the block exceeds the alignment at the end.
+          const uint64_t last = start_ + size_ - len;
+          off = start_ + ((last - start_) / s.align) * s.align;
+        }
+      } else {
+        return false;
+      }
+    }
+    // fio's get_next_offset and fill_io_u: the zone-relative offset within
+    // size=, the I/O within the target, else the job ends.
+    if (off < zone_start_ || off - zone_start_ >= size_ || off >= dev_size_ ||
+        len > dev_size_ - off)
+      return false;
     s.pos = off + len;
   }
+  s.last_start = off;
   if (!unlimited_ && issued_bytes_ + len > io_limit_) {
     // The last I/O of the budget is cut to fit, as fio trims the final block.
     uint64_t rest = io_limit_ - issued_bytes_;
@@ -260,6 +346,7 @@ bool IoGenerator::next(IoUnit* io) {
   }
   issued_bytes_ += len;
   issued_ios_++;
+  zone_bytes_ += len;
   io->dir = d;
   io->offset = off;
   io->len = len;

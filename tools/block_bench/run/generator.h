@@ -3,15 +3,35 @@
 // random_distribution, norandommap, rwmixread and the ":N" suffixes.
 //
 // The region is [region_start, region_start + region_size) of the target;
-// * sequential modes walk it from the start, per direction, and wrap at its
-//   end; rw=write:4k skips 4k after every I/O; a negative skip goes
+// * sequential modes walk it from the start, per direction, and end (or,
+//   time based, wrap) at its end; rw=write:4k skips 4k after every I/O and
+//   goes back to the region's start once the next offset would lie past the
+//   target's end, and ends when it lies past the region's end or the I/O
+//   past the target's (fio's get_next_seq_offset: size=32k of write:4k on a
+//   32k target is 0, 8k, 16k, 24k twice; at offset=1m of a larger one only
+//   once); a negative skip goes
 //   backwards as fio's (rw=read:-8k, bs=4k, size=32k: 0, 24k, 20k, ..., 4k,
 //   then again; with an offset the first I/O is at the wrap point, end-8k);
 // * random modes pick block numbers in [0, blocks) with blocks = region_size
 //   / align (align = blockalign, else the direction's minimum block size)
 //   and issue at region_start + block * align (pulled back to fit when the
 //   block size exceeds the alignment at the end of the region);
-//   randread:N issues N-1 sequential I/Os after each random one;
+//   randread:N draws a random offset for the job's 1st, (N+1)th, ... I/O
+//   (one counter for all directions, as fio's) and, in between, goes on
+//   sequentially (rw_sequencer=sequential) or repeats the direction's last
+//   offset (rw_sequencer=identical);
+// * a random job's sequential I/O (randread:N, percentage_random) that
+//   reaches the target's end takes a random block instead (not counted as
+//   visited); one that reaches the region's end short of the target's ends
+//   the job unless it is time based or io_size/loops ask for more (then it
+//   wraps to the region's start) -- fio's get_next_seq_offset;
+// * zonemode=strided confines the I/O to [zone, zone + zonerange): a new
+//   zone zonerange + zoneskip further on once zonesize bytes went to this
+//   one (back to offset= when it would start past the target's end), the
+//   random map and the positions reset at the zone's start and after every
+//   zonerange bytes in it, a sequential position wrapped to the zone's start
+//   at its end; an I/O past the target's end ends the job (fio's
+//   setup_strided_zone_mode, get_next_offset and fill_io_u);
 // * without norandommap, uniform random I/O visits every block once per pass
 //   (a full-period bijection, see Permutation); skewed distributions
 //   (zipf/pareto/normal/zoned) draw independently, as if norandommap=1;
@@ -23,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tools/block_bench/job.h"
@@ -59,8 +80,10 @@ class IoGenerator final : public IoSource {
   struct DirState {
     uint64_t align = 4096;
     uint64_t blocks = 1;
-    uint64_t pos = 0;         // next sequential offset
-    uint64_t seq_left = 0;    // randread:N: sequential I/Os still due
+    // plain_seq_offset's next offset; else fio's last_pos: the end of the
+    // direction's last I/O (a skip is added when the next offset is made).
+    uint64_t pos = 0;
+    std::optional<uint64_t> last_start;  // offset of the direction's last I/O
     Permutation perm;
     uint64_t perm_index = 0;  // position in the current pass
     uint64_t pass = 0;
@@ -76,10 +99,36 @@ class IoGenerator final : public IoSource {
   }
   uint64_t pick_block(Dir d);
   uint64_t skewed_block(Dir d);
+  // A block for a sequential I/O that found no room (fio's fallback to
+  // get_next_rand_block): the next unvisited one, not marked visited.
+  uint64_t fallback_block(Dir d);
+  // The offset of a random job's sequential I/O or of any I/O in a zone,
+  // as fio's get_next_seq_offset; nullopt: no room left before the target's
+  // end.
+  std::optional<uint64_t> fio_seq_offset(Dir d);
+  // Whether a sequential position at the region's end goes back to its
+  // start: time based, outside zones also io_size or loops beyond one pass.
+  bool wraps() const { return unlimited_ || (!zoned_ && (job_.io_size || job_.loops > 1)); }
+  // fio's setup_strided_zone_mode, before each I/O of direction `d`.
+  void enter_zone(Dir d);
+  // fio_file_reset: positions to the zone's start, a new random pass.
+  void reset_positions();
+  // A sequential job without zones or holes (rw=read, rw=read:-8k): the
+  // next offset; false: the pass ended.
+  bool plain_seq_offset(DirState& s, uint64_t len, uint64_t* off);
 
   JobOptions job_;
   uint64_t start_ = 0, size_ = 0, io_limit_ = 0, max_bs_ = 4096;
+  uint64_t dev_size_ = 0;
   bool random_ = false, unlimited_ = false;
+  // Room for another pass once the region's end is reached (time_based,
+  // io_size or loops beyond one pass).
+  bool wraps_ = false;
+  uint64_t seq_count_ = 1;  // fio's ddir_seq_nr: a random offset when it hits 0
+  bool zoned_ = false;
+  uint64_t zone_start_ = 0;  // fio's file_offset: the zone's start (else start_)
+  uint64_t zone_range_ = 0;
+  uint64_t zone_bytes_ = 0;  // bytes issued in the zone
   Dir only_ = Dir::kRead;
   bool mixed_ = false;
   uint64_t issued_bytes_ = 0, issued_ios_ = 0;

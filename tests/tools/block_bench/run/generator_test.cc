@@ -77,14 +77,30 @@ TEST(Generator, LfsrVisitsEveryBlockOnceWithoutAMap) {
   EXPECT_LT(seen_k.size(), 64u);
 }
 
+// Offsets in KiB, for comparing with fio's write_iolog.
+std::vector<uint64_t> Kib(const std::vector<IoUnit>& v) {
+  std::vector<uint64_t> k;
+  for (const IoUnit& u : v) k.push_back(u.offset / 1024);
+  return k;
+}
+
+// Holes (rw=write:4k), as fio 3.33 issues them: fio --name=x --ioengine=null
+// --filename=f --write_iolog=x.log OPTIONS (the offsets of x.log, in KiB).
 TEST(Generator, OffsetAndSkip) {
+  // --rw=write:4k --bs=4k --size=32k: at the target's end the holes start
+  // again, until size= bytes are done.
+  JobOptions w = ParseJob({"--name=a", "--rw=write:4k", "--bs=4k", "--size=32k"});
+  EXPECT_EQ(Kib(Take(w, 32 << 10, 100)), (std::vector<uint64_t>{0, 8, 16, 24, 0, 8, 16, 24}));
+  // ... --offset=1m: the region's end comes short of the target's: one pass.
   JobOptions j = ParseJob({"--name=a", "--rw=write:4k", "--bs=4k", "--offset=1m", "--size=32k"});
-  auto v = Take(j, 4 << 20, 100);
-  // size= bytes of I/O, as fio: the holes take one pass to half the bytes,
-  // then the same offsets come again (fio's write_iolog agrees).
-  ASSERT_EQ(v.size(), 8u);
-  for (size_t i = 0; i < v.size(); i++)
-    EXPECT_EQ(v[i].offset, (1u << 20) + (i % 4) * 8192) << i;
+  EXPECT_EQ(Kib(Take(j, (1 << 20) + (32 << 10), 100)), (std::vector<uint64_t>{1024, 1032, 1040, 1048}));
+  // --rw=read:8k --bs=4k --size=64k: the 7th offset, 72k, is past the end.
+  JobOptions r = ParseJob({"--name=a", "--rw=read:8k", "--bs=4k", "--size=64k"});
+  EXPECT_EQ(Kib(Take(r, 64 << 10, 100)), (std::vector<uint64_t>{0, 12, 24, 36, 48, 60}));
+  // rw_sequencer does not apply to sequential modes (fio: the same log with
+  // --rw_sequencer=identical).
+  JobOptions ri = ParseJob({"--name=a", "--rw=read:8k", "--bs=4k", "--size=64k", "--rw_sequencer=identical"});
+  EXPECT_EQ(Kib(Take(ri, 64 << 10, 100)), (std::vector<uint64_t>{0, 12, 24, 36, 48, 60}));
 }
 
 // fio's negative skip, as fio 3.33 issues it (checked against its
@@ -145,6 +161,203 @@ TEST(Generator, RandomSequentialRuns) {
   EXPECT_NE(v[4].offset, v[3].offset + 4096);
 }
 
+// The rule of rw=randread:N (one counter for the job): the 1st, (N+1)th, ...
+// I/O draws a random offset; the others, with rw_sequencer=sequential, come
+// right after the direction's last I/O (a random block instead when that
+// is the target's end), with identical at the direction's last offset (the
+// region's start before any).  Returns the index of the first I/O that
+// breaks it, or -1.
+int BreaksSequencer(const std::vector<IoUnit>& v, uint64_t n, bool identical, uint64_t end) {
+  std::map<Dir, IoUnit> last;
+  for (size_t i = 0; i < v.size(); i++) {
+    const auto prev = last.find(v[i].dir);
+    if (i % n != 0) {
+      if (identical) {
+        if (v[i].offset != (prev == last.end() ? 0 : prev->second.offset)) return int(i);
+      } else {
+        const uint64_t next = prev == last.end() ? 0 : prev->second.offset + prev->second.len;
+        if (v[i].offset != next && next != end) return int(i);
+      }
+    }
+    last[v[i].dir] = v[i];
+  }
+  return -1;
+}
+
+std::vector<IoUnit> FromKib(const std::vector<uint64_t>& kib, const std::string& dirs = "") {
+  std::vector<IoUnit> v;
+  for (size_t i = 0; i < kib.size(); i++) {
+    IoUnit u;
+    u.dir = i < dirs.size() && dirs[i] == 'w' ? Dir::kWrite : Dir::kRead;
+    u.offset = kib[i] * 1024;
+    u.len = 4096;
+    v.push_back(u);
+  }
+  return v;
+}
+
+// fio 3.33's write_iolog (offsets in KiB) of
+//   fio --name=x --ioengine=null --filename=f --write_iolog=x.log --size=256k
+//       --bs=4k --rw=randread:8 [--rw_sequencer=identical]
+// Its random offsets are not block-bench's (each draws from its own
+// generator), so what is compared is the rule both follow.
+TEST(Generator, RwSequencerAsFio) {
+  const std::vector<uint64_t> fio_sequential = {
+      12,  16,  20,  24,  28,  32,  36,  40,  188, 192, 196, 200, 204, 208, 212, 216,
+      212, 216, 220, 224, 228, 232, 236, 240, 120, 124, 128, 132, 136, 140, 144, 148,
+      100, 104, 108, 112, 116, 120, 124, 128, 216, 220, 224, 228, 232, 236, 240, 244,
+      96,  100, 104, 108, 112, 116, 120, 124, 88,  92,  96,  100, 104, 108, 112, 116};
+  const std::vector<uint64_t> fio_identical = {
+      12,  12,  12,  12,  12,  12,  12,  12,  188, 188, 188, 188, 188, 188, 188, 188,
+      212, 212, 212, 212, 212, 212, 212, 212, 120, 120, 120, 120, 120, 120, 120, 120,
+      100, 100, 100, 100, 100, 100, 100, 100, 216, 216, 216, 216, 216, 216, 216, 216,
+      96,  96,  96,  96,  96,  96,  96,  96,  88,  88,  88,  88,  88,  88,  88,  88};
+  EXPECT_EQ(BreaksSequencer(FromKib(fio_sequential), 8, false, 256 << 10), -1);
+  EXPECT_EQ(BreaksSequencer(FromKib(fio_identical), 8, true, 256 << 10), -1);
+  EXPECT_NE(BreaksSequencer(FromKib(fio_sequential), 8, true, 256 << 10), -1);
+  for (uint64_t seed : {1, 2, 3}) {
+    JobOptions s = ParseJob({"--name=a", "--rw=randread:8", "--bs=4k", "--size=256k"});
+    auto v = Take(s, 256 << 10, 1000, seed);
+    ASSERT_EQ(v.size(), 64u);
+    EXPECT_EQ(BreaksSequencer(v, 8, false, 256 << 10), -1) << seed;
+    JobOptions i = ParseJob({"--name=a", "--rw=randread:8", "--bs=4k", "--size=256k", "--rw_sequencer=identical"});
+    auto w = Take(i, 256 << 10, 1000, seed);
+    ASSERT_EQ(w.size(), 64u);
+    EXPECT_EQ(BreaksSequencer(w, 8, true, 256 << 10), -1) << seed;
+    // The draws are the random job's: 8 distinct blocks.
+    std::set<uint64_t> drawn;
+    for (size_t k = 0; k < w.size(); k += 8) drawn.insert(w[k].offset);
+    EXPECT_EQ(drawn.size(), 8u) << seed;
+  }
+  // One counter for both directions, the last offset per direction: fio's
+  // --rw=randrw:4 --rw_sequencer=identical --size=64k --bs=4k.
+  const std::vector<uint64_t> fio_rw = {0, 0, 0, 0, 44, 44, 0, 0, 52, 44, 52, 44, 28, 44, 44, 44};
+  EXPECT_EQ(BreaksSequencer(FromKib(fio_rw, "rrrwrrwwwrwrwrrr"), 4, true, 64 << 10), -1);
+  JobOptions m = ParseJob({"--name=a", "--rw=randrw:4", "--bs=4k", "--size=64k", "--rw_sequencer=identical"});
+  auto v = Take(m, 64 << 10, 1000);
+  ASSERT_EQ(v.size(), 16u);
+  EXPECT_EQ(BreaksSequencer(v, 4, true, 64 << 10), -1);
+}
+
+// A random job's sequential run that reaches the region's end short of the
+// target's ends the job, as fio's (its --size=64k --rw=randread:8 on a 128k
+// file did 12 I/Os, the last ending at 64k); time based, it wraps.
+TEST(Generator, RandomRunAtTheRegionEnd) {
+  JobOptions j = ParseJob({"--name=a", "--rw=randread:8", "--bs=4k", "--size=64k"});
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    auto v = Take(j, 128 << 10, 1000, seed);
+    ASSERT_FALSE(v.empty());
+    if (v.size() < 16) EXPECT_EQ(v.back().offset + v.back().len, 64u << 10) << seed;
+    for (const IoUnit& u : v) EXPECT_LT(u.offset, 64u << 10);
+  }
+  JobOptions t = ParseJob({"--name=a", "--rw=randread:8", "--bs=4k", "--size=64k", "--time_based", "--runtime=1"});
+  auto w = Take(t, 128 << 10, 1000);
+  ASSERT_EQ(w.size(), 1000u);
+  for (const IoUnit& u : w) EXPECT_LT(u.offset, 64u << 10);
+}
+
+// zonemode=strided, as fio 3.33 issues it: fio --name=x --ioengine=null
+// --filename=f --write_iolog=x.log --zonemode=strided OPTIONS (offsets of
+// x.log in KiB; the target is offset+size, fio's null file).
+TEST(Generator, StridedZonesAsFio) {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<uint64_t> want;
+  };
+  const Case cases[] = {
+      // 256k of every 2m (fio's examples/disk-zone-profile.fio), then again.
+      {{"--rw=read", "--size=8m", "--bs=64k", "--zonesize=256k", "--zonerange=1m", "--zoneskip=1m"},
+       {0, 64, 128, 192, 2048, 2112, 2176, 2240, 4096, 4160, 4224, 4288, 6144, 6208, 6272, 6336,
+        0,  64, 128, 192, 2048, 2112, 2176, 2240, 4096, 4160, 4224, 4288, 6144, 6208, 6272, 6336}},
+      // zonerange defaults to zonesize: zones 1280k apart.
+      {{"--rw=read", "--size=4m", "--bs=256k", "--zonesize=256k", "--zoneskip=1m"},
+       {0, 1280, 2560, 3840, 0, 1280, 2560, 3840, 0, 1280, 2560, 3840, 0, 1280, 2560, 3840}},
+      // zonesize > zonerange: each zone twice over.
+      {{"--rw=read", "--size=4m", "--bs=256k", "--zonesize=2m", "--zonerange=1m", "--zoneskip=1m"},
+       {0, 256, 512, 768, 0, 256, 512, 768, 2048, 2304, 2560, 2816, 2048, 2304, 2560, 2816}},
+      // A zone past the target's end ends the job (10 I/Os, not 12).
+      {{"--rw=read", "--size=3m", "--bs=256k", "--zonesize=1m", "--zonerange=1m", "--zoneskip=256k"},
+       {0, 256, 512, 768, 1280, 1536, 1792, 2048, 2560, 2816}},
+      // With an offset: zones from it, back to it.
+      {{"--rw=read", "--size=3m", "--offset=1m", "--bs=256k", "--zonesize=512k", "--zonerange=1m"},
+       {1024, 1280, 2048, 2304, 3072, 3328, 1024, 1280, 2048, 2304, 3072, 3328}},
+      // Holes within a zone: no skip before a zone's first I/O.
+      {{"--rw=read:64k", "--size=4m", "--bs=64k", "--zonesize=256k", "--zonerange=1m", "--zoneskip=1m"},
+       {0, 128, 256, 384, 2048, 2176, 2304, 2432, 0, 128, 256, 384, 2048, 2176, 2304, 2432}},
+      // I/Os larger than zonerange.
+      {{"--rw=read", "--size=4m", "--bs=256k", "--zonesize=256k", "--zonerange=128k"},
+       {0, 128, 256, 384, 512, 640, 768, 896, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920}},
+      // zonesize not a multiple of bs; the 17th write ends past the target.
+      {{"--rw=write", "--size=4m", "--bs=128k", "--zonesize=384k", "--zonerange=512k", "--zoneskip=256k"},
+       {0, 128, 256, 768, 896, 1024, 1536, 1664, 1792, 2304, 2432, 2560, 3072, 3200, 3328, 3840, 3968}},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"--name=a", "--zonemode=strided"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    JobOptions j = ParseJob(args);
+    const uint64_t target = j.offset.value + j.size->value;
+    auto v = Take(j, target, 1000);
+    std::vector<uint64_t> got = Kib(v);
+    if (got.size() > c.want.size()) got.resize(c.want.size());
+    EXPECT_EQ(got, c.want) << args[2] << " " << args[3] << " " << args[4];
+  }
+  // The first case does size= bytes (128 I/Os), the write case 17 I/Os.
+  JobOptions j = ParseJob({"--name=a", "--zonemode=strided", "--rw=read", "--size=8m", "--bs=64k",
+                           "--zonesize=256k", "--zonerange=1m", "--zoneskip=1m"});
+  EXPECT_EQ(Take(j, 8 << 20, 1000).size(), 128u);
+  JobOptions w = ParseJob({"--name=a", "--zonemode=strided", "--rw=write", "--size=4m", "--bs=128k",
+                           "--zonesize=384k", "--zonerange=512k", "--zoneskip=256k"});
+  EXPECT_EQ(Take(w, 4 << 20, 1000).size(), 17u);
+}
+
+// Random I/O in zones: fio 3.33's --rw=randread --size=8m --bs=64k
+// --zonemode=strided --zonesize=256k --zonerange=1m --zoneskip=1m issued 4
+// distinct random blocks of [zone, zone + 1m) per zone, zones 0, 2m, 4m, 6m
+// and again (its first zone: 0, 704k, 832k, 448k).  With zonesize=2m and
+// zonerange=1m (bs=256k) each zone's 4 blocks twice, the random map reset
+// after 1m: 0, 512, 768, 256, 256, 768, 512, 0, then the zone at 2m.
+TEST(Generator, StridedZonesRandom) {
+  JobOptions j = ParseJob({"--name=a", "--zonemode=strided", "--rw=randread", "--size=8m", "--bs=64k",
+                           "--zonesize=256k", "--zonerange=1m", "--zoneskip=1m"});
+  auto v = Take(j, 8 << 20, 1000);
+  ASSERT_EQ(v.size(), 128u);
+  for (size_t visit = 0; visit < 32; visit++) {
+    const uint64_t zone = (visit % 4) * (2 << 20);
+    std::set<uint64_t> blocks;
+    for (size_t k = visit * 4; k < visit * 4 + 4; k++) {
+      EXPECT_GE(v[k].offset, zone) << k;
+      EXPECT_LT(v[k].offset, zone + (1 << 20)) << k;
+      EXPECT_EQ(v[k].offset % 65536, 0u) << k;
+      blocks.insert(v[k].offset);
+    }
+    EXPECT_EQ(blocks.size(), 4u) << visit;
+  }
+  JobOptions t = ParseJob({"--name=a", "--zonemode=strided", "--rw=randread", "--size=4m", "--bs=256k",
+                           "--zonesize=2m", "--zonerange=1m", "--zoneskip=1m"});
+  auto w = Take(t, 4 << 20, 1000);
+  ASSERT_EQ(w.size(), 16u);
+  for (size_t half = 0; half < 4; half++) {
+    std::set<uint64_t> blocks;
+    for (size_t k = half * 4; k < half * 4 + 4; k++) blocks.insert(w[k].offset >> 10);
+    const uint64_t z = half < 2 ? 0 : 2048;
+    EXPECT_EQ(blocks, (std::set<uint64_t>{z, z + 256, z + 512, z + 768})) << half;
+  }
+  // randread:4 in zones: a run that reaches the zone's end goes on at its
+  // start (fio: 2880, 2944, 3008, 2048 in the zone [2m, 3m)).
+  JobOptions r = ParseJob({"--name=a", "--zonemode=strided", "--rw=randread:4", "--size=4m", "--bs=64k",
+                           "--zonesize=512k", "--zonerange=1m", "--zoneskip=1m"});
+  auto x = Take(r, 4 << 20, 1000);
+  ASSERT_EQ(x.size(), 64u);
+  for (size_t k = 0; k < x.size(); k++) {
+    const uint64_t zone = ((k / 8) % 2) * (2 << 20);
+    EXPECT_GE(x[k].offset, zone) << k;
+    EXPECT_LT(x[k].offset, zone + (1 << 20)) << k;
+    if (k % 4 == 0) continue;
+    const uint64_t next = x[k - 1].offset + 65536;
+    EXPECT_EQ(x[k].offset, next == zone + (1 << 20) ? zone : next) << k;
+  }
+}
+
 // percentage_random=P: P % of a random job's I/Os at random offsets, the
 // others right after the direction's last I/O (fio: 50 -> about half the
 // I/Os follow their predecessor; 0 -> a sequential walk that wraps).  The
@@ -158,7 +371,8 @@ TEST(Generator, PercentageRandomMixesSequentialRuns) {
   for (uint32_t pct : {0u, 10u, 50u, 90u}) {
     JobOptions j = ParseJob({"--name=a", "--rw=randread", "--bs=4k", "--size=16m",
                              "--percentage_random=" + std::to_string(pct)});
-    auto v = Take(j, 1 << 30, 100000);
+    // The region is the target: a run at its end takes a random block.
+    auto v = Take(j, 16 << 20, 100000);
     ASSERT_EQ(v.size(), 4096u) << pct;  // 16 MiB of 4k, then the budget ends it
     const double seq = double(followers(v)) / double(v.size() - 1);
     // A random pick also follows its predecessor now and then (1/4096).
