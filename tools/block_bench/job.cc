@@ -10,6 +10,7 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kPvsync2: return "pvsync2";
     case IoEngine::kLibaio: return "libaio";
     case IoEngine::kIoUring: return "io_uring";
+    case IoEngine::kPosixaio: return "posixaio";
     case IoEngine::kNull: return "null";
     case IoEngine::kRbd: return "rbd";
   }

@@ -28,7 +28,7 @@ inline constexpr int kNumDirs = 3;
 template <class T>
 using PerDir = std::array<T, kNumDirs>;
 
-enum class IoEngine { kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kNull, kRbd };
+enum class IoEngine { kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd };
 
 // rw= / readwrite=.  fio's "rw" and "readwrite" are both kReadWrite.
 enum class RwMode {

@@ -13,9 +13,9 @@ namespace {
 
 using internal::FioValueError;
 
-constexpr std::array<IoEngine, 8> kEngines = {
-    IoEngine::kPsync,  IoEngine::kSync,    IoEngine::kPvsync, IoEngine::kPvsync2,
-    IoEngine::kLibaio, IoEngine::kIoUring, IoEngine::kNull,   IoEngine::kRbd};
+constexpr std::array<IoEngine, 9> kEngines = {
+    IoEngine::kPsync,   IoEngine::kSync,     IoEngine::kPvsync, IoEngine::kPvsync2, IoEngine::kLibaio,
+    IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull,   IoEngine::kRbd};
 
 FioOptionSpec KbBase() {
   FioOptionSpec s;
@@ -48,6 +48,14 @@ FioOptionSpec Engine() {
         return {};
       }
     }
+    if (*v == "filecreate" || *v == "filestat" || *v == "filedelete" || *v == "dircreate" ||
+        *v == "dirstat" || *v == "dirdelete")
+      return FioValueError(
+          "unsupported ioengine " + QuoteInput(*v) +
+          ": fio's file-system metadata engines time one system call per file (open(O_CREAT), "
+          "stat/statx, unlink, mkdir, rmdir) as the I/O; block-bench's runner only issues block "
+          "reads, writes, trims and flushes through a driver graph and has no per-file "
+          "metadata operation to time");
     std::string supported;
     for (IoEngine e : kEngines) supported += (supported.empty() ? "" : ", ") + std::string(Name(e));
     return FioValueError("unsupported ioengine " + QuoteInput(*v) + " (block-bench supports " +
@@ -56,7 +64,7 @@ FioOptionSpec Engine() {
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.ioengine != DefaultJob().ioengine) out.push_back({std::string(n), std::string(Name(job.ioengine))});
   };
-  s.help = "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, null, rbd";
+  s.help = "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd";
   return s;
 }
 

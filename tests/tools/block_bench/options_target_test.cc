@@ -42,13 +42,17 @@ TEST(IoEngineOption, SupportedEngines) {
   const std::pair<const char*, IoEngine> cases[] = {
       {"psync", IoEngine::kPsync},   {"sync", IoEngine::kSync},        {"pvsync", IoEngine::kPvsync},
       {"pvsync2", IoEngine::kPvsync2}, {"libaio", IoEngine::kLibaio},  {"io_uring", IoEngine::kIoUring},
-      {"null", IoEngine::kNull},     {"rbd", IoEngine::kRbd}};
+      {"posixaio", IoEngine::kPosixaio}, {"null", IoEngine::kNull}, {"rbd", IoEngine::kRbd}};
   for (const auto& [text, engine] : cases) {
     EXPECT_EQ(ParseOne(std::string("ioengine=") + text).ioengine, engine) << text;
     EXPECT_EQ(Name(engine), text);
   }
   EXPECT_OPTION_ERROR("ioengine=mmap", 2, "ioengine", "unsupported ioengine 'mmap'");
   EXPECT_OPTION_ERROR("ioengine=external:/tmp/x.o", 2, "ioengine", "unsupported ioengine");
+  EXPECT_OPTION_ERROR("ioengine=filecreate", 2, "ioengine",
+                      "unsupported ioengine 'filecreate': fio's file-system metadata engines");
+  EXPECT_OPTION_ERROR("ioengine=filestat", 2, "ioengine", "no per-file metadata operation to time");
+  EXPECT_OPTION_ERROR("ioengine=posix_aio", 2, "ioengine", "unsupported ioengine");
 }
 
 TEST(RbdOptions, ValidWithRbdEngine) {

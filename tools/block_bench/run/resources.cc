@@ -144,6 +144,10 @@ CloneNeeds EstimateClone(const JobOptions& job) {
       n.fds += 2;
       if (SubstitutedEngine(job)) n.threads += kPoolThreads;  // buffered libaio: aio=threads
       break;
+    case IoEngine::kPosixaio:  // aio=threads, a worker per file (at most 20)
+      n.fds += 2;
+      n.threads += std::min<uint64_t>(20, std::max<uint32_t>(1, job.nrfiles));
+      break;
     default:  // the synchronous engines: aio=sync, in the clone's thread
       n.fds += 2;
       break;

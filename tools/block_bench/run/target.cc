@@ -54,7 +54,7 @@ bool SyncEngine(const JobOptions& job) {
   }
 }
 
-Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
+Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files) {
   Target t;
   if (!job.blockdev.empty()) {
     t.spec = job.blockdev;
@@ -109,6 +109,15 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone) {
   if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
+  if (job.ioengine == IoEngine::kPosixaio) {
+    // glibc runs the requests of one file descriptor one after the other
+    // on one of its threads (aio_misc.c), with at most 20 threads
+    // (aio_init's default aio_threads): one worker per file.  More
+    // workers would make the queue deeper than fio's posixaio's.
+    constexpr uint32_t kGlibcAioThreads = 20;
+    t.spec += ",thread-pool-size=" +
+              std::to_string(std::clamp<uint32_t>(clone_files, 1, kGlibcAioThreads));
+  }
   if (job.ioengine == IoEngine::kIoUring) {
     const IoUringOptions& u = job.io_uring;
     if (u.sqthread_poll) t.spec += ",aio-sqpoll=on";

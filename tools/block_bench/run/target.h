@@ -13,7 +13,11 @@
 //                          [,aio-register-file=on with registerfiles=1]
 //                          [,aio-force-async=on with force_async=1]
 //   ioengine=psync|sync|pvsync|pvsync2
-//                          driver=file,filename=F,aio=threads,cache.direct=on|off
+//                          driver=file,filename=F,aio=sync,cache.direct=on|off
+//   ioengine=posixaio      driver=file,filename=F,aio=threads,cache.direct=on|off,
+//                          thread-pool-size=<the clone's files, at most 20>
+//                          (glibc's aio_read/aio_write: user threads, one
+//                          at a time per file descriptor, at most 20)
 //   ioengine=rbd           driver=rbd,pool=P,image=I[,user=U][,completion=poll
 //                          and Target::spin with busy_poll=1]
 //                          [,write-cache=off when direct=1]
@@ -79,7 +83,8 @@ struct Target {
 
 inline constexpr int64_t kSpinPollMaxNs = 1'000'000'000;
 
-Expected<Target> JobTarget(const JobOptions& job, uint32_t clone);
+// `clone_files`: how many files the clone opens (posixaio's pool size).
+Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files = 1);
 
 // When a job's graph runs on another engine than its ioengine= asks (libaio
 // without O_DIRECT: the thread pool), that engine and why; empty otherwise.

@@ -1090,7 +1090,7 @@ bool Worker::open_target(AioContext& ctx) {
   double laid_seconds = 0;
   for (uint32_t i = 0; i < n; i++) {
     File& file = files_[i];
-    auto t = JobTarget(FileJob(tj, res_->clone, i), res_->clone);
+    auto t = JobTarget(FileJob(tj, res_->clone, i), res_->clone, n);
     if (!t.ok()) {
       res_->error = -t.error().code;
       res_->error_message = t.error().message;

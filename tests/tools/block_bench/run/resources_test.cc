@@ -23,6 +23,9 @@ TEST(Resources, EstimatesFollowTheEngine) {
   CloneNeeds pool = EstimateClone(ParseJobs({"--name=a", "--ioengine=libaio", "--direct=0"})[0]);
   EXPECT_EQ(pool.threads, 17u);
   EXPECT_EQ(pool.fds, 4u);
+  // posixaio: aio=threads with a worker per file.
+  EXPECT_EQ(EstimateClone(ParseJobs({"--name=a", "--ioengine=posixaio"})[0]).threads, 2u);
+  EXPECT_EQ(EstimateClone(ParseJobs({"--name=a", "--ioengine=posixaio", "--nrfiles=4"})[0]).threads, 5u);
   CloneNeeds aio =
       EstimateClone(ParseJobs({"--name=a", "--ioengine=libaio", "--direct=1", "--bs=64k"})[0]);
   EXPECT_EQ(aio.threads, 1u);

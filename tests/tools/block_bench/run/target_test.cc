@@ -18,6 +18,23 @@ Target Of(const std::vector<std::string>& args) {
   return t.ok() ? *t : Target{};
 }
 
+// posixaio: glibc's AIO runs a file descriptor's requests one at a time on
+// one of at most 20 threads, so the pool has a worker per file of the clone.
+TEST(JobTarget, PosixaioIsThreadsWithAWorkerPerFile) {
+  Target t = Of({"--ioengine=posixaio", "--direct=1", "--filename=/dev/x"});
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=on,thread-pool-size=1,"
+                    "fadvise=sequential");
+  EXPECT_FALSE(SyncEngine(ParseJob({"--name=j", "--ioengine=posixaio"})));
+  EXPECT_FALSE(SubstitutedEngine(ParseJob({"--name=j", "--ioengine=posixaio"})));
+  const JobOptions j = ParseJob({"--name=j", "--ioengine=posixaio", "--filename=/f"});
+  auto four = JobTarget(j, 0, 4);
+  ASSERT_TRUE(four.ok());
+  EXPECT_NE(four->spec.find(",thread-pool-size=4,"), std::string::npos) << four->spec;
+  auto many = JobTarget(j, 0, 64);
+  ASSERT_TRUE(many.ok());
+  EXPECT_NE(many->spec.find(",thread-pool-size=20,"), std::string::npos) << many->spec;
+}
+
 TEST(JobTarget, LibaioThreadsAndSync) {
   Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x"});
   EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on,fadvise=sequential");
