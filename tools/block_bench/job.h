@@ -395,6 +395,9 @@ struct JobOptions {
 
   // --- reporting ----------------------------------------------------------
   std::vector<double> percentile_list = DefaultPercentileList();
+  // fio's disk_util: the devices under this job's files are in the run's
+  // "Disk stats" (text, JSON "disk_util", terse); 0: they are not.
+  bool disk_util = true;
   bool clat_percentiles = true;
   bool lat_percentiles = false;
   UnifiedRw unified_rw = UnifiedRw::kNone;  // unified_rw_reporting=

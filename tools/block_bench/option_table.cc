@@ -35,7 +35,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"conf", "the rados engine is not supported (rbd is)"},
     {"dedupe_global", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
     {"dedupe_working_set_percentage", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
-    {"disk_util", "not implemented"},
     {"error_dump", "error filtering and dumping are not implemented (continue_on_error is)"},
     {"exec_postrun", "running external commands around jobs is not supported"},
     {"exec_prerun", "running external commands around jobs is not supported"},

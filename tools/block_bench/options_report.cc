@@ -1,5 +1,11 @@
 // Options about checking and reporting: verify, continue_on_error,
-// percentiles and the bandwidth/latency/IOPS logs.
+// percentiles, disk_util, the report's sample windows (bwavgtime,
+// iopsavgtime) and the bandwidth/latency/IOPS logs.
+#include <time.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "tools/block_bench/option_helpers.h"
 #include "util/quote.h"
 
@@ -210,6 +216,8 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(ContinueOnErrorOption());
   v.push_back(PercentileList());
   v.push_back(UnifiedRwReporting());
+  v.push_back(BoolOption<&JobOptions::disk_util>(
+      "disk_util", "1: report the utilisation of the block devices under the job's files; 0: not"));
   v.push_back(BoolOption<&JobOptions::clat_percentiles>("clat_percentiles", "report completion latency percentiles"));
   v.push_back(BoolOption<&JobOptions::lat_percentiles>("lat_percentiles", "report total latency percentiles"));
   v.push_back(BoolOption<&JobOptions::slat_percentiles>("slat_percentiles", "report submission latency percentiles"));

@@ -507,9 +507,11 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   RunShared shared;  // read_iolog traces and the set-up lock
   std::vector<size_t> first_clone;
   MakeClones(jobs, opts.seed_salt, &rr, &first_clone);
-  // fio's disk statistics: the devices under the file targets, over the run.
+  // fio's disk statistics: the devices under the file targets of the jobs
+  // with disk_util=1, over the run.
   std::vector<std::string> paths;
   for (const JobOptions& job : jobs) {
+    if (!job.disk_util) continue;
     for (uint32_t c = 0; c < std::max<uint32_t>(1, job.numjobs); c++) {
       for (uint32_t f = 0; f < std::max<uint32_t>(1, job.nrfiles); f++) {
         if (auto t = JobTarget(FileJob(job, c, f), c); t.ok() && !t.value().filename.empty())
