@@ -418,6 +418,20 @@ struct JobOptions {
   std::optional<std::string> write_bw_log;
   std::optional<std::string> write_iops_log;
   uint32_t log_avg_msec = 0;
+  // fio's bwavgtime / iopsavgtime (ms, >= 1): the report's bandwidth / IOPS
+  // samples (min, max, mean, stdev, samples) are over windows this long,
+  // and with log_avg_msec the bw / iops log has one entry per window.
+  // Empty: 500, or log_avg_msec when the job writes that log with
+  // log_avg_msec set (fio's rule).
+  std::optional<uint32_t> bwavgtime, iopsavgtime;
+  uint32_t bw_window_ms() const {
+    if (bwavgtime) return *bwavgtime;
+    return write_bw_log && log_avg_msec ? log_avg_msec : 500;
+  }
+  uint32_t iops_window_ms() const {
+    if (iopsavgtime) return *iopsavgtime;
+    return write_iops_log && log_avg_msec ? log_avg_msec : 500;
+  }
   // Columns of those logs, as fio's: "msec, value, direction, bs[, offset],
   // priority"; log_prio prints the priority as 0x%04x (always 0: block-bench
   // sets no I/O priorities).
@@ -429,6 +443,32 @@ struct JobOptions {
   std::optional<std::string> write_hist_log;
   uint32_t log_hist_msec = 0;
   uint32_t log_hist_coarseness = 0;
+  // log_avg_msec windows of the latency logs hold the window's largest
+  // value instead of its mean (fio's log_max_value).  The bw and iops logs
+  // have one sample per window, so the two agree there.
+  bool log_max_value = false;
+  // Time column of every log: with log_unix_epoch or log_alternate_epoch,
+  // the job's start read on clock log_alternate_epoch_clock_id (a
+  // clock_gettime id; 0: CLOCK_REALTIME) in ms is added to the ms since the
+  // start, as fio 3.33 does.
+  bool log_unix_epoch = false;
+  bool log_alternate_epoch = false;
+  uint32_t log_alternate_epoch_clock_id = 0;
+  bool log_epoch() const { return log_unix_epoch || log_alternate_epoch; }
+  // 1 (fio's default): log files are <prefix>_<kind>.<N>.log, N the job's
+  // 1-based number over all jobs.  0: <prefix>_<kind>.log, shared by the
+  // jobs of one prefix and appended to (an existing file is not truncated).
+  bool per_job_logs = true;
+  // fio's initial log buffer size (entries): only a memory hint there and
+  // here (block-bench's logs grow as needed); kept for rendering.
+  uint32_t log_entries = 1024;
+  // fio's in-memory log compression chunk size (bytes, 1k..512M; 0: not
+  // written).  The files
+  // fio writes are the same; block-bench keeps its logs uncompressed.
+  uint64_t log_compression = 0;
+  // log_store_compressed=0 was written (=1, fio's .log.fz files, is
+  // refused); kept for rendering only.
+  bool log_store_compressed_zero = false;
 
   // --- trace replay and recording (docs/replay.md) -------------------------
   // read_iolog=a:b: the trace each clone replays, in turn ("-": stdin).

@@ -338,6 +338,13 @@ int Main(int argc, char** argv) {
                    "per record); the replay is the same\n",
                    j.name.c_str());
     }
+    if (j.log_compression) {
+      warnings++;
+      std::fprintf(stderr,
+                   "block-bench: job '%s': log_compression: the logs are kept uncompressed in "
+                   "memory; the log files are the same\n",
+                   j.name.c_str());
+    }
   }
   // Under MPI a rank that cannot run must not leave the others waiting in a
   // collective: the ranks agree below, after every local check.

@@ -191,6 +191,90 @@ FioOptionSpec UnifiedRwReporting() {
   return s;
 }
 
+// bwavgtime / iopsavgtime: a window in ms, at least 1 (fio takes 0 too and
+// then samples whenever its stats thread looks; block-bench's windows are
+// timed, so 0 is refused).
+template <std::optional<uint32_t> JobOptions::*F>
+FioOptionSpec AvgTimeOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
+  s.name = name;
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 1, UINT32_MAX);
+    if (!n.ok()) return n.error();
+    job.*F = uint32_t(n.value());
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.*F) out.push_back({std::string(n), std::to_string(*(job.*F))});
+  };
+  s.help = help;
+  return s;
+}
+
+// log_alternate_epoch_clock_id: a clock_gettime id this system has.
+FioOptionSpec LogEpochClockId() {
+  FioOptionSpec s = internal::UintOption<&JobOptions::log_alternate_epoch_clock_id, 0, INT32_MAX>(
+      "log_alternate_epoch_clock_id",
+      "clock_gettime clock id of the log time column with log_unix_epoch or log_alternate_epoch "
+      "(0: CLOCK_REALTIME)");
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 0, INT32_MAX);
+    if (!n.ok()) return n.error();
+    timespec ts;
+    if (clock_getres(clockid_t(n.value()), &ts) != 0)
+      return FioValueError("clock id " + std::to_string(n.value()) +
+                           " is not a clock of this system (clock_getres: " +
+                           std::strerror(errno) + ")");
+    job.log_alternate_epoch_clock_id = uint32_t(n.value());
+    return {};
+  };
+  return s;
+}
+
+// log_compression=SIZE: fio's in-memory chunk size; the log files are the
+// same, so it is kept only for rendering (main.cc warns).
+FioOptionSpec LogCompression() {
+  FioOptionSpec s;
+  s.name = "log_compression";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 1024, 536870912);
+    if (!n.ok()) return n.error();
+    job.log_compression = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.log_compression) out.push_back({std::string(n), std::to_string(job.log_compression)});
+  };
+  s.help = "accepted: fio's in-memory log compression chunk size (the log files are the same; "
+           "block-bench keeps its logs uncompressed)";
+  return s;
+}
+
+// log_store_compressed=1 makes fio write its own zlib chunk format
+// (<name>.log.fz, read back with fio --inflate-log): refused; 0 is fio's
+// default and accepted.
+FioOptionSpec LogStoreCompressed() {
+  FioOptionSpec s;
+  s.name = "log_store_compressed";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    if (b.value())
+      return FioValueError("1 is not supported: fio would write its compressed .log.fz format "
+                           "(read back with fio --inflate-log); block-bench writes plain .log "
+                           "files only (0 is accepted)");
+    job.log_store_compressed_zero = true;
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.log_store_compressed_zero) out.push_back({std::string(n), "0"});
+  };
+  s.help = "0 only: logs are stored as plain text (fio's compressed .log.fz is not written)";
+  return s;
+}
+
 }  // namespace
 
 std::vector<FioOptionSpec> ReportOptions() {
@@ -242,6 +326,26 @@ std::vector<FioOptionSpec> ReportOptions() {
       "log_hist_msec", "one histogram log entry per N ms (0: no histogram log)"));
   v.push_back(UintOption<&JobOptions::log_hist_coarseness, 0, 6>(
       "log_hist_coarseness", "histogram log bins merged 2^N at a time (0-6)"));
+  v.push_back(BoolOption<&JobOptions::log_max_value>(
+      "log_max_value", "log_avg_msec log entries hold the window's maximum instead of its mean"));
+  v.push_back(BoolOption<&JobOptions::log_unix_epoch>(
+      "log_unix_epoch", "log time column in ms since the Unix epoch (of log_alternate_epoch_clock_id)"));
+  v.push_back(BoolOption<&JobOptions::log_alternate_epoch>(
+      "log_alternate_epoch", "log time column in ms since the epoch of log_alternate_epoch_clock_id"));
+  v.push_back(LogEpochClockId());
+  v.push_back(BoolOption<&JobOptions::per_job_logs>(
+      "per_job_logs", "1: log files named <prefix>_<kind>.<job number>.log; 0: <prefix>_<kind>.log, "
+                      "shared by the jobs and appended to"));
+  v.push_back(UintOption<&JobOptions::log_entries, 1024, 1048576>(
+      "log_entries", "accepted: fio's initial log buffer size (block-bench's logs grow as needed)"));
+  v.push_back(LogCompression());
+  v.push_back(AvgTimeOption<&JobOptions::bwavgtime>(
+      "bwavgtime", "ms over which each bandwidth sample of the report is taken (default 500, or "
+                   "log_avg_msec with write_bw_log)"));
+  v.push_back(AvgTimeOption<&JobOptions::iopsavgtime>(
+      "iopsavgtime", "ms over which each IOPS sample of the report is taken (default 500, or "
+                     "log_avg_msec with write_iops_log)"));
+  v.push_back(LogStoreCompressed());
   return v;
 }
 

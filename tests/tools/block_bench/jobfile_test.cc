@@ -74,9 +74,10 @@ TEST(Errors, UnknownOptionSuggestsTheClosest) {
 }
 
 TEST(Errors, UnsupportedFioOptionsAreRejected) {
-  EXPECT_EQ(FileError("[a]\nlog_unix_epoch=1\n"), "job.fio:2: option 'log_unix_epoch' is not supported by block-bench (these log "
-            "variants are not implemented (write_bw_log, write_lat_log, write_iops_log with "
-            "log_avg_msec, and write_hist_log are))");
+  EXPECT_EQ(FileError("[a]\nlog_compression_cpus=1\n"),
+            "job.fio:2: option 'log_compression_cpus' is not supported by block-bench (the CPUs of "
+            "fio's log compression threads: block-bench compresses no logs (log_compression is "
+            "accepted and changes nothing))");
   EXPECT_EQ(FileError("[global]\nclocksource=cpu\n[a]\n"), "job.fio:2: option 'clocksource' is not supported by block-bench (every I/O is timed "
             "with CLOCK_MONOTONIC; there is no reduced or alternative clock)");
 }

@@ -1,7 +1,8 @@
 // Options about checking and reporting: verify, verify_pattern,
 // verify_interval, verify_offset, verify_only, verify_state_save,
-// do_verify, verify_fatal, continue_on_error, percentile_list, *_percentiles, write_*_log,
-// log_avg_msec.
+// do_verify, verify_fatal, continue_on_error, percentile_list, *_percentiles,
+// disk_util, write_*_log, log_avg_msec and the other log_* options,
+// bwavgtime, iopsavgtime.
 #include <gtest/gtest.h>
 
 #include "tests/tools/block_bench/test_util.h"
@@ -174,6 +175,67 @@ TEST(LogOptions, BareMeansDefaultName) {
   EXPECT_EQ(ParseOne("").log_avg_msec, 0u);
   EXPECT_EQ(ParseOne("log_avg_msec=1000").log_avg_msec, 1000u);
   EXPECT_OPTION_ERROR("log_avg_msec=1s", 2, "log_avg_msec", "got '1s'");
+}
+
+TEST(LogOptions, MaxValueAndEpoch) {
+  const JobOptions d = ParseOne("");
+  EXPECT_FALSE(d.log_max_value);
+  EXPECT_FALSE(d.log_epoch());
+  EXPECT_EQ(d.log_alternate_epoch_clock_id, 0u);
+  EXPECT_TRUE(ParseOne("log_max_value=1").log_max_value);
+  EXPECT_TRUE(ParseOne("log_unix_epoch=1").log_epoch());
+  EXPECT_TRUE(ParseOne("log_alternate_epoch=1").log_epoch());
+  EXPECT_EQ(ParseOne("log_alternate_epoch_clock_id=1").log_alternate_epoch_clock_id, 1u);
+  EXPECT_OPTION_ERROR("log_max_value=2", 2, "log_max_value", "expected 0 or 1");
+  EXPECT_OPTION_ERROR("log_unix_epoch=yes", 2, "log_unix_epoch", "expected 0 or 1");
+  EXPECT_OPTION_ERROR("log_alternate_epoch=x", 2, "log_alternate_epoch", "expected 0 or 1");
+  EXPECT_OPTION_ERROR("log_alternate_epoch_clock_id=-1", 2, "log_alternate_epoch_clock_id", "");
+  // fio would read garbage from clock_gettime; block-bench refuses the id.
+  EXPECT_OPTION_ERROR("log_alternate_epoch_clock_id=99", 2, "log_alternate_epoch_clock_id",
+                      "clock id 99 is not a clock of this system");
+}
+
+TEST(LogOptions, FileNamesAndBuffers) {
+  const JobOptions d = ParseOne("");
+  EXPECT_TRUE(d.per_job_logs);
+  EXPECT_EQ(d.log_entries, 1024u);
+  EXPECT_EQ(d.log_compression, 0u);
+  EXPECT_FALSE(ParseOne("per_job_logs=0").per_job_logs);
+  EXPECT_OPTION_ERROR("per_job_logs=2", 2, "per_job_logs", "expected 0 or 1");
+  EXPECT_EQ(ParseOne("log_entries=4096").log_entries, 4096u);
+  EXPECT_OPTION_ERROR("log_entries=10", 2, "log_entries", "");  // fio: 1024..1048576
+  EXPECT_OPTION_ERROR("log_entries=2000000", 2, "log_entries", "");
+  EXPECT_EQ(ParseOne("log_compression=64k").log_compression, 65536u);
+  EXPECT_OPTION_ERROR("log_compression=100", 2, "log_compression", "");
+  EXPECT_OPTION_ERROR("log_compression=0", 2, "log_compression", "");
+  EXPECT_TRUE(ParseOne("log_store_compressed=0").log_store_compressed_zero);
+  EXPECT_OPTION_ERROR("log_store_compressed=1", 2, "log_store_compressed",
+                      "fio would write its compressed .log.fz format");
+  EXPECT_OPTION_ERROR("log_store_compressed=z", 2, "log_store_compressed", "expected 0 or 1");
+}
+
+TEST(SampleWindows, BwavgtimeIopsavgtime) {
+  const JobOptions d = ParseOne("");
+  EXPECT_EQ(d.bw_window_ms(), 500u);
+  EXPECT_EQ(d.iops_window_ms(), 500u);
+  EXPECT_EQ(ParseOne("bwavgtime=100").bw_window_ms(), 100u);
+  EXPECT_EQ(ParseOne("iopsavgtime=250").iops_window_ms(), 250u);
+  // fio: without bwavgtime a bw log's log_avg_msec is the window; the iops
+  // samples keep 500 ms without an iops log.
+  const JobOptions logged = ParseOne("write_bw_log\nlog_avg_msec=200");
+  EXPECT_EQ(logged.bw_window_ms(), 200u);
+  EXPECT_EQ(logged.iops_window_ms(), 500u);
+  EXPECT_EQ(ParseOne("write_iops_log\nlog_avg_msec=200\niopsavgtime=50").iops_window_ms(), 50u);
+  EXPECT_EQ(ParseOne("log_avg_msec=200").bw_window_ms(), 500u);
+  EXPECT_OPTION_ERROR("bwavgtime=0", 2, "bwavgtime", "");
+  EXPECT_OPTION_ERROR("iopsavgtime=1s", 2, "iopsavgtime", "got '1s'");
+}
+
+TEST(DiskUtilOption, Boolean) {
+  EXPECT_TRUE(ParseOne("").disk_util);
+  EXPECT_FALSE(ParseOne("disk_util=0").disk_util);
+  EXPECT_TRUE(ParseOne("disk_util=1").disk_util);
+  EXPECT_OPTION_ERROR("disk_util=on", 2, "disk_util", "expected 0 or 1");
 }
 
 }  // namespace

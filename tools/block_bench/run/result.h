@@ -184,6 +184,10 @@ struct CloneResult {
   // write_lat_log's three logs; slat_log holds only requests with a slat.
   std::vector<LogEntry> lat_log, clat_log, slat_log, bw_log, iops_log;
   std::vector<HistLogEntry> hist_log;
+  // Added to every log entry's msec when the file is written: the job's
+  // start in ms on log_alternate_epoch_clock_id with log_unix_epoch or
+  // log_alternate_epoch, else 0.
+  uint64_t log_epoch_ms = 0;
   uint64_t seed = 0;
   // With ss_dur: the steady state of the unit this clone heads (the clone
   // itself, or its group with group_reporting; steady.h).

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -346,15 +347,14 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
     measuring_ = true;
     measure_start_ = now;
     res_->measure_start_ns = now;
-    last_sample_ns_ = now;
-    for (int d = 0; d < kNumDirs; d++) {
-      last_bytes_[d] = 0;
-      last_ios_[d] = 0;
+    for (SamplePeriod& p : periods_) {
+      p.last_ns = now;
+      for (uint64_t& v : p.last) v = 0;
     }
     if (ramp_end_ns_ > start_ns_ && !job_.time_based) source_->reset_budget();
     // Samples cover whole intervals of the measured phase: a tick left over
     // from the ramp would add a short, noisy one.
-    if (sampler_) sampler_->arm_at(now + sample_ns_);
+    if (sampler_) sampler_->arm_at(next_sample_ns(now));
   }
   if (due && measured) {
     ScheduleResult& sc = res_->schedule;
@@ -778,40 +778,59 @@ void Worker::log_latency(int d, int64_t t1, const IoUnit& u, uint64_t lat, uint6
   for (int k = 0; k < 3; k++) {
     if (!keep[k]) continue;
     win_lat_sum_[k][d] += v[k];
+    win_lat_max_[k][d] = std::max(win_lat_max_[k][d], v[k]);
     win_lat_n_[k][d]++;
   }
 }
 
-void Worker::sample(int64_t now) {
+void Worker::sample(int64_t now, bool last) {
   if (!measuring_) return;
-  double secs = double(now - last_sample_ns_) / 1e9;
-  if (secs <= 0) return;
-  uint64_t msec = uint64_t((now - start_ns_) / 1000000);
-  for (int d = 0; d < kNumDirs; d++) {
-    DirResult& r = res_->dir[d];
-    if (!source_->has_dir(Dir(d))) continue;
-    double bw = double(r.bytes - last_bytes_[d]) / secs;
-    double io = double(r.ios - last_ios_[d]) / secs;
-    // Kept whatever the reductions say, as fio 3.33 does.
-    r.bw_samples.push_back(bw);
-    r.iops_samples.push_back(io);
-    // Without log_avg_msec these logs are per I/O (complete()).
-    if (bw_log_ && job_.log_avg_msec)
-      res_->bw_log.push_back(LogEntry{msec, uint64_t(bw / 1024), d, 0, 0});
-    if (iops_log_ && job_.log_avg_msec)
-      res_->iops_log.push_back(LogEntry{msec, uint64_t(io), d, 0, 0});
-    if (lat_log_ && job_.log_avg_msec) {
-      std::vector<LogEntry>* logs[3] = {&res_->lat_log, &res_->clat_log, &res_->slat_log};
-      for (int k = 0; k < 3; k++) {
-        if (!win_lat_n_[k][d]) continue;
-        logs[k]->push_back(LogEntry{msec, win_lat_sum_[k][d] / win_lat_n_[k][d], d, 0, 0});
-        win_lat_sum_[k][d] = win_lat_n_[k][d] = 0;
+  const uint64_t msec = uint64_t((now - start_ns_) / 1000000);
+  for (int k = 0; k < kSampleKinds; k++) {
+    SamplePeriod& p = periods_[k];
+    const int64_t span = now - p.last_ns;
+    if (!p.every_ns || span <= 0 || span < (last ? p.every_ns / 2 : p.every_ns)) continue;
+    const double secs = double(span) / 1e9;
+    for (int d = 0; d < kNumDirs; d++) {
+      if (!source_->has_dir(Dir(d))) continue;
+      DirResult& r = res_->dir[d];
+      if (k == kBwSample) {
+        // Kept whatever the reductions say, as fio 3.33 does.
+        const double bw = double(r.bytes - p.last[d]) / secs;
+        r.bw_samples.push_back(bw);
+        // Without log_avg_msec the bw log is per I/O (complete()).
+        if (bw_log_ && job_.log_avg_msec)
+          res_->bw_log.push_back(LogEntry{msec, uint64_t(bw / 1024), d, 0, 0});
+        p.last[d] = r.bytes;
+      } else if (k == kIopsSample) {
+        const double io = double(r.ios - p.last[d]) / secs;
+        r.iops_samples.push_back(io);
+        if (iops_log_ && job_.log_avg_msec)
+          res_->iops_log.push_back(LogEntry{msec, uint64_t(io), d, 0, 0});
+        p.last[d] = r.ios;
+      } else {
+        std::vector<LogEntry>* logs[3] = {&res_->lat_log, &res_->clat_log, &res_->slat_log};
+        for (int l = 0; l < 3; l++) {
+          if (!win_lat_n_[l][d]) continue;
+          const uint64_t value = job_.log_max_value ? win_lat_max_[l][d]
+                                                    : win_lat_sum_[l][d] / win_lat_n_[l][d];
+          logs[l]->push_back(LogEntry{msec, value, d, 0, 0});
+          win_lat_sum_[l][d] = win_lat_max_[l][d] = win_lat_n_[l][d] = 0;
+        }
       }
     }
-    last_bytes_[d] = r.bytes;
-    last_ios_[d] = r.ios;
+    p.last_ns = now;
   }
-  last_sample_ns_ = now;
+}
+
+int64_t Worker::next_sample_ns(int64_t now) const {
+  int64_t next = INT64_MAX;
+  for (const SamplePeriod& p : periods_) {
+    if (!p.every_ns) continue;
+    // Before the measured phase (a ramp) the periods have not started.
+    next = std::min(next, measuring_ ? std::max(now, p.last_ns + p.every_ns) : now + p.every_ns);
+  }
+  return next;
 }
 
 void Worker::hist_sample(int64_t now) {
@@ -1229,7 +1248,9 @@ bool Worker::prepare_io() {
   lat_log_ = job_.write_lat_log.has_value();
   bw_log_ = job_.write_bw_log.has_value();
   iops_log_ = job_.write_iops_log.has_value();
-  if (job_.log_avg_msec) sample_ns_ = int64_t(job_.log_avg_msec) * 1000000;
+  periods_[kBwSample].every_ns = int64_t(job_.bw_window_ms()) * 1000000;
+  periods_[kIopsSample].every_ns = int64_t(job_.iops_window_ms()) * 1000000;
+  if (lat_log_) periods_[kLatWindow].every_ns = int64_t(job_.log_avg_msec) * 1000000;
 
   slots_.resize(depth_);
   for (uint32_t i = 0; i < depth_; i++) {
@@ -1298,6 +1319,12 @@ Task<void> Worker::think() {
 void Worker::start_clock() {
   const bool time_limited = job_.runtime.count() > 0;
   start_ns_ = NowNs();
+  if (job_.log_epoch()) {
+    // fio 3.33's set_epoch_time(): the start on the chosen clock, in ms.
+    timespec ts{};
+    clock_gettime(clockid_t(job_.log_alternate_epoch_clock_id), &ts);
+    res_->log_epoch_ms = uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
+  }
   pacer_.start(start_ns_);
   think_last_ns_ = start_ns_;
   if (lt_) lt_->window_start = start_ns_;
@@ -1405,11 +1432,12 @@ Task<void> Worker::run(AioContext& ctx) {
       }
     }
     sampler_ = std::make_unique<Timer>(ctx, [this] {
-      sample(NowNs());
-      if (rate_min_) check_min_rate(NowNs());
-      sampler_->arm_in(sample_ns_);
+      const int64_t now = NowNs();
+      sample(now);
+      if (rate_min_) check_min_rate(now);
+      sampler_->arm_at(next_sample_ns(now));
     });
-    sampler_->arm_in(sample_ns_);
+    sampler_->arm_at(next_sample_ns(NowNs()));
     if (job_.write_hist_log && job_.log_hist_msec) {
       const int64_t every = int64_t(job_.log_hist_msec) * 1000000;
       hist_sampler_ = std::make_unique<Timer>(ctx, [this, every] {
@@ -1435,7 +1463,7 @@ Task<void> Worker::run(AioContext& ctx) {
     }
     if (measuring_) {
       // A last partial sample, when at least half an interval is left.
-      if (stop_ns - last_sample_ns_ >= sample_ns_ / 2) sample(stop_ns);
+      sample(stop_ns, /*last=*/true);
       res_->runtime_ns = stop_ns - measure_start_;
     }
     merge_unsplit(res_);

@@ -298,7 +298,12 @@ class Worker {
   // write_lat_log: one request's lat, clat and (when it has one) slat.
   void log_latency(int d, int64_t t1, const IoUnit& u, uint64_t lat, uint64_t clat,
                    const uint64_t* slat);
-  void sample(int64_t now);
+  // Takes each periodic sample (SampleKind) whose period has passed since
+  // its last one; `last`: the job's end, where one at least half a period
+  // long is taken.
+  void sample(int64_t now, bool last = false);
+  // When the sampler timer fires next.
+  int64_t next_sample_ns(int64_t now) const;
   // write_hist_log: appends one fio histogram-log entry per direction with
   // the completions since the previous call.
   void hist_sample(int64_t now);
@@ -469,11 +474,20 @@ class Worker {
   std::unique_ptr<Timer> sampler_;
   std::unique_ptr<Timer> hist_sampler_;  // write_hist_log, every log_hist_msec
   std::vector<uint64_t> hist_last_[kNumDirs];  // fio bins at the last hist_sample
-  int64_t sample_ns_ = 500'000'000;
-  int64_t last_sample_ns_ = 0;
-  uint64_t last_bytes_[kNumDirs] = {}, last_ios_[kNumDirs] = {};
+  // The periodic samples sample() takes, one timer for all: the report's
+  // bandwidth samples (and the bw log's entries with log_avg_msec) every
+  // bwavgtime, its IOPS samples every iopsavgtime, the latency logs'
+  // log_avg_msec windows.
+  enum SampleKind { kBwSample, kIopsSample, kLatWindow, kSampleKinds };
+  struct SamplePeriod {
+    int64_t every_ns = 0;          // 0: not taken
+    int64_t last_ns = 0;
+    uint64_t last[kNumDirs] = {};  // bytes (kBwSample) or I/Os (kIopsSample) at last_ns
+  };
+  SamplePeriod periods_[kSampleKinds];
   // log_avg_msec windows of write_lat_log: [kind][dir], kind = lat, clat, slat.
   uint64_t win_lat_sum_[3][kNumDirs] = {}, win_lat_n_[3][kNumDirs] = {};
+  uint64_t win_lat_max_[3][kNumDirs] = {};  // log_max_value
   // Measured requests without a slat (see run/result.h): recorded once here
   // and added to both clat and lat when the I/O ends (one record per I/O
   // instead of two on drivers that never split).
