@@ -10,6 +10,11 @@
 #   psync   a regular file in $TEST_TMPDIR, buffered pread/pwrite
 #   libaio  the same with direct=1 (skipped, with a note, where the test
 #           directory has no O_DIRECT, e.g. tmpfs)
+#   zram    libaio direct=1 on a zram device, one per tool (hot-added here,
+#           removed at the end; files naming ${FILE} only): a block device
+#           that completes inside io_submit.  Without a writable
+#           /sys/class/zram-control it is skipped with a note, and fails
+#           under BLK_TEST_NO_SKIP (CI).
 # Each file's first line says which targets it runs on and what is checked:
 #   # fio-parity: targets=null,psync,libaio check=KIND[,KIND] [refuses=OPT] [ios=N]
 # Checks (always: both exit 0, the same job names in the same order):
@@ -59,6 +64,35 @@ if ! dd if=/dev/zero of=odirect.probe bs=4096 count=1 oflag=direct 2> /dev/null;
   echo "NOTE: no O_DIRECT on $T ($(stat -f -c %T "$T")): the libaio direct=1 target is skipped, psync only"
 fi
 rm -f odirect.probe
+
+# Two zram devices (one per tool) when a job file asks for the zram target.
+zram_bb="" zram_fio="" zram_ids=()
+zram_remove() {
+  local id
+  for id in "${zram_ids[@]}"; do
+    for _ in $(seq 200); do echo "$id" > /sys/class/zram-control/hot_remove 2> /dev/null && break; sleep 0.01; done
+  done
+}
+trap zram_remove EXIT
+zram_add() {  # prints /dev/zramN, or fails
+  local id
+  id=$(cat /sys/class/zram-control/hot_add) || return 1
+  [[ $id =~ ^[0-9]+$ && $id != 0 ]] || return 1
+  zram_ids+=("$id")
+  echo 256M > "/sys/block/zram$id/disksize" || return 1
+  for _ in $(seq 200); do [[ -b /dev/zram$id ]] && break; sleep 0.01; done
+  [[ -b /dev/zram$id ]] && echo "/dev/zram$id"
+}
+if grep -q '^# fio-parity: targets=[^ ]*zram' "${jobs[@]}"; then
+  [[ -e /sys/class/zram-control ]] || modprobe zram 2> /dev/null || true
+  if [[ -w /sys/class/zram-control/hot_add ]] && zram_bb=$(zram_add) && zram_fio=$(zram_add); then
+    echo "zram target: block-bench on $zram_bb, fio on $zram_fio"
+  else
+    zram_bb=""
+    [[ -n ${BLK_TEST_NO_SKIP:-} ]] && fail "no zram device (needs root, the zram module and a writable /sys: the test is tagged local)"
+    echo "NOTE: SKIPPED the zram target: no writable /sys/class/zram-control (root, the zram module, no sandbox)"
+  fi
+fi
 
 cat > compare.py <<'PY'
 import json, re, sys
@@ -223,13 +257,18 @@ run() {
     null) engine=null direct=0 ;;
     psync) engine=psync direct=0 ;;
     libaio) engine=libaio direct=1 ;;
+    zram) engine=libaio direct=1 ;;
     *) fail "$(basename "$job"): unknown target $target" ;;
   esac
   d="$T/$(basename "$job" .fio)/$target/$tool"
   rm -rf "$d" && mkdir -p "$d"
   if [[ $tool == bb ]]; then cmd=("$BB"); else cmd=(fio); fi
+  local file="$d/data"
+  if [[ $target == zram ]]; then
+    if [[ $tool == bb ]]; then file=$zram_bb; else file=$zram_fio; fi
+  fi
   # fio 3.33 can hang (io_submit_mode=offload), so every run has a limit.
-  (cd "$d" && exec env ENGINE=$engine DIRECT=$direct FILE="$d/data" DIR="$d" timeout -s KILL 45 \
+  (cd "$d" && exec env ENGINE=$engine DIRECT=$direct FILE="$file" DIR="$d" timeout -s KILL 45 \
     "${cmd[@]}" --output-format=json --output="$d/out.json" "$job" > "$d/stdout" 2> "$d/stderr") &
   pids+=("$!:$target:$tool")
 }
@@ -257,6 +296,7 @@ for job in "${jobs[@]}"; do
   used=()
   for target in ${targets//,/ }; do
     if [[ $target == libaio ]] && (( !have_direct )); then echo "$name: libaio skipped (no O_DIRECT)"; continue; fi
+    if [[ $target == zram && -z $zram_bb ]]; then echo "$name: zram skipped (no device)"; continue; fi
     used+=("$target")
   done
   declare -A rc=()

@@ -247,7 +247,9 @@ TEST(Generator, RandomRunAtTheRegionEnd) {
   for (uint64_t seed : {1, 2, 3, 4}) {
     auto v = Take(j, 128 << 10, 1000, seed);
     ASSERT_FALSE(v.empty());
-    if (v.size() < 16) EXPECT_EQ(v.back().offset + v.back().len, 64u << 10) << seed;
+    if (v.size() < 16) {
+      EXPECT_EQ(v.back().offset + v.back().len, 64u << 10) << seed;
+    }
     for (const IoUnit& u : v) EXPECT_LT(u.offset, 64u << 10);
   }
   JobOptions t = ParseJob({"--name=a", "--rw=randread:8", "--bs=4k", "--size=64k", "--time_based", "--runtime=1"});
