@@ -13,6 +13,10 @@
 //     through the eventfd while withdrawn),
 //   * withdraw it again after the next window, and retry after 16 windows
 //     (the wait doubles while polling keeps failing).
+// On a loaded machine the loop can be descheduled across releases, so that
+// its poll finds a quarter of a window's completions: that window pays,
+// the withdrawal comes a window later and the wait restarts at 8.  The
+// test accepts that, and asserts the rest exactly.
 // A real disk cannot give this reliably: one that completes within a loop
 // iteration makes polling pay (the test used to skip then).
 #include <fcntl.h>
@@ -102,15 +106,26 @@ TEST_P(KernelAioPollTest, AutoWithdrawsAndRetriesOnALateDevice) {
     return done();
   };
 
-  // 1. The first window: withdrawn at its end.  It ends at the first
-  // eventfd wake-up once 128 wake-ups were counted: the 128th unless that
-  // one was caught by the poll (a release while the loop was between
-  // iterations: rare, and it only moves the end by one).
+  // How many whole windows `n` reads (one wake-up each) make: a window
+  // ends at the first eventfd wake-up once 128 wake-ups were counted, the
+  // 128th unless that one was caught by the poll (a release while the loop
+  // was between iterations: it moves the end by one or a few).  -1 when
+  // `n` is no such count.
+  const auto windows = [](int n) {
+    const int k = n / kWindow;
+    return k >= 1 && n - k * kWindow <= 16 * k ? k : -1;
+  };
+
+  // 1. Withdrawn at the end of the first window in which polling found
+  // fewer than a quarter: the first, unless the machine is so loaded that
+  // the loop was descheduled across releases and the poll found them (then
+  // a later one; the governor is right either way).
   ASSERT_TRUE(read_until([&] { return counter("aio_poll_withdrawals") == 1; }, 4 * kWindow));
   const int w1 = reads;
-  EXPECT_GE(w1, kWindow);
-  EXPECT_LE(w1, kWindow + 16);
-  EXPECT_LT(counter("aio_reaped_poll") * 4, uint64_t(w1)) << "the poll found a quarter";
+  EXPECT_GE(windows(w1), 1) << w1 << " reads";
+  if (windows(w1) == 1) {
+    EXPECT_LT(counter("aio_reaped_poll") * 4, uint64_t(w1)) << "the poll found a quarter";
+  }
   EXPECT_EQ(counter("aio_polling"), 0u);
   EXPECT_EQ(counter("aio_poll_retries"), 0u);
   const uint64_t polled_at_w1 = counter("aio_reaped_poll");
@@ -125,15 +140,16 @@ TEST_P(KernelAioPollTest, AutoWithdrawsAndRetriesOnALateDevice) {
   EXPECT_EQ(counter("aio_poll_withdrawals"), 1u);
 
   // 3. Polling still does not pay: withdrawn again after one window, and
-  // this time retried after twice as many windows.
+  // this time retried after twice as many windows.  If a window paid in
+  // between (a loaded machine, as in 1.), the wait starts again at 8.
   ASSERT_TRUE(read_until([&] { return counter("aio_poll_withdrawals") == 2; }, 4 * kWindow));
   const int w2 = reads;
-  EXPECT_GE(w2 - r1, kWindow);
-  EXPECT_LE(w2 - r1, kWindow + 16);
+  const int between = windows(w2 - r1);
+  EXPECT_GE(between, 1) << w2 - r1 << " reads";
   EXPECT_EQ(counter("aio_polling"), 0u);
-  ASSERT_TRUE(read_until([&] { return counter("aio_poll_retries") == 2; },
-                         2 * kRetryWindows * kWindow + 1));
-  EXPECT_EQ(reads - w2, 2 * kRetryWindows * kWindow);
+  const int wait = between == 1 ? 2 * kRetryWindows : kRetryWindows;
+  ASSERT_TRUE(read_until([&] { return counter("aio_poll_retries") == 2; }, wait * kWindow + 1));
+  EXPECT_EQ(reads - w2, wait * kWindow) << "after " << between << " window(s) polling";
   EXPECT_EQ(counter("aio_polling"), 1u);
 
   // Every completion came through the ring, late, once.
