@@ -391,6 +391,16 @@ struct JobOptions {
   // checked, then go on writing; 0: only the verify phase at the end.
   uint32_t verify_backlog = 0;
   uint32_t verify_backlog_batch = 0;
+  // fio's trim options (with verify= on a writing job): trim_percentage of
+  // the written blocks are queued for a trim; after every trim_backlog
+  // writes, trim_backlog_batch (0: trim_backlog) of them are trimmed, the
+  // oldest first.  The verify phase then expects them to read as zeros
+  // (trim_verify_zero=1) or does not read them (0).  Both trim_percentage
+  // and trim_backlog are needed for a trim to be issued, as in fio.
+  uint32_t trim_percentage = 0;
+  bool trim_verify_zero = true;
+  uint32_t trim_backlog = 0;
+  uint32_t trim_backlog_batch = 0;
   ContinueOnError continue_on_error = ContinueOnError::kNone;
 
   // --- reporting ----------------------------------------------------------

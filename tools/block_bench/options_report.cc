@@ -297,6 +297,16 @@ std::vector<FioOptionSpec> ReportOptions() {
       "verify_backlog", "check the written blocks after every N writes, not only at the end"));
   v.push_back(UintOption<&JobOptions::verify_backlog_batch, 0>(
       "verify_backlog_batch", "blocks checked at each verify_backlog point (0: verify_backlog)"));
+  v.push_back(UintOption<&JobOptions::trim_percentage, 0, 100>(
+      "trim_percentage", "percentage of the verified written blocks queued for a trim "
+                         "(issued at trim_backlog points)"));
+  v.push_back(BoolOption<&JobOptions::trim_verify_zero>(
+      "trim_verify_zero", "1: the verify phase expects trimmed blocks to read as zeros; 0: "
+                          "they are not read back"));
+  v.push_back(UintOption<&JobOptions::trim_backlog, 0>(
+      "trim_backlog", "trim queued blocks after every N written blocks (0: never)"));
+  v.push_back(UintOption<&JobOptions::trim_backlog_batch, 0>(
+      "trim_backlog_batch", "blocks trimmed at each trim_backlog point (0: trim_backlog)"));
   v.push_back(ContinueOnErrorOption());
   v.push_back(PercentileList());
   v.push_back(UnifiedRwReporting());

@@ -109,6 +109,11 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
   if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
+  // The trims of trim_backlog must really discard (a hole punched in a
+  // regular file, BLKDISCARD on a block device) for the verify phase to see
+  // zeros; the driver's default drops discards.
+  if (job.verify != VerifyMethod::kNone && job.trim_percentage && job.trim_backlog)
+    t.spec += ",discard=unmap";
   if (job.ioengine == IoEngine::kPosixaio) {
     // glibc runs the requests of one file descriptor one after the other
     // on one of its threads (aio_misc.c), with at most 20 threads

@@ -235,6 +235,8 @@ bool Worker::setup_verify() {
     layout_.pattern = std::move(*p);
   }
   if (!verify_) return true;
+  trim_on_ = job_.trim_percentage && job_.trim_backlog && job_.do_verify && !job_.verify_only &&
+             source_->has_dir(Dir::kWrite);
   const uint64_t header = VerifyHeaderSize(job_.verify);
   // The smallest and largest blocks verified: the writes', else the reads'.
   const Dir d = source_->has_dir(Dir::kWrite) ? Dir::kWrite : Dir::kRead;
@@ -384,7 +386,11 @@ void Worker::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
       uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
       FillVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, g, layout_);
       note_written(slot, u, g);
-      if (job_.verify_backlog && !verify_phase_) hist_len_++;
+      if ((job_.verify_backlog || trim_on_) && !verify_phase_) hist_len_++;
+      // fio's io_u_should_trim: a trim_percentage share of the writes.
+      if (trim_on_ && !verify_phase_ &&
+          Mix64(res_->seed ^ 0x7472696d5f706374ULL ^ ++trim_rolls_) % 100 < job_.trim_percentage)
+        trim_list_.push_back(TrimEntry{vkey(u), g});
     } else if (!layout_.pattern.empty()) {
       // verify=0 after verify_pattern: the pattern is written, unchecked.
       FillPattern(slots_[slot].buf.data(), u.len, u.offset, layout_.pattern,
@@ -462,10 +468,55 @@ void Worker::flush_done(uint32_t file, int64_t t0, bool measured, Status st, int
   }
 }
 
+bool Worker::trim_queued(const TrimEntry& e) const {
+  auto it = written_.find(e.key);
+  return it != written_.end() && it->second.gen == e.gen && !it->second.checked &&
+         !it->second.trimmed;
+}
+
+bool Worker::trim_due() {
+  while (!trim_list_.empty() && !trim_queued(trim_list_.front())) trim_list_.pop_front();
+  if (trim_list_.empty()) return false;
+  // fio 3.33's check_get_trim, decision for decision.
+  if (trim_batch_) {
+    trim_batch_--;
+    return true;
+  }
+  if (hist_len_ % job_.trim_backlog == 0 && last_dir_ != Dir::kRead) {
+    trim_batch_ = job_.trim_backlog_batch ? job_.trim_backlog_batch : job_.trim_backlog;
+    return true;
+  }
+  return false;
+}
+
+bool Worker::take_trim(IoUnit* u) {
+  while (!trim_list_.empty()) {
+    const TrimEntry e = trim_list_.front();
+    trim_list_.pop_front();
+    if (!trim_queued(e)) continue;
+    auto it = written_.find(e.key);
+    if (!it->second.done || it->second.ambiguous) continue;  // the write failed, or raced
+    *u = VerifyReadOf(it);
+    u->dir = Dir::kTrim;
+    if (job_.trim_verify_zero) {
+      it->second.trimmed = true;
+    } else {
+      // fio drops the block from its verify list: not read back.
+      written_.erase(it);
+      auto b = std::find(backlog_.begin(), backlog_.end(), e.key);
+      if (b != backlog_.end()) backlog_.erase(b);
+      if (hist_len_) hist_len_--;
+    }
+    return true;
+  }
+  return false;
+}
+
 void Worker::plan_verify_read(uint32_t slot, const IoUnit& u) {
   Slot& s = slots_[slot];
   s.check = false;
   s.want_gen = 0;
+  s.want_zero = false;
   if (!source_->has_dir(Dir::kWrite)) {
     s.check = true;  // read-only job: check everything, writer unknown
     return;
@@ -475,6 +526,7 @@ void Worker::plan_verify_read(uint32_t slot, const IoUnit& u) {
       !it->second.ambiguous) {
     s.check = true;
     s.want_gen = it->second.gen;
+    s.want_zero = it->second.trimmed;
   }
 }
 
@@ -490,11 +542,22 @@ void Worker::check_verify_read(uint32_t slot, const IoUnit& u) {
     it->second.checked = true;
   }
   res_->verified++;
-  std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen, layout_);
-  if (bad.empty()) return;
+  std::string msg;
+  if (s.want_zero) {
+    // As fio's verify_trimmed_io_u: the offset of the first non-zero byte.
+    const uint8_t* p = slots_[slot].buf.data();
+    const uint8_t* nz = std::find_if(p, p + u.len, [](uint8_t b) { return b != 0; });
+    if (nz == p + u.len) return;
+    msg = "trim verify failed on '" + display(u.file) + "' at offset " +
+          std::to_string(u.offset + uint64_t(nz - p)) + " length " + std::to_string(u.len) +
+          " (block offset " + std::to_string(nz - p) + "): the trimmed block does not read as zeros";
+  } else {
+    std::string bad = CheckVerifyBlock(slots_[slot].buf.data(), u.len, u.offset, want_gen, layout_);
+    if (bad.empty()) return;
+    msg = "verify failed on '" + display(u.file) + "' at offset " + std::to_string(u.offset) +
+          " length " + std::to_string(u.len) + ": " + bad;
+  }
   res_->verify_errors++;
-  std::string msg = "verify failed on '" + display(u.file) + "' at offset " +
-                    std::to_string(u.offset) + " length " + std::to_string(u.len) + ": " + bad;
   res_->total_errors++;
   if (!res_->first_error) {
     res_->first_error = EILSEQ;
@@ -578,6 +641,11 @@ void Worker::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, b
       }
     }
     if (!st.ok()) {
+      if (verify_ && u.dir == Dir::kTrim) {
+        // A failed trim leaves the block's content unknown: not checked.
+        auto it = written_.find(vkey(u));
+        if (it != written_.end() && it->second.trimmed) it->second.ambiguous = true;
+      }
       io_error(u.dir, -st.error(),
                std::string(kOpName[d]) + " error on '" + display(u.file) + "' at offset " +
                    std::to_string(u.offset) + " length " + std::to_string(u.len) + ": " +
@@ -946,6 +1014,17 @@ Task<void> Worker::submitter() {
           verify_batch_--;
         }
         if (backlog_.empty()) hist_len_ = 0;  // failed or dropped writes left nothing
+        continue;
+      }
+    }
+    // trim_backlog: trim the oldest queued blocks (see worker.h); asked once
+    // per I/O to fetch, as fio's get_io_u.
+    if (trim_on_ && !verify_phase_ && !have && backlog_reads_.empty() && trim_due()) {
+      end_batch();
+      co_await wait_all();  // the writes to trim are complete (or failed)
+      IoUnit t;
+      if (take_trim(&t)) {
+        backlog_reads_.push_back(t);
         continue;
       }
     }

@@ -211,6 +211,7 @@ class Worker {
     // the block had when the read was issued (0: unknown, a read-only job).
     bool check = false;
     uint64_t want_gen = 0;
+    bool want_zero = false;  // a trimmed block (trim_verify_zero): all zeros
     // A verify write in flight: its range and generation.
     bool writing = false;
     uint64_t write_offset = 0, write_len = 0, write_gen = 0;  // write_offset: a vkey()
@@ -226,6 +227,7 @@ class Worker {
     bool ambiguous;  // issued while an overlapping write was in flight: the
                      // device may apply either last, so it is not checked
     bool checked;    // read back and checked
+    bool trimmed = false;  // trimmed by trim_backlog: reads back as zeros
   };
   struct WaitAwaiter {
     Worker* w;
@@ -468,6 +470,27 @@ class Worker {
   Dir last_dir_ = Dir::kRead;
   // The verify read of the block written_ holds at `it`.
   IoUnit VerifyReadOf(std::map<uint64_t, Written>::const_iterator it) const;
+  // trim_percentage / trim_backlog, as fio's (JobOptions::trim_*): each
+  // write picked (trim_percentage) joins trim_list_ when issued.  Before
+  // each I/O the submitter asks trim_due() fio's question: with blocks
+  // queued, is a batch under way, or has hist_len_ reached a multiple of
+  // trim_backlog right after a write (a batch of trim_backlog_batch, 0:
+  // trim_backlog, starts)?  If so, the I/O in flight completes and
+  // take_trim() queues a trim of the oldest queued block still written
+  // (in backlog_reads_, issued next).  With trim_verify_zero the block
+  // stays in written_, marked trimmed: it must read back as zeros; without,
+  // it leaves written_ and hist_len_ (not read back).  A block that is
+  // rewritten, or checked by verify_backlog, leaves the queue.
+  struct TrimEntry {
+    uint64_t key, gen;  // written_'s key and the write's generation
+  };
+  bool trim_on_ = false;  // verify, do_verify, a writing job, both options set
+  std::deque<TrimEntry> trim_list_;
+  uint32_t trim_batch_ = 0;
+  uint64_t trim_rolls_ = 0;
+  bool trim_queued(const TrimEntry& e) const;
+  bool trim_due();
+  bool take_trim(IoUnit* u);
   uint64_t gen_counter_ = 0;
 
   // samples and logs
