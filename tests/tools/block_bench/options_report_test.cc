@@ -125,6 +125,26 @@ TEST(VerifyOption, CompanionBooleans) {
   EXPECT_OPTION_ERROR("verify_fatal", 2, "verify_fatal", "requires a value");
 }
 
+TEST(TrimVerifyOptions, ValuesAndErrors) {
+  const JobOptions d = ParseOne("");
+  EXPECT_EQ(d.trim_percentage, 0u);
+  EXPECT_TRUE(d.trim_verify_zero);
+  EXPECT_EQ(d.trim_backlog, 0u);
+  EXPECT_EQ(d.trim_backlog_batch, 0u);
+  const JobOptions j = ParseOne(
+      "verify=crc32c\ntrim_percentage=50\ntrim_verify_zero=0\ntrim_backlog=1k\n"
+      "trim_backlog_batch=8");
+  EXPECT_EQ(j.trim_percentage, 50u);
+  EXPECT_FALSE(j.trim_verify_zero);
+  EXPECT_EQ(j.trim_backlog, 1024u);
+  EXPECT_EQ(j.trim_backlog_batch, 8u);
+  EXPECT_OPTION_ERROR("trim_percentage=101", 2, "trim_percentage", "101");
+  EXPECT_OPTION_ERROR("trim_percentage=x", 2, "trim_percentage", "got 'x'");
+  EXPECT_OPTION_ERROR("trim_verify_zero=2", 2, "trim_verify_zero", "2");
+  EXPECT_OPTION_ERROR("trim_backlog=-1", 2, "trim_backlog", "-1");
+  EXPECT_OPTION_ERROR("trim_backlog_batch=y", 2, "trim_backlog_batch", "got 'y'");
+}
+
 TEST(ContinueOnErrorOption, AllValues) {
   EXPECT_EQ(ParseOne("").continue_on_error, ContinueOnError::kNone);
   const std::pair<const char*, ContinueOnError> cases[] = {

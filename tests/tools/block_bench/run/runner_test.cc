@@ -1086,6 +1086,68 @@ TEST(Runner, VerifyPassesThenCatchesCorruption) {
   unlink(path);
 }
 
+// trim_percentage + trim_backlog on a real file: the trims punch holes,
+// the verify phase reads every block back and the trimmed ones as zeros.
+// The sequence is fio 3.33's (write_iolog of the same job): 4 writes, the 4
+// trimmed; then one trim after each of the next writes while a batch
+// lasts.  A block written behind the tool's back after its trim is
+// reported with the offset of its first non-zero byte.
+TEST(Runner, TrimBacklogTrimsAndVerifiesZeros) {
+  if (!FileDriverAvailable()) GTEST_SKIP() << "file driver not built in";
+  char path[] = "/tmp/bbtrimXXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  auto jobs = ParseJobs({"--name=t", "--ioengine=psync", std::string("--filename=") + path,
+                         "--rw=write", "--bs=4k", "--size=64k", "--verify=crc32c",
+                         "--trim_percentage=100", "--trim_backlog=4"});
+  Recorded rec;
+  RunResult r = RunRecorded(jobs, &rec);
+  ASSERT_FALSE(r.failed()) << r.clones[0].error_message;
+  const CloneResult& c = r.clones[0];
+  EXPECT_EQ(c.dir[0].ios, 16u);
+  EXPECT_EQ(c.dir[1].ios, 16u);
+  EXPECT_EQ(c.dir[2].ios, 16u);
+  EXPECT_EQ(c.verified, 16u);
+  EXPECT_EQ(c.verify_errors, 0u);
+  std::string seq;
+  for (const IoUnit& u : rec.ios) seq += "rwt"[int(u.dir)] + std::to_string(u.offset / 4096) + " ";
+  EXPECT_EQ(seq.substr(0, seq.find(" r0 ")),
+            "w0 w1 w2 w3 t0 t1 t2 t3 w4 t4 w5 w6 w7 t5 t6 t7 w8 t8 w9 t9 w10 w11 t10 t11 w12 t12 "
+            "w13 t13 w14 t14 w15 t15");
+  // The holes are real: every byte of the file reads as zero.
+  std::vector<char> all(65536, 1);
+  ASSERT_EQ(pread(fd, all.data(), all.size(), 0), 65536);
+  EXPECT_EQ(std::count(all.begin(), all.end(), 0), 65536);
+
+  // trim_verify_zero=0: trimmed blocks are not read back (fio: one read,
+  // the last block, still queued for a trim at the end).
+  jobs[0].trim_verify_zero = false;
+  RunResult r0 = RunJobs(jobs);
+  ASSERT_FALSE(r0.failed()) << r0.clones[0].error_message;
+  EXPECT_EQ(r0.clones[0].dir[0].ios, 1u);
+  EXPECT_EQ(r0.clones[0].dir[2].ios, 15u);
+  EXPECT_EQ(r0.clones[0].verify_not_verified, 0u);
+
+  // A trimmed block that is not zero when read back: an error naming it.
+  jobs[0].trim_verify_zero = true;
+  RunOptions o;
+  o.on_issue = [fd](const CloneResult&, const IoUnit& u) {
+    if (u.dir != Dir::kRead || u.offset != 8192) return;
+    const char junk = 0x5a;
+    ASSERT_EQ(pwrite(fd, &junk, 1, 8192 + 100), 1);
+  };
+  RunResult bad = RunJobs(jobs, o);
+  ASSERT_TRUE(bad.failed());
+  const CloneResult& b = bad.clones[0];
+  EXPECT_EQ(b.error, EILSEQ);
+  EXPECT_EQ(b.verify_errors, 1u);
+  EXPECT_NE(b.error_message.find("trim verify failed"), std::string::npos) << b.error_message;
+  EXPECT_NE(b.error_message.find("at offset 8292"), std::string::npos) << b.error_message;
+  EXPECT_NE(b.error_message.find("block offset 100"), std::string::npos) << b.error_message;
+  close(fd);
+  unlink(path);
+}
+
 // The names of this process's threads (/proc/self/task/*/comm).
 std::vector<std::string> ThreadNames() {
   std::vector<std::string> names;
