@@ -37,8 +37,8 @@
 #   refused a known refusal: block-bench must still refuse the job naming
 #           the option (fio is not run); when it no longer does, move the
 #           job to the compared set
-#   alone   fio is not run (fio 3.33 hangs on the job; the file says how
-#           often): block-bench must exit 0 with no job error and issue,
+#   alone   fio is not run (fio 3.33 hangs on the job or cannot run it;
+#           the file says how and why): block-bench must exit 0 with no job error and issue,
 #           per job over its directions, the header's ios=N I/Os (what a
 #           size-bounded job of size/bs issues)
 # The runs of one file go at the same time, every target and both tools
@@ -141,7 +141,7 @@ def alone(ios, d, bb_rc):
         total = sum(b[x]["total_ios"] for x in DIRS)
         if b["error"] != 0 or total != ios:
             bad("job %s: error %d, %d I/Os (want 0 and %d)" % (b["jobname"], b["error"], total, ios))
-        print("%-26s %-6s %-20s %d I/Os, iops %.0f (block-bench alone: fio hangs on this job)"
+        print("%-26s %-6s %-20s %d I/Os, iops %.0f (block-bench alone: fio is not run, see the file)"
               % (job, target, b["jobname"], total, sum(b[x]["iops"] for x in DIRS)))
 
 
