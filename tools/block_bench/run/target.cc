@@ -109,10 +109,13 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
   if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
-  // The trims of trim_backlog must really discard (a hole punched in a
-  // regular file, BLKDISCARD on a block device) for the verify phase to see
-  // zeros; the driver's default drops discards.
-  if (job.verify != VerifyMethod::kNone && job.trim_percentage && job.trim_backlog)
+  // Trims must really discard (a hole punched in a regular file, BLKDISCARD
+  // on a block device, as fio's trims): the driver's default (QEMU's)
+  // drops discards, which would time a no-op.  So for trim jobs, and for
+  // the trims of trim_backlog, whose blocks the verify phase reads back as
+  // zeros.
+  const bool trims = job.rw == RwMode::kTrim || job.rw == RwMode::kRandTrim;
+  if (trims || (job.verify != VerifyMethod::kNone && job.trim_percentage && job.trim_backlog))
     t.spec += ",discard=unmap";
   if (job.ioengine == IoEngine::kPosixaio) {
     // glibc runs the requests of one file descriptor one after the other

@@ -35,6 +35,19 @@ TEST(JobTarget, PosixaioIsThreadsWithAWorkerPerFile) {
   EXPECT_NE(many->spec.find(",thread-pool-size=20,"), std::string::npos) << many->spec;
 }
 
+// A trim job's trims reach the device or the file (the driver's default
+// drops discards): discard=unmap, as fio's trims are real.
+TEST(JobTarget, TrimJobsDiscard) {
+  for (const char* rw : {"--rw=trim", "--rw=randtrim"}) {
+    Target t = Of({rw, "--filename=/dev/x"});
+    EXPECT_NE(t.spec.find(",discard=unmap"), std::string::npos) << rw << ": " << t.spec;
+  }
+  for (const char* rw : {"--rw=read", "--rw=randwrite", "--rw=randrw"}) {
+    Target t = Of({rw, "--filename=/dev/x"});
+    EXPECT_EQ(t.spec.find("discard="), std::string::npos) << rw << ": " << t.spec;
+  }
+}
+
 TEST(JobTarget, LibaioThreadsAndSync) {
   Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x"});
   EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on,fadvise=sequential");
