@@ -74,18 +74,19 @@ zram_remove() {
   done
 }
 trap zram_remove EXIT
-zram_add() {  # prints /dev/zramN, or fails
+zram_add() {  # zram_add VAR: sets VAR to a new /dev/zramN, or fails
   local id
   id=$(cat /sys/class/zram-control/hot_add) || return 1
   [[ $id =~ ^[0-9]+$ && $id != 0 ]] || return 1
-  zram_ids+=("$id")
+  zram_ids+=("$id")  # here, not in a subshell: zram_remove must see it
   echo 256M > "/sys/block/zram$id/disksize" || return 1
   for _ in $(seq 200); do [[ -b /dev/zram$id ]] && break; sleep 0.01; done
-  [[ -b /dev/zram$id ]] && echo "/dev/zram$id"
+  [[ -b /dev/zram$id ]] || return 1
+  printf -v "$1" '%s' "/dev/zram$id"
 }
 if grep -q '^# fio-parity: targets=[^ ]*zram' "${jobs[@]}"; then
   [[ -e /sys/class/zram-control ]] || modprobe zram 2> /dev/null || true
-  if [[ -w /sys/class/zram-control/hot_add ]] && zram_bb=$(zram_add) && zram_fio=$(zram_add); then
+  if [[ -w /sys/class/zram-control/hot_add ]] && zram_add zram_bb && zram_add zram_fio; then
     echo "zram target: block-bench on $zram_bb, fio on $zram_fio"
   else
     zram_bb=""
