@@ -89,13 +89,13 @@ FioOptionSpec UintOption(std::string_view name, std::string_view help) {
 
 // Unsigned 32-bit integer in [Min, UINT32_MAX] where 0 means "unset" (fio
 // derives the value from another option).
-template <std::optional<uint32_t> JobOptions::*F>
+template <std::optional<uint32_t> JobOptions::*F, uint32_t Min = 0>
 FioOptionSpec OptionalUintOption(std::string_view name, std::string_view help) {
   FioOptionSpec s;
   s.name = name;
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 0, UINT32_MAX);
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, Min, UINT32_MAX);
     if (!n.ok()) return n.error();
     job.*F = n.value() == 0 ? std::nullopt : std::optional<uint32_t>(n.value());
     return {};

@@ -191,27 +191,6 @@ FioOptionSpec UnifiedRwReporting() {
   return s;
 }
 
-// bwavgtime / iopsavgtime: a window in ms, at least 1 (fio takes 0 too and
-// then samples whenever its stats thread looks; block-bench's windows are
-// timed, so 0 is refused).
-template <std::optional<uint32_t> JobOptions::*F>
-FioOptionSpec AvgTimeOption(std::string_view name, std::string_view help) {
-  FioOptionSpec s;
-  s.name = name;
-  s.numeric = true;
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 1, UINT32_MAX);
-    if (!n.ok()) return n.error();
-    job.*F = uint32_t(n.value());
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.*F) out.push_back({std::string(n), std::to_string(*(job.*F))});
-  };
-  s.help = help;
-  return s;
-}
-
 // log_alternate_epoch_clock_id: a clock_gettime id this system has.
 FioOptionSpec LogEpochClockId() {
   FioOptionSpec s = internal::UintOption<&JobOptions::log_alternate_epoch_clock_id, 0, INT32_MAX>(
@@ -349,10 +328,13 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(UintOption<&JobOptions::log_entries, 1024, 1048576>(
       "log_entries", "accepted: fio's initial log buffer size (block-bench's logs grow as needed)"));
   v.push_back(LogCompression());
-  v.push_back(AvgTimeOption<&JobOptions::bwavgtime>(
+  // bwavgtime / iopsavgtime: a window in ms, at least 1 (fio takes 0 too and
+  // then samples whenever its stats thread looks; block-bench's windows are
+  // timed, so 0 is refused).
+  v.push_back(OptionalUintOption<&JobOptions::bwavgtime, 1>(
       "bwavgtime", "ms over which each bandwidth sample of the report is taken (default 500, or "
                    "log_avg_msec with write_bw_log)"));
-  v.push_back(AvgTimeOption<&JobOptions::iopsavgtime>(
+  v.push_back(OptionalUintOption<&JobOptions::iopsavgtime, 1>(
       "iopsavgtime", "ms over which each IOPS sample of the report is taken (default 500, or "
                      "log_avg_msec with write_iops_log)"));
   v.push_back(LogStoreCompressed());

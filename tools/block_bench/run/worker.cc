@@ -276,15 +276,19 @@ bool Worker::setup_verify() {
   return true;
 }
 
-void Worker::note_unwritten(const IoUnit& u) {
-  const uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
-  const uint64_t k = vkey(u);
+void Worker::erase_written(uint64_t k, uint64_t len) {
   auto it = written_.lower_bound(k);
   if (it != written_.begin()) {
     auto p = std::prev(it);
     if (p->first + p->second.len > k) it = p;
   }
-  while (it != written_.end() && it->first < k + u.len) it = written_.erase(it);
+  while (it != written_.end() && it->first < k + len) it = written_.erase(it);
+}
+
+void Worker::note_unwritten(const IoUnit& u) {
+  const uint64_t g = Mix64(res_->seed + ++gen_counter_) | 1;
+  const uint64_t k = vkey(u);
+  erase_written(k, u.len);
   written_.emplace(k, Written{u.len, g, /*done=*/true, false, false});
 }
 
@@ -319,12 +323,7 @@ bool Worker::next_unit(IoUnit* u) {
 void Worker::note_written(uint32_t slot, const IoUnit& u, uint64_t gen) {
   // Drop entries the new write overlaps, then record it (keys: vkey()).
   const uint64_t k = vkey(u);
-  auto it = written_.lower_bound(k);
-  if (it != written_.begin()) {
-    auto p = std::prev(it);
-    if (p->first + p->second.len > k) it = p;
-  }
-  while (it != written_.end() && it->first < k + u.len) it = written_.erase(it);
+  erase_written(k, u.len);
   // Another write to an overlapping range still in flight (norandommap,
   // randrw at depth > 1) may land before or after this one.
   bool overlap = false;

@@ -311,6 +311,8 @@ class Worker {
   void hist_sample(int64_t now);
   // Records a verify write about to be issued from `slot`.
   void note_written(uint32_t slot, const IoUnit& u, uint64_t gen);
+  // Drops the entries of written_ that [k, k + len) overlaps (keys: vkey()).
+  void erase_written(uint64_t k, uint64_t len);
   // The graph's own waits end now; requests that then fail with -ECANCELED
   // are dropped, not errors.
   void cancel_in_flight();
