@@ -121,9 +121,6 @@ class IoGenerator final : public IoSource {
   uint64_t start_ = 0, size_ = 0, io_limit_ = 0, max_bs_ = 4096;
   uint64_t dev_size_ = 0;
   bool random_ = false, unlimited_ = false;
-  // Room for another pass once the region's end is reached (time_based,
-  // io_size or loops beyond one pass).
-  bool wraps_ = false;
   uint64_t seq_count_ = 1;  // fio's ddir_seq_nr: a random offset when it hits 0
   bool zoned_ = false;
   uint64_t zone_start_ = 0;  // fio's file_offset: the zone's start (else start_)

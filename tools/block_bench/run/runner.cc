@@ -276,7 +276,7 @@ class RampSync {
  public:
   RampSync(const RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
            Segment& seg, int64_t go_ns)
-      : rr_(rr), live_(live), sync_(opts.sync), seg_(seg), go_ns_(go_ns) {
+      : rr_(rr), live_(live), sync_(opts.sync), seg_(seg) {
     if (!sync_ || !go_ns) return;
     for (size_t k = seg.c0; k < seg.c1; k++) {
       const int64_t r = int64_t(rr.clones[k].job->ramp_time.count()) * 1000;
@@ -336,7 +336,6 @@ class RampSync {
   const std::vector<LiveCounters>& live_;
   RunSync* sync_;
   Segment& seg_;
-  int64_t go_ns_;
   std::vector<int64_t> ramps_;  // ns, increasing
   size_t i_ = 0;
   bool pending_ = false;
