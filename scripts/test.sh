@@ -4,20 +4,22 @@
 #      bazel test the "timing" tests         run: the libraries, block-bench,
 #                                            the benchmark programs; the
 #                                            tests that assert on speed)
-#   2. bazel test --config=asan //...        (the whole suite under ASan+UBSan,
-#                                            the end-to-end tests of the binary
-#                                            included; not the "timing" tests,
-#                                            and the fuzz targets in 4.)
-#   3. bazel test --config=tsan <threaded>   (TSan: the tests that start
+#   2. bazel test --config=tsan <threaded>   (TSan: the tests that start
 #                                            threads: the loop, IOThreads, the
 #                                            file driver's pool, the C API and
 #                                            embedding adapters, block-bench's
 #                                            runner and binary; not the rbd
 #                                            tests: Ceph's libraries are not
 #                                            instrumented)
+#   3. bazel test --config=asan //...        (the whole suite under ASan+UBSan,
+#                                            clang-16; the end-to-end tests of
+#                                            the binary included; not the
+#                                            "timing" tests, and the fuzz
+#                                            targets in 4.)
 #   4. bazel test --config=fuzz //tests/fuzz/... (each libFuzzer target for
-#                                            FUZZ_SECONDS, here 20, with
-#                                            clang-16; any crash, leak, hang
+#                                            FUZZ_SECONDS, here 20; the objects
+#                                            of 3. with libFuzzer's main
+#                                            linked in; any crash, leak, hang
 #                                            or sanitizer report fails)
 # Counts test target results of every run and ends with the line
 #   N passed, N failed
@@ -190,10 +192,6 @@ install_check() {
   rm -rf "$prefix"
 }
 install_check
-# The two fault-injection tests (they start Ceph clusters of their own, kill
-# their daemons, mount file systems and detach loop devices; two minutes,
-# mostly waiting) run here, like every test but the timing ones.
-run asan --config=asan --test_tag_filters=-timing -- //... -//tests/fuzz/... -//tools/bench/...
 # TSan: the tests that start threads (the loop's cross-thread paths,
 # IOThreads, the embedding adapters, the file driver's pool, the C API,
 # block-bench's clones, the emulator's queues).
@@ -203,8 +201,14 @@ run tsan --config=tsan --test_tag_filters=-timing -- //tests/util:aio_context_te
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \
   //tests/tools/block_bench/run:steady_test //tests/tools/block_bench/run:replay_test \
   //tests/tools/emulator/...
+# The two fault-injection tests (they start Ceph clusters of their own, kill
+# their daemons, mount file systems and detach loop devices; two minutes,
+# mostly waiting) run here, like every test but the timing ones.
+run asan --config=asan --test_tag_filters=-timing -- //... -//tests/fuzz/... -//tools/bench/...
 # Each fuzz target for 20 s here (FUZZ_SECONDS overrides; docs/reliability.md
-# says how to fuzz longer).
+# says how to fuzz longer).  --config=fuzz is --config=asan with libFuzzer's
+# main: it compiles nothing the asan run did not, it only links the fuzz
+# binaries.
 export FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 run fuzz --config=fuzz //tests/fuzz/...
 

@@ -61,20 +61,34 @@ done
 echo "$n symbols exported; all $(echo "$declared" | wc -l) C API functions among them"
 
 # Sanitizer flags matching the library's build (none in the optimised run).
+# An instrumented library is linked with the sanitizer runtime of the
+# compiler that built it (clang-16 for --config=asan, see .bazelrc).
 san=""
+cc=/usr/bin/cc cxx=/usr/bin/c++
+c_link_extra=""  # appended when cc links
 nm -D "$lib/libblkstack.so" > "$T/dynsyms"
 if grep -q ' U __asan_init' "$T/dynsyms"; then
   san="-fsanitize=address,undefined"
+  if readelf -p .comment "$lib/libblkstack.so" > "$T/comment" && grep -q 'clang version' "$T/comment"; then
+    # The library's UBSan checks (vptr) need the C++ part of clang's static
+    # runtime, which a C program links only when asked, with libstdc++.
+    cc=/usr/bin/clang-16 cxx=/usr/bin/clang++-16
+    san="$san -fsanitize-link-c++-runtime"
+    c_link_extra="-lstdc++"
+  fi
 fi
 mkdir -p "$T/bin"
-for c in cc c++; do
-  printf '#!/bin/sh\nexec /usr/bin/%s %s "$@"\n' "$c" "$san" > "$T/bin/$c"
-  chmod +x "$T/bin/$c"
-done
+cat > "$T/bin/cc" <<EOF
+#!/bin/sh
+for a in "\$@"; do case "\$a" in -c|-E|-S|-M|-MM|-fsyntax-only) exec $cc $san "\$@";; esac; done
+exec $cc $san "\$@" $c_link_extra
+EOF
+printf '#!/bin/sh\nexec %s %s "$@"\n' "$cxx" "$san" > "$T/bin/c++"
+chmod +x "$T/bin/cc" "$T/bin/c++"
 export PATH="$T/bin:$PATH"
 export CC="$T/bin/cc" CXX="$T/bin/c++"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=1"
-echo "consumers are compiled with: cc/c++ ${san:-(no extra flags)}"
+echo "consumers are compiled with: $cc and $cxx ${san:-(no extra flags)}"
 
 step "each public header compiles on its own"
 count=0

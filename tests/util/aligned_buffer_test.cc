@@ -7,9 +7,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "tests/util/sanitizer.h"
+
 // Under ASan an impossible allocation aborts the process by default; this
 // test wants to see posix_memalign fail the way it does in production.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(BLK_TEST_ASAN)
 extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
 #endif
 

@@ -14,6 +14,7 @@
 #include "util/clock.h"
 #include "util/iothread.h"
 #include "util/result.h"
+#include "tests/util/sanitizer.h"
 
 namespace blk {
 namespace {
@@ -45,10 +46,10 @@ Task<int> Depth(AioContext& ctx, int n) {
   co_return below + 1;
 }
 
-// GCC makes the symmetric-transfer resume a tail call in optimised builds,
-// but not under AddressSanitizer (its stack poisoning needs an epilogue), so
-// there the chain of synchronous completions does use stack.
-#if defined(__SANITIZE_ADDRESS__)
+// The compilers make the symmetric-transfer resume a tail call in optimised
+// builds, but not under AddressSanitizer (its stack poisoning needs an
+// epilogue), so there the chain of synchronous completions does use stack.
+#if defined(BLK_TEST_ASAN)
 constexpr int kDepth = 1000;
 #else
 constexpr int kDepth = 20000;

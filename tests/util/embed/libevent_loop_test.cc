@@ -44,7 +44,7 @@ TEST(LibeventLoopTest, HostEventsStillRunBetweenDispatches) {
   auto spin = [](BlockBackend& b, bool* s) -> Task<void> {
     std::vector<uint8_t> buf(512);
     IoVec iov(buf.data(), buf.size());
-    while (!*s) co_await b.read(0, iov);
+    while (!*s) (void)co_await b.read(0, iov);
   };
   Spawn(ctx, spin(**blk, &stop));
   int host_ticks = 0;
