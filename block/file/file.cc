@@ -46,14 +46,13 @@ class FileDriver final : public BlockDriver {
  public:
   // `engine`: the engine of the loop the node was opened on (with this file
   // registered in it if asked).
-  FileDriver(int fd, FileConfig cfg, FileGeometry geo, LoopEngineRef engine, int file_index,
-             bool read_only)
+  // Read-only opens are enforced above the driver (the node refuses writes).
+  FileDriver(int fd, FileConfig cfg, FileGeometry geo, LoopEngineRef engine, int file_index)
       : fd_(fd),
         cfg_(std::move(cfg)),
         geo_(geo),
         engine_(std::move(engine)),
-        file_index_(file_index),
-        read_only_(read_only) {}
+        file_index_(file_index) {}
   ~FileDriver() override {
     release_engine();
     pool_.reset();
@@ -335,7 +334,6 @@ class FileDriver final : public BlockDriver {
   std::vector<Region> regions_;  // register_buf() ranges, sorted by base
   int join_error_ = 0;     // joining the attached loop's engine failed: the errno
   std::unique_ptr<ThreadPool> pool_;
-  bool read_only_;
   AioContext* ctx_ = nullptr;
 
   FdsyncState fdsync_ = kUnknown;
@@ -563,8 +561,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     return MakeError(j.error().code, where + "aio=" + o.choice("aio") + ": " + j.error().message);
   }
   return std::unique_ptr<BlockDriver>(std::make_unique<FileDriver>(
-      fd, std::move(cfg), geo.value(), std::move(j.value().first), j.value().second,
-      args.read_only));
+      fd, std::move(cfg), geo.value(), std::move(j.value().first), j.value().second));
 }
 
 }  // namespace
