@@ -430,15 +430,13 @@ int Main(int argc, char** argv) {
   int64_t last_newline = 0;
   if (progress) {
     ro.on_progress = [&](const ProgressSnapshot& p) {
-      static const char* const kIec[] = {"B", "KiB", "MiB", "GiB", "TiB", nullptr};
-      static const char* const kSi[] = {"", "k", "M", "G", "T", nullptr};
       std::string bw, io;
       const char* dn[] = {"r", "w", "t"};
       for (int d = 0; d < kNumDirs; d++) {
         if (p.iops[d] <= 0) continue;
         bw += std::string(bw.empty() ? "" : ",") + dn[d] + "=" +
-              NumToStr(p.bw_bytes[d], 4, 1024, kIec) + "/s";
-        io += std::string(io.empty() ? "" : ",") + dn[d] + "=" + NumToStr(p.iops[d], 4, 1000, kSi);
+              NumToStr(uint64_t(p.bw_bytes[d]), 4, true, "B/s");
+        io += std::string(io.empty() ? "" : ",") + dn[d] + "=" + NumToStr(uint64_t(p.iops[d]), 4, false);
       }
       char buf[512];
       std::snprintf(buf, sizeof buf, "Jobs: %d (f=%d): [%s][%.1f%%][%s][%s IOPS][eta %s]",

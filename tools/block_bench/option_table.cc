@@ -74,7 +74,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"profile", "fio's profiles are not supported"},
     {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"serialize_overlap", "not implemented"},
-    {"significant_figures", "the text report rounds with block-bench's own 4-figure formatting (at most one decimal), not fio's num2str, so another width would not print what fio prints"},
     {"softrandommap", "not implemented"},
     {"stats", "latencies and bandwidth are always measured"},
     {"sync", "not implemented"},

@@ -302,6 +302,8 @@ std::vector<FioOptionSpec> ReportOptions() {
     s.aliases = {"disable_bw"};
     v.push_back(std::move(s));
   }
+  v.push_back(UintOption<&JobOptions::sig_figs, 1, 10>(
+      "significant_figures", "digits of the text report's IOPS, bandwidth and io= figures (1-10)"));
   v.push_back(GtodReduce());
   v.push_back(LogOption<&JobOptions::write_lat_log>("write_lat_log", "write latency logs [file prefix]"));
   v.push_back(LogOption<&JobOptions::write_bw_log>("write_bw_log", "write a bandwidth log [file prefix]"));

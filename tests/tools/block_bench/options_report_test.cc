@@ -215,6 +215,13 @@ TEST(LogOptions, MaxValueAndEpoch) {
                       "clock id 99 is not a clock of this system");
 }
 
+TEST(ReportOptions, SignificantFigures) {
+  EXPECT_EQ(ParseOne("").sig_figs, 4u);
+  EXPECT_EQ(ParseOne("significant_figures=10").sig_figs, 10u);
+  EXPECT_OPTION_ERROR("significant_figures=0", 2, "significant_figures", "");  // fio: 1..10
+  EXPECT_OPTION_ERROR("significant_figures=11", 2, "significant_figures", "");
+}
+
 TEST(LogOptions, FileNamesAndBuffers) {
   const JobOptions d = ParseOne("");
   EXPECT_TRUE(d.per_job_logs);

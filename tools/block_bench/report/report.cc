@@ -19,9 +19,6 @@ using ojson = nlohmann::ordered_json;
 
 const char* const kDirName[] = {"read", "write", "trim"};
 const char* const kDirUpper[] = {"READ", "WRITE", "TRIM"};
-const char* const kSi[] = {"", "k", "M", "G", "T", "P", nullptr};
-const char* const kIecB[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", nullptr};
-const char* const kSiB[] = {"B", "kB", "MB", "GB", "TB", "PB", nullptr};
 
 std::string Fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
 std::string Fmt(const char* f, ...) {
@@ -292,29 +289,29 @@ std::string EngineOf(const std::string& spec) {
 std::string LayoutText(const CloneResult& r) {
   std::string parts;
   auto add = [&](const std::string& p) { parts += (parts.empty() ? "" : ", ") + p; };
-  const std::string size = NumToStr(double(r.layout_bytes), 4, 1024, kIecB);
+  const std::string size = NumToStr(r.layout_bytes, 4, true, "B");
   if (r.layout == "write") add("laid out " + size + Fmt(" before the job (%.2fs)", r.layout_seconds));
   else if (r.layout == "allocate") add("created, " + size + " preallocated");
   else if (r.layout == "sparse") add("created sparse (" + size + ")");
   if (r.invalidated) add("page cache dropped");
-  if (r.pre_read_bytes) add("pre-read " + NumToStr(double(r.pre_read_bytes), 4, 1024, kIecB));
+  if (r.pre_read_bytes) add("pre-read " + NumToStr(r.pre_read_bytes, 4, true, "B"));
   if (r.filled) add("filled: the device ran out of space (fill_device)");
   return "  file         : " + parts + "\n";
 }
 
 const char* const kUnitName[] = {"nsec", "usec", "msec"};
-const double kUnitDiv[] = {1, 1000, 1000000};
+const uint64_t kUnitDiv[] = {1, 1000, 1000000};
 
 void TextLat(std::string& o, const char* name, const LatencyHistogram& h) {
   // fio's display_lat: msec when min and mean exceed 1 ms, usec when they
   // exceed 1 us, else nsec.
   double mn = double(h.min()), mean = h.mean();
   int u = (mn > 1e6 && mean > 1e6) ? 2 : (mn > 1000 && mean > 1000) ? 1 : 0;
-  double div = kUnitDiv[u];
+  const uint64_t div = kUnitDiv[u];
+  // min and max as whole units, truncated, as fio's nsec_to_usec.
   o += Fmt("    %s (%s): min=%s, max=%s, avg=%.2f, stdev=%.2f\n", name, kUnitName[u],
-           NumToStr(double(h.min()) / div, 6, 1000, kSi).c_str(),
-           NumToStr(double(h.max()) / div, 6, 1000, kSi).c_str(), h.mean() / div,
-           h.stddev() / div);
+           NumToStr(h.min() / div, 6, false).c_str(), NumToStr(h.max() / div, 6, false).c_str(),
+           h.mean() / double(div), h.stddev() / double(div));
 }
 
 void TextPercentiles(std::string& o, const char* name, const LatencyHistogram& h,
@@ -340,9 +337,12 @@ void TextPercentiles(std::string& o, const char* name, const LatencyHistogram& h
   }
 }
 
-std::string Bw(double bytes_per_s) {
-  return NumToStr(bytes_per_s, 4, 1024, kIecB) + "/s (" + NumToStr(bytes_per_s, 4, 1000, kSiB) +
-         "/s)";
+// fio's "7813KiB/s (8000kB/s)": in the units of kb_base first (IEC for
+// 1024), then the others.
+std::string Bw(uint64_t bytes_per_s, const JobOptions& job) {
+  const bool iec = job.kb_base == 1024;
+  return NumToStr(bytes_per_s, int(job.sig_figs), iec, "B/s") + " (" +
+         NumToStr(bytes_per_s, int(job.sig_figs), !iec, "B/s") + ")";
 }
 
 void TextBuckets(std::string& o, const LatencyHistogram& h) {
@@ -386,20 +386,33 @@ ojson DistJson(const uint64_t* v, const char* const* keys) {
 
 }  // namespace
 
-std::string NumToStr(double v, int maxlen, double base, const char* const* units) {
-  int u = 0;
-  double limit = std::pow(10.0, maxlen);
-  while (v >= limit && units[u + 1]) {
-    v /= base;
-    u++;
+std::string NumToStr(uint64_t num, int maxlen, bool pow2, const char* unit) {
+  static const char* const kSiPrefix[] = {"", "k", "M", "G", "T", "P", "E"};
+  static const char* const kIecPrefix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  constexpr int kPrefixes = 7;
+  const char* const* prefix = pow2 ? kIecPrefix : kSiPrefix;
+  const uint64_t thousand = pow2 ? 1024 : 1000;
+  auto digits = [](uint64_t v) { return int(std::to_string(v).size()); };
+  int p = 0;
+  bool divided = false, carry = false;
+  uint64_t rest = 0;  // the last division's remainder
+  while (p < kPrefixes && digits(num) > maxlen) {
+    rest = num % thousand;
+    num /= thousand;
+    carry = rest >= thousand / 2;
+    divided = true;
+    p++;
   }
-  if (u == 0) return Fmt("%llu%s", (unsigned long long)std::llround(v), units[0]);
-  int digits = v < 1 ? 1 : int(std::floor(std::log10(v))) + 1;
-  int decimals = maxlen - digits - 1;
-  if (decimals < 0) decimals = 0;
-  if (decimals > 1) decimals = 1;
-  if (digits >= maxlen - 1) decimals = 0;
-  return Fmt("%.*f%s", decimals, v, units[u]);
+  if (p >= kPrefixes) p = 0;  // fio's fallback (maxlen 1 and a number near 2^64)
+  const int room = maxlen - digits(num);
+  if (divided && room > 1) {
+    // The remainder as room-1 decimals; rounding up to a whole one carries.
+    std::string frac = Fmt("%.*f", room - 1, double(rest) / double(thousand));
+    if (frac[0] == '1') num++;
+    return Fmt("%llu.%s%s%s", (unsigned long long)num, frac.c_str() + 2, prefix[p], unit);
+  }
+  if (divided && carry) num++;
+  return Fmt("%llu%s%s", (unsigned long long)num, prefix[p], unit);
 }
 
 std::vector<ReportUnit> ReportUnits(const RunResult& run) {
@@ -468,6 +481,7 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
              u.jobs, r.error, pid, when.c_str());
     if (r.error) o += "  error: " + r.error_message + "\n";
     uint64_t ms = RuntimeMs(r);
+    const int sig = int(job.sig_figs);
     // unified_rw_reporting: "mixed" (index kNumDirs) sums the directions.
     const DirResult mixed = Mixed(r);
     for (int d : ShownDirs(job)) {
@@ -476,8 +490,8 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
       double iops = PerSec(x.ios, r);
       double bw = PerSec(x.bytes, r);
       o += Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", d < kNumDirs ? kDirName[d] : "mixed",
-               NumToStr(iops, 4, 1000, kSi).c_str(), Bw(bw).c_str(),
-               NumToStr(double(x.bytes), 4, 1024, kIecB).c_str(), (unsigned long long)ms);
+               NumToStr(uint64_t(iops), sig, false).c_str(), Bw(uint64_t(bw), job).c_str(),
+               NumToStr(x.bytes, sig, job.kb_base == 1024, "B").c_str(), (unsigned long long)ms);
       // As fio: a line only for what was measured (slat needs a driver
       // hand-over; disable_*/gtod_reduce keep none).
       if (x.slat.count()) TextLat(o, "slat", x.slat);
@@ -564,11 +578,15 @@ std::string StatusText(const std::vector<ReportUnit>& units) {
   std::map<int, std::vector<const CloneResult*>> groups;
   for (const ReportUnit& u : units) groups[u.r.groupid].push_back(&u.r);
   for (auto& [g, cl] : groups) {
+    // The figures' digits and units as fio's: of the group's last unit.
+    const JobOptions& job = *cl.back()->job;
+    const int sig = int(job.sig_figs);
+    const bool iec = job.kb_base == 1024;
     o += Fmt("Run status group %d (all jobs):\n", g);
     for (int d = 0; d < kNumDirs; d++) {
       uint64_t bytes = 0, ios = 0, rmin = UINT64_MAX, rmax = 0;
       int64_t rmax_ns = 0;  // the aggregate rate is over the longest unit
-      double bmin = 1e300, bmax = 0;
+      uint64_t bmin = UINT64_MAX, bmax = 0;  // bytes/s, whole as fio's
       for (auto* c : cl) {
         const DirResult& x = c->dir[d];
         if (!x.ios) continue;
@@ -578,18 +596,17 @@ std::string StatusText(const std::vector<ReportUnit>& units) {
         rmin = std::min(rmin, ms);
         rmax = std::max(rmax, ms);
         rmax_ns = std::max(rmax_ns, c->runtime_ns);
-        double bw = PerSec(x.bytes, *c);
+        const uint64_t bw = uint64_t(PerSec(x.bytes, *c));
         bmin = std::min(bmin, bw);
         bmax = std::max(bmax, bw);
       }
       if (!ios) continue;
-      double agg = rmax_ns > 0 ? double(bytes) * 1e9 / double(rmax_ns) : 0;
-      o += Fmt("%7s: bw=%s, %s/s-%s/s (%s/s-%s/s), io=%s (%s), run=%llu-%llumsec\n", kDirUpper[d],
-               Bw(agg).c_str(), NumToStr(bmin, 4, 1024, kIecB).c_str(),
-               NumToStr(bmax, 4, 1024, kIecB).c_str(), NumToStr(bmin, 4, 1000, kSiB).c_str(),
-               NumToStr(bmax, 4, 1000, kSiB).c_str(),
-               NumToStr(double(bytes), 4, 1024, kIecB).c_str(),
-               NumToStr(double(bytes), 4, 1000, kSiB).c_str(), (unsigned long long)rmin,
+      const uint64_t agg = rmax_ns > 0 ? uint64_t(double(bytes) * 1e9 / double(rmax_ns)) : 0;
+      o += Fmt("%7s: bw=%s, %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n", kDirUpper[d],
+               Bw(agg, job).c_str(), NumToStr(bmin, sig, iec, "B/s").c_str(),
+               NumToStr(bmax, sig, iec, "B/s").c_str(), NumToStr(bmin, sig, !iec, "B/s").c_str(),
+               NumToStr(bmax, sig, !iec, "B/s").c_str(), NumToStr(bytes, sig, iec, "B").c_str(),
+               NumToStr(bytes, sig, !iec, "B").c_str(), (unsigned long long)rmin,
                (unsigned long long)rmax);
     }
   }

@@ -10,13 +10,25 @@ namespace {
 
 using testing::ParseJobs;
 
+// Expected strings are fio 3.33's num2str for the same arguments.
 TEST(NumToStr, LikeFio) {
-  static const char* const kSi[] = {"", "k", "M", "G", nullptr};
-  static const char* const kIec[] = {"B", "KiB", "MiB", "GiB", nullptr};
-  EXPECT_EQ(NumToStr(500, 4, 1000, kSi), "500");
-  EXPECT_EQ(NumToStr(2398000, 4, 1000, kSi), "2398k");
-  EXPECT_EQ(NumToStr(12345678, 4, 1000, kSi), "12.3M");
-  EXPECT_EQ(NumToStr(9822.0 * 1024 * 1024, 4, 1024, kIec), "9822MiB");
+  EXPECT_EQ(NumToStr(500, 4, false), "500");
+  EXPECT_EQ(NumToStr(9999, 4, false), "9999");
+  EXPECT_EQ(NumToStr(2398000, 4, false), "2398k");
+  EXPECT_EQ(NumToStr(12345678, 4, false), "12.3M");
+  EXPECT_EQ(NumToStr(12355678, 4, false), "12.4M");  // the remainder rounds
+  EXPECT_EQ(NumToStr(9822ull * 1024 * 1024, 4, true, "B"), "9822MiB");
+  EXPECT_EQ(NumToStr(10240000, 4, true, "B"), "9.77MiB");  // two decimals
+  EXPECT_EQ(NumToStr(4194304, 4, true, "B"), "4096KiB");
+  EXPECT_EQ(NumToStr(4194304, 4, false, "B"), "4194kB");
+  EXPECT_EQ(NumToStr(4194304, 5, false, "B"), "4194kB");  // no room for "." and a digit
+  EXPECT_EQ(NumToStr(4194304, 6, false, "B"), "4194.3kB");
+  EXPECT_EQ(NumToStr(999999, 4, false), "1000k");  // fio's carry into the integer
+  EXPECT_EQ(NumToStr(19999, 4, false), "20.0k");   // a rounded-up decimal carries
+  EXPECT_EQ(NumToStr(123456789, 1, false), "0G");  // significant_figures=1
+  EXPECT_EQ(NumToStr(123456789, 10, false), "123456789");
+  EXPECT_EQ(NumToStr(8000000, 4, false, "B/s"), "8000kB/s");
+  EXPECT_EQ(NumToStr(8000000, 4, true, "B/s"), "7813KiB/s");
 }
 
 class ReportTest : public ::testing::Test {
@@ -137,6 +149,37 @@ TEST(Report, PercentilesPrintTheirDecimals) {
   EXPECT_NE(t.find("99.9999th=["), std::string::npos) << t;
   EXPECT_EQ(t.find("100.00th"), std::string::npos) << t;
   EXPECT_NE(t.find(" 50.00th=["), std::string::npos) << t;
+}
+
+// significant_figures and kb_base set the digits and units of the job's
+// IOPS/BW/io figures and of its run status group, as fio's num2str: 10 MB
+// (10^7 bytes) prints as 9766KiB with 4 figures, 9765.6KiB with 6, and
+// 10000kB first with kb_base=1000.
+TEST(Report, SignificantFiguresAndKbBase) {
+  struct Case {
+    std::vector<std::string> opts;
+    const char* io;      // in the job's read line
+    const char* status;  // in the run status group
+  } cases[] = {
+      {{}, "(9766KiB/", "io=9766KiB (10.0MB)"},
+      {{"--significant_figures=6"}, "(9765.6KiB/", "io=9765.6KiB (10000kB)"},
+      {{"--significant_figures=2"}, "(10MiB/", "io=10MiB (10MB)"},
+      {{"--kb_base=1000"}, "(10.0MB/", "io=10.0MB (9766KiB)"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"--name=s", "--ioengine=null", "--rw=read", "--bs=1000",
+                                     "--size=10000000"};
+    args.insert(args.end(), c.opts.begin(), c.opts.end());
+    RunResult run = RunJobs(ParseJobs(args));
+    const std::string t = TextReport(run);
+    EXPECT_NE(t.find(c.io), std::string::npos) << c.io << "\n" << t;
+    EXPECT_NE(t.find(c.status), std::string::npos) << c.status << "\n" << t;
+    // The IOPS figure as num2str prints the whole IOPS.
+    const double iops = JsonReport(run, false)["jobs"][0]["read"]["iops"].get<double>();
+    const int sig = int(run.clones[0].job->sig_figs);
+    EXPECT_NE(t.find("IOPS=" + NumToStr(uint64_t(iops), sig, false) + ","), std::string::npos)
+        << t;
+  }
 }
 
 TEST(Report, WithoutGroupReportingEachCloneIsAJob) {
