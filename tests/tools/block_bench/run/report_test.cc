@@ -170,7 +170,8 @@ TEST(Report, SignificantFiguresAndKbBase) {
     std::vector<std::string> args = {"--name=s", "--ioengine=null", "--rw=read", "--bs=1000",
                                      "--size=10000000"};
     args.insert(args.end(), c.opts.begin(), c.opts.end());
-    RunResult run = RunJobs(ParseJobs(args));
+    const std::vector<JobOptions> jobs = ParseJobs(args);  // the result points into them
+    RunResult run = RunJobs(jobs);
     const std::string t = TextReport(run);
     EXPECT_NE(t.find(c.io), std::string::npos) << c.io << "\n" << t;
     EXPECT_NE(t.find(c.status), std::string::npos) << c.status << "\n" << t;
