@@ -406,6 +406,7 @@ struct JobOptions {
   // --- reporting ----------------------------------------------------------
   std::vector<double> percentile_list = DefaultPercentileList();
   uint32_t sig_figs = 4;  // significant_figures: digits of the text report's IOPS, BW, io
+  bool unit_bits = false;  // unit_base=1: the text report's bandwidths in bits
   // fio's disk_util: the devices under this job's files are in the run's
   // "Disk stats" (text, JSON "disk_util", terse); 0: they are not.
   bool disk_util = true;

@@ -81,7 +81,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"touch_objects", "the rados engine is not supported (rbd is)"},
     {"uid", "block-bench does not switch users"},
     {"unique_filename", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
-    {"unit_base", "not implemented"},
     {"unlink_each_loop", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"verify_async", "not implemented (verify= crc32c, crc32, md5, sha1, sha256, sha512, xxhash, pattern with verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
     {"verify_async_cpus", "not implemented (verify= crc32c, crc32, md5, sha1, sha256, sha512, xxhash, pattern with verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},

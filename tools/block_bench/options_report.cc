@@ -191,6 +191,24 @@ FioOptionSpec UnifiedRwReporting() {
   return s;
 }
 
+// unit_base: 0 (fio's auto-detection: bytes for every engine here), 8
+// (bytes) or 1 (bits).
+FioOptionSpec UnitBase() {
+  FioOptionSpec s;
+  s.name = "unit_base";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "0" || *v == "8") job.unit_bits = false;
+    else if (*v == "1") job.unit_bits = true;
+    else return FioValueError("expected 0 (auto), 8 (bytes) or 1 (bits), got " + QuoteInput(*v));
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.unit_bits) out.push_back({std::string(n), "1"});
+  };
+  s.help = "the text report's bandwidths in bytes (0: auto, 8) or bits (1), as fio";
+  return s;
+}
+
 // log_alternate_epoch_clock_id: a clock_gettime id this system has.
 FioOptionSpec LogEpochClockId() {
   FioOptionSpec s = internal::UintOption<&JobOptions::log_alternate_epoch_clock_id, 0, INT32_MAX>(
@@ -302,6 +320,7 @@ std::vector<FioOptionSpec> ReportOptions() {
     s.aliases = {"disable_bw"};
     v.push_back(std::move(s));
   }
+  v.push_back(UnitBase());
   v.push_back(UintOption<&JobOptions::sig_figs, 1, 10>(
       "significant_figures", "digits of the text report's IOPS, bandwidth and io= figures (1-10)"));
   v.push_back(GtodReduce());

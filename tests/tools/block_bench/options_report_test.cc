@@ -222,6 +222,14 @@ TEST(ReportOptions, SignificantFigures) {
   EXPECT_OPTION_ERROR("significant_figures=11", 2, "significant_figures", "");
 }
 
+TEST(ReportOptions, UnitBase) {
+  EXPECT_FALSE(ParseOne("").unit_bits);
+  EXPECT_FALSE(ParseOne("unit_base=0").unit_bits);
+  EXPECT_FALSE(ParseOne("unit_base=8").unit_bits);
+  EXPECT_TRUE(ParseOne("unit_base=1").unit_bits);
+  EXPECT_OPTION_ERROR("unit_base=2", 2, "unit_base", "expected 0 (auto), 8 (bytes) or 1 (bits)");
+}
+
 TEST(LogOptions, FileNamesAndBuffers) {
   const JobOptions d = ParseOne("");
   EXPECT_TRUE(d.per_job_logs);

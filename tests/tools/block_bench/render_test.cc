@@ -205,6 +205,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"per_job_logs", "per_job_logs=0"},
       {"log_entries", "log_entries=4096"},
       {"significant_figures", "significant_figures=6"},
+      {"unit_base", "unit_base=1"},
       {"log_compression", "log_compression=64k"},
       {"log_store_compressed", "log_store_compressed=0"},
       {"bwavgtime", "bwavgtime=100"},

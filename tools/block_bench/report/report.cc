@@ -339,10 +339,14 @@ void TextPercentiles(std::string& o, const char* name, const LatencyHistogram& h
 
 // fio's "7813KiB/s (8000kB/s)": in the units of kb_base first (IEC for
 // 1024), then the others.
+// A bandwidth in the job's digits, in bytes or (unit_base=1) bits a second.
+std::string Rate(uint64_t bytes_per_s, const JobOptions& job, bool iec) {
+  if (job.unit_bits) return NumToStr(bytes_per_s * 8, int(job.sig_figs), iec, "bit/s");
+  return NumToStr(bytes_per_s, int(job.sig_figs), iec, "B/s");
+}
 std::string Bw(uint64_t bytes_per_s, const JobOptions& job) {
   const bool iec = job.kb_base == 1024;
-  return NumToStr(bytes_per_s, int(job.sig_figs), iec, "B/s") + " (" +
-         NumToStr(bytes_per_s, int(job.sig_figs), !iec, "B/s") + ")";
+  return Rate(bytes_per_s, job, iec) + " (" + Rate(bytes_per_s, job, !iec) + ")";
 }
 
 void TextBuckets(std::string& o, const LatencyHistogram& h) {
@@ -505,20 +509,38 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
         if (job.clat_percentiles) TextPercentiles(o, "sched lat", x.sched_lat, job.percentile_list);
       }
       if (!x.bw_samples.empty()) {
+        // fio's samples are whole KiB/s; the line scales them as fio's
+        // show_ddir_status: times 8 for bits, and by kb_base once more
+        // (MiB/s, Mibit/s) when the mean is above kb_base^2.  min and max
+        // print as whole numbers (truncated), as fio's.
         std::vector<double> k;
-        for (double b : x.bw_samples) k.push_back(b / 1024);
+        for (double b : x.bw_samples) k.push_back(std::floor(b / 1024));
         double gb = 0;
         for (int k = 0; k < kNumDirs; k++)
           if (d == kNumDirs || k == d) gb += GroupBwOf(gbw[k], r.groupid);
-        o += Fmt("   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%zu\n",
-                 *std::min_element(k.begin(), k.end()), *std::max_element(k.begin(), k.end()),
-                 gb > 0 ? 100.0 * bw / gb : 0.0, Mean(k), Stddev(k), k.size());
+        const bool iec = job.kb_base == 1024;
+        const char* unit = job.unit_bits ? (iec ? "Kibit" : "kbit") : (iec ? "KiB" : "kB");
+        double mn = *std::min_element(k.begin(), k.end());
+        double mx = *std::max_element(k.begin(), k.end());
+        double mean = Mean(k), dev = Stddev(k);
+        const double scale = job.unit_bits ? 8.0 : 1.0;
+        mn *= scale, mx *= scale, mean *= scale, dev *= scale;
+        const double kb = double(job.kb_base);
+        if (mean > kb * kb) {
+          mn = std::floor(mn / kb), mx = std::floor(mx / kb), mean /= kb, dev /= kb;
+          unit = job.unit_bits ? "Mibit" : "MiB";
+        }
+        o += Fmt("   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, "
+                 "samples=%zu\n",
+                 unit, (unsigned long long)mn, (unsigned long long)mx,
+                 gb > 0 ? 100.0 * bw / gb : 0.0, mean, dev, k.size());
       }
       // Kept without the bandwidth samples (disable_bw_measurement), as fio.
       if (const auto& io = x.iops_samples; !io.empty()) {
-        o += Fmt("   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%zu\n",
-                 *std::min_element(io.begin(), io.end()), *std::max_element(io.begin(), io.end()),
-                 Mean(io), Stddev(io), io.size());
+        o += Fmt("   iops        : min=%5llu, max=%5llu, avg=%5.02f, stdev=%5.02f, samples=%zu\n",
+                 (unsigned long long)*std::min_element(io.begin(), io.end()),
+                 (unsigned long long)*std::max_element(io.begin(), io.end()), Mean(io), Stddev(io),
+                 io.size());
       }
     }
     TextBuckets(o, AllLat(r));
@@ -603,9 +625,9 @@ std::string StatusText(const std::vector<ReportUnit>& units) {
       if (!ios) continue;
       const uint64_t agg = rmax_ns > 0 ? uint64_t(double(bytes) * 1e9 / double(rmax_ns)) : 0;
       o += Fmt("%7s: bw=%s, %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n", kDirUpper[d],
-               Bw(agg, job).c_str(), NumToStr(bmin, sig, iec, "B/s").c_str(),
-               NumToStr(bmax, sig, iec, "B/s").c_str(), NumToStr(bmin, sig, !iec, "B/s").c_str(),
-               NumToStr(bmax, sig, !iec, "B/s").c_str(), NumToStr(bytes, sig, iec, "B").c_str(),
+               Bw(agg, job).c_str(), Rate(bmin, job, iec).c_str(), Rate(bmax, job, iec).c_str(),
+               Rate(bmin, job, !iec).c_str(), Rate(bmax, job, !iec).c_str(),
+               NumToStr(bytes, sig, iec, "B").c_str(),
                NumToStr(bytes, sig, !iec, "B").c_str(), (unsigned long long)rmin,
                (unsigned long long)rmax);
     }

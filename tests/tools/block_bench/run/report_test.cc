@@ -183,6 +183,46 @@ TEST(Report, SignificantFiguresAndKbBase) {
   }
 }
 
+// unit_base=1: the bandwidths in bits (times 8), the io= figures still in
+// bytes; JSON unchanged.
+TEST(Report, UnitBaseBits) {
+  const std::vector<JobOptions> jobs = ParseJobs({"--name=b", "--ioengine=null", "--rw=read",
+                                                  "--bs=1000", "--size=10000000", "--unit_base=1"});
+  RunResult run = RunJobs(jobs);
+  const std::string t = TextReport(run);
+  const uint64_t bw = JsonReport(run, false)["jobs"][0]["read"]["bw_bytes"].get<uint64_t>();
+  EXPECT_NE(t.find("BW=" + NumToStr(bw * 8, 4, true, "bit/s") + " (" +
+                   NumToStr(bw * 8, 4, false, "bit/s") + ")(9766KiB/"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("   READ: bw=" + NumToStr(bw * 8, 4, true, "bit/s")), std::string::npos) << t;
+  EXPECT_NE(t.find("io=9766KiB (10.0MB)"), std::string::npos) << t;
+  EXPECT_EQ(t.find("B/s"), std::string::npos) << t;
+}
+
+// The bandwidth samples' line scales as fio's: KiB/s, MiB/s above 1 GiB/s,
+// in bits with unit_base=1.
+TEST(Report, BandwidthSampleUnitsScale) {
+  struct Case {
+    std::vector<std::string> opts;
+    const char* line;
+  } cases[] = {
+      {{"--bs=1m"}, "   bw (  MiB/s): min="},
+      {{"--bs=1m", "--unit_base=1"}, "   bw (Mibit/s): min="},
+      {{"--bs=4k", "--rate=2m"}, "   bw (  KiB/s): min="},
+      {{"--bs=4k", "--rate=2m", "--unit_base=1"}, "   bw (Kibit/s): min="},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"--name=w", "--ioengine=null", "--rw=read", "--size=64m",
+                                     "--time_based", "--runtime=1100ms", "--bwavgtime=250"};
+    args.insert(args.end(), c.opts.begin(), c.opts.end());
+    const std::vector<JobOptions> jobs = ParseJobs(args);
+    RunResult run = RunJobs(jobs);
+    const std::string t = TextReport(run);
+    EXPECT_NE(t.find(c.line), std::string::npos) << c.line << "\n" << t;
+  }
+}
+
 TEST(Report, WithoutGroupReportingEachCloneIsAJob) {
   auto jobs = ParseJobs({"--name=n", "--ioengine=null", "--rw=read", "--size=1m", "--numjobs=3"});
   RunResult r = RunJobs(jobs);
