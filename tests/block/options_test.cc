@@ -272,10 +272,12 @@ TEST(OptionsLimits, DeepHostileSpecsFailFast) {
     EXPECT_NE(p.error().message.find("more than 32"), std::string::npos) << p.error().message;
     EXPECT_LT(p.error().message.size(), 400u) << "the message quotes the whole spec";
   }
+  // Linear work is 10-20 (up to 31 on the loaded CI machine, see
+  // registry_test); quadratic is 100.
   auto parse = [](const std::string& spec) { (void)Options::Parse(spec); };
-  EXPECT_LT(test::GrowthRatio(json, parse, 2000), 30);
-  EXPECT_LT(test::GrowthRatio(kv, parse, 10000), 30);
-  EXPECT_LT(test::GrowthRatio(brackets, parse, 20000), 30);
+  EXPECT_LT(test::GrowthRatio(json, parse, 2000), 50);
+  EXPECT_LT(test::GrowthRatio(kv, parse, 10000), 50);
+  EXPECT_LT(test::GrowthRatio(brackets, parse, 20000), 50);
 }
 
 TEST(OptionsLimits, JsonSyntaxErrorsQuoteBriefly) {
@@ -302,8 +304,8 @@ TEST(OptionsLimits, ManyKeysParseInLinearTime) {
   EXPECT_EQ(MustParse(json(100000)).size(), 100001u);
   // Linear: ten times the keys, about ten times the time (quadratic: 100).
   auto parse = [](const std::string& spec) { (void)Options::Parse(spec); };
-  EXPECT_LT(test::GrowthRatio(kv, parse, 10000), 30);
-  EXPECT_LT(test::GrowthRatio(json, parse, 10000), 30);
+  EXPECT_LT(test::GrowthRatio(kv, parse, 10000), 50);
+  EXPECT_LT(test::GrowthRatio(json, parse, 10000), 50);
 }
 
 TEST(OptionsEdit, GetHasSetErase) {

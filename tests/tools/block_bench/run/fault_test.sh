@@ -157,6 +157,18 @@ fi
 # --- F. the cluster: OSD SIGKILL, monitor loss --------------------------------
 if command -v ceph-mon >/dev/null 2>&1; then
   # A short path: Ceph's admin sockets live under it.
+  # started PID JOB: waits (at most 30 s) until the job's first clone
+  # thread runs ("bb-JOB.0": the image is open, I/O begins); a fixed sleep
+  # was too short for a sanitized start on a loaded machine.
+  started() {
+    local i
+    for ((i = 0; i < 600; i++)); do
+      cat /proc/"$1"/task/*/comm 2>/dev/null | grep -q "^bb-$2\." && return 0
+      kill -0 "$1" 2>/dev/null || return 0  # ended: its exit status tells
+      sleep 0.05
+    done
+    fail "job $2 (pid $1) did not start within 30 s"
+  }
   CDIR="$(mktemp -d /tmp/blkstack-fault-ceph.XXXXXX)"
   cleanup+=("bash '$CLUSTER' stop '$CDIR' >/dev/null 2>&1; rm -rf '$CDIR'")
   bash "$CLUSTER" start "$CDIR" >/dev/null || fail "cluster.sh start $CDIR"
@@ -171,7 +183,8 @@ if command -v ceph-mon >/dev/null 2>&1; then
   "$BB" --name=o --rw=write --bs=64k --size=64m --fsync=1 --verify=crc32c --output-format=json \
     --blockdev="$RBD,osd-op-timeout=5" >"$T/out.txt" 2>"$T/err.txt" &
   pid=$!
-  sleep 2
+  started $pid o
+  sleep 1
   bash "$CLUSTER" osd-kill "$CDIR" || fail "osd-kill"
   wait $pid
   rc=$?
@@ -189,7 +202,8 @@ if command -v ceph-mon >/dev/null 2>&1; then
   "$BB" --name=m --rw=randwrite --bs=4k --size=64m --runtime=4 --time_based --iodepth=8 \
     --blockdev="$RBD" >"$T/m.txt" 2>"$T/m.err" &
   pid=$!
-  sleep 1
+  started $pid m
+  sleep 0.5
   bash "$CLUSTER" mon-kill "$CDIR" || fail "mon-kill"
   expect_error 1 "cannot connect to the Ceph cluster.*Connection timed out.*connect-timeout=3s" \
     -- --name=n --rw=read --size=1m --blockdev="$RBD,connect-timeout=3"

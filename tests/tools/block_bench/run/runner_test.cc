@@ -465,10 +465,13 @@ TEST(Runner, FlowMembersOfLaterSegmentsHoldNobodyBack) {
 // throttle of 20,000 IOPS over null completes the k-th queued request about
 // k x 50 us after it was issued, so 500 us allows a depth of about 10.
 TEST(Runner, LatencyTargetFindsTheDepthThatKeepsWithinIt) {
-  const std::string dev = "--blockdev=driver=throttle,iops-total=20000,file.driver=null,file.size=1g";
+  // 2000 IOPS: depth d queues d * 0.5 ms, so depths up to 10 keep within
+  // 5 ms.  (Milliseconds, not microseconds: a loaded sanitized run adds a
+  // p95 of several hundred microseconds of wake-up to every completion.)
+  const std::string dev = "--blockdev=driver=throttle,iops-total=2000,file.driver=null,file.size=1g";
   std::vector<JobOptions> jobs =
-      ParseJobs({"--name=a", dev, "--rw=randread", "--iodepth=64", "--latency_target=500us", "--latency_percentile=95",
-                 "--latency_window=50ms", "--time_based", "--runtime=20"});
+      ParseJobs({"--name=a", dev, "--rw=randread", "--iodepth=64", "--latency_target=5ms", "--latency_percentile=95",
+                 "--latency_window=100ms", "--time_based", "--runtime=60"});
   const int64_t t0 = NowNs();
   RunResult r = RunJobs(jobs);
   ASSERT_FALSE(r.failed()) << r.clones[0].error_message;
@@ -477,9 +480,9 @@ TEST(Runner, LatencyTargetFindsTheDepthThatKeepsWithinIt) {
   EXPECT_LE(c.latency_depth, 10u);
   // Found, then one more window measured alone; the job ends long before
   // its runtime.
-  EXPECT_LT(NowNs() - t0, 10'000'000'000);
-  EXPECT_GE(c.runtime_ns, 40'000'000);  // about one window
-  EXPECT_LT(c.runtime_ns, 5'000'000'000);
+  EXPECT_LT(NowNs() - t0, 30'000'000'000);
+  EXPECT_GE(c.runtime_ns, 80'000'000);  // about one window
+  EXPECT_LT(c.runtime_ns, 20'000'000'000);
   EXPECT_GT(c.dir[0].ios, 0u);
   // The report covers the final windows at the depth found: no I/O was
   // issued deeper than twice that depth (a ramp-down may follow a pass).
@@ -795,15 +798,18 @@ TEST(Runner, StopRequestInterruptsAtOnce) {
     StopSource stop;
     RunOptions o;
     o.stop = &stop;
+    std::atomic<int64_t> asked{0};
     std::thread t([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      asked = NowNs();
       stop.request(SIGINT);
     });
-    const int64_t t0 = NowNs();
     RunResult r = RunJobs(jobs, o);
-    const double s = double(NowNs() - t0) / 1e9;
+    const int64_t end = NowNs();
     t.join();
-    EXPECT_LT(s, 1.0) << args[3];
+    // From the request to the result: well under a second alone; 2 s leaves
+    // a loaded sanitized run its teardown (the waits are hours long).
+    EXPECT_LT(double(end - asked.load()) / 1e9, 2.0) << args[3];
     EXPECT_EQ(r.interrupted_by, SIGINT);
     EXPECT_TRUE(r.clones[0].interrupted) << args[3];
     EXPECT_FALSE(r.clones[0].not_run);
@@ -1235,15 +1241,17 @@ std::vector<size_t> PausesBefore(const Recorded& rec, int64_t min_ns) {
 // I/O in flight complete (fio's handle_thinktime).
 TEST(Runner, ThinktimeCountsIssuedOrCompletedBlocks) {
   const std::vector<std::string> base = {"--name=t", "--ioengine=null", "--rw=randread", "--bs=4k",
-                                         "--size=512k", "--iodepth=8", "--thinktime=5ms",
+                                         "--size=512k", "--iodepth=8", "--thinktime=50ms",
                                          "--thinktime_blocks=16"};
+  // Pauses are gaps of 40 ms or more between issues: far above a scheduler
+  // slice on a loaded machine, which a 5 ms pause was not.
   Recorded issue, complete;
   auto a = base;
   a.push_back("--thinktime_blocks_type=issue");
   ASSERT_FALSE(RunRecorded(ParseJobs(a), &issue).failed());
   ASSERT_EQ(issue.ios.size(), 128u);
   // After the 16th, 32nd, ... issue: 7 pauses with an issue after them.
-  EXPECT_EQ(PausesBefore(issue, 4'000'000),
+  EXPECT_EQ(PausesBefore(issue, 40'000'000),
             (std::vector<size_t>{16, 32, 48, 64, 80, 96, 112}));
   ASSERT_FALSE(RunRecorded(ParseJobs(base), &complete).failed());
   ASSERT_EQ(complete.ios.size(), 128u);
@@ -1251,7 +1259,7 @@ TEST(Runner, ThinktimeCountsIssuedOrCompletedBlocks) {
   // 16th completion is seen at a later issue than the 16th; the pauses
   // come every 16 completions all the same (8 in 128 I/Os, the last
   // possibly at the end).
-  const auto p = PausesBefore(complete, 4'000'000);
+  const auto p = PausesBefore(complete, 40'000'000);
   ASSERT_GE(p.size(), 6u);
   EXPECT_LE(p.size(), 8u);
   for (size_t k = 1; k < p.size(); k++) EXPECT_EQ(p[k] - p[k - 1], 16u) << k;

@@ -29,12 +29,12 @@ grep -q "verdict: worse" "$T/aa" && fail "A/A said worse: $(cat "$T/aa")"
 grep -q "problem:\|run failed" "$T/aa" && fail "A/A: $(cat "$T/aa")"
 echo "ok: A/A -> exit $rc ($(grep 'verdict:' "$T/aa"))"
 
-# A/B with latency-ns raised by 20 us, decided on the median latency: worse,
+# A/B with latency-ns raised by 50 us, decided on the median latency: worse,
 # exit 1; JSON output; --keep.  (On a 2-core VM the p99 of a timer-driven
 # null device is the host's wake-up jitter, 1.3-4.5 ms run to run for a
 # 1 ms latency-ns, so a 20 % latency-ns change does not move it reliably;
 # docs/regressions.md.)
-run 1 ab --a="$NULL=100000" --b="$NULL=120000" --metric=p50 --rounds=6 --max-rounds=20 --seed=4 \
+run 1 ab --a="$NULL=100000" --b="$NULL=150000" --metric=p50 --rounds=6 --max-rounds=20 --seed=4 \
   --keep="$T/keep" --output-format=json "${JOB[@]}"
 python3 - "$T/out" <<'PY' || fail "A/B JSON: $(cat "$T/out")"
 import json, sys
@@ -42,11 +42,11 @@ j = json.load(open(sys.argv[1]))
 c = j["comparison"]
 assert c["verdict"] == "worse" and c["exit_code"] == 1, c["verdict"]
 p50 = [r for r in c["rows"] if r["metric"] == "p50" and r["deciding"]][0]
-# latency-ns adds 20 us; the loop's wake-up adds to both sides alike, so
+# latency-ns adds 50 us; the loop's wake-up adds to both sides alike, so
 # the absolute change is the robust check (a loaded ASan run measured a
-# base median of 275 us, +7 % for the same 20 us).
+# base median of 275 us: +7 % for 20 us, too close to the 5 % band).
 delta = p50["new_median"] - p50["base_median"]
-assert 10e3 < delta < 50e3, (delta, p50["base_median"], p50["new_median"])
+assert 30e3 < delta < 90e3, (delta, p50["base_median"], p50["new_median"])
 assert abs(p50["change"] - delta / p50["base_median"]) < 1e-9, p50
 assert p50["ci_low"] > 0, p50
 assert j["ab"]["rounds"] >= 6 and len(j["ab"]["orders"]) == j["ab"]["rounds"]
@@ -61,7 +61,7 @@ has "clat p50" "$T/out"
 # Swapped: B is faster: better, exit 0.
 run 0 compare --metric=p50 "$T/keep/b" "$T/keep/a"
 has "verdict: better (exit 0)" "$T/out"
-echo "ok: A/B +20% latency-ns -> worse on p50, exit 1"
+echo "ok: A/B +50 us latency-ns -> worse on p50, exit 1"
 
 # The p99 (the default metric) against a change far above the jitter.
 run 1 ab --a="$NULL=50000" --b="$NULL=8000000" --rounds=5 --max-rounds=5 --warmup=0 \
