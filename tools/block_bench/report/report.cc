@@ -337,15 +337,19 @@ void TextPercentiles(std::string& o, const char* name, const LatencyHistogram& h
   }
 }
 
-// fio's "7813KiB/s (8000kB/s)": in the units of kb_base first (IEC for
-// 1024), then the others.
+// Whether the report's figures come in IEC units first (KiB, MiB), as
+// fio's i2p: kb_base=1024; with kb_base=1000, SI units first.
+bool IecFirst(const JobOptions& job) { return job.kb_base == 1024; }
+
 // A bandwidth in the job's digits, in bytes or (unit_base=1) bits a second.
 std::string Rate(uint64_t bytes_per_s, const JobOptions& job, bool iec) {
   if (job.unit_bits) return NumToStr(bytes_per_s * 8, int(job.sig_figs), iec, "bit/s");
   return NumToStr(bytes_per_s, int(job.sig_figs), iec, "B/s");
 }
+// fio's "7813KiB/s (8000kB/s)": in the units of kb_base first, then the
+// others.
 std::string Bw(uint64_t bytes_per_s, const JobOptions& job) {
-  const bool iec = job.kb_base == 1024;
+  const bool iec = IecFirst(job);
   return Rate(bytes_per_s, job, iec) + " (" + Rate(bytes_per_s, job, !iec) + ")";
 }
 
@@ -495,7 +499,7 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
       double bw = PerSec(x.bytes, r);
       o += Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", d < kNumDirs ? kDirName[d] : "mixed",
                NumToStr(uint64_t(iops), sig, false).c_str(), Bw(uint64_t(bw), job).c_str(),
-               NumToStr(x.bytes, sig, job.kb_base == 1024, "B").c_str(), (unsigned long long)ms);
+               NumToStr(x.bytes, sig, IecFirst(job), "B").c_str(), (unsigned long long)ms);
       // As fio: a line only for what was measured (slat needs a driver
       // hand-over; disable_*/gtod_reduce keep none).
       if (x.slat.count()) TextLat(o, "slat", x.slat);
@@ -518,7 +522,7 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
         double gb = 0;
         for (int k = 0; k < kNumDirs; k++)
           if (d == kNumDirs || k == d) gb += GroupBwOf(gbw[k], r.groupid);
-        const bool iec = job.kb_base == 1024;
+        const bool iec = IecFirst(job);
         const char* unit = job.unit_bits ? (iec ? "Kibit" : "kbit") : (iec ? "KiB" : "kB");
         double mn = *std::min_element(k.begin(), k.end());
         double mx = *std::max_element(k.begin(), k.end());
@@ -603,7 +607,7 @@ std::string StatusText(const std::vector<ReportUnit>& units) {
     // The figures' digits and units as fio's: of the group's last unit.
     const JobOptions& job = *cl.back()->job;
     const int sig = int(job.sig_figs);
-    const bool iec = job.kb_base == 1024;
+    const bool iec = IecFirst(job);
     o += Fmt("Run status group %d (all jobs):\n", g);
     for (int d = 0; d < kNumDirs; d++) {
       uint64_t bytes = 0, ios = 0, rmin = UINT64_MAX, rmax = 0;
