@@ -142,6 +142,9 @@ std::string DecimalText(const std::string& token) {
     if (!es.empty() && es[0] == '+') es.remove_prefix(1);
     auto [p, ec] = std::from_chars(es.data(), es.data() + es.size(), exp);
     if (ec != std::errc() || p != es.data() + es.size()) exp = (es[0] == '-') ? -100000 : 100000;
+    // Any exponent this large gives "" below; clamping keeps the point's
+    // arithmetic from overflowing (e.g. "0e09223372036854775807").
+    exp = std::clamp(exp, -100000L, 100000L);
     s = s.substr(0, e);
   }
   size_t dot = s.find('.');

@@ -213,6 +213,18 @@ TEST(OptionsParseJson, NumberWithAbsurdExponentIsError) {
   EXPECT_EQ(ValueOf(o, "n"), "0");
 }
 
+// Exponents at the edge of a 64-bit integer (found by spec_json_fuzz: the
+// decimal point's position overflowed). Zero stays zero; the rest underflow to
+// a value nlohmann reads as 0.0 and the exact text is out of range.
+TEST(OptionsParseJson, ExponentNearInt64LimitsDoesNotOverflow) {
+  EXPECT_EQ(ValueOf(MustParse(R"({"n": 0E0009223372036854775807})"), "n"), "0");
+  EXPECT_EQ(ValueOf(MustParse(R"({"n": -0.0e-9223372036854775808})"), "n"), "0");
+  EXPECT_TRUE(FailsWith(Options::Parse(R"({"n": 0.0001e-9223372036854775807})"),
+                        {"'n'", "out of range"}));
+  EXPECT_TRUE(FailsWith(Options::Parse(R"({"n": 1e-99999999999999999999999})"),
+                        {"'n'", "out of range"}));
+}
+
 // ---- Options manipulation ---------------------------------------------------
 
 // ---- limits on the shape of a spec ------------------------------------------
