@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "tools/block_bench/option_table.h"
 #include "tools/block_bench/units.h"
 #include "tools/block_bench/values.h"
+#include "util/quote.h"
 #include "util/result.h"
 
 namespace blk::bench::internal {
@@ -156,6 +158,57 @@ FioOptionSpec TimeOption(std::string_view name, std::string_view help) {
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.*F != DefaultJob().*F) out.push_back({std::string(n), FormatTime(job.*F)});
+  };
+  s.help = help;
+  return s;
+}
+
+// One accepted value of a choice option: its text, the field's value, and an
+// optional note the error message prints after it ("0 (auto)").
+template <class T>
+struct FioChoice {
+  std::string_view name;
+  T value;
+  std::string_view note = {};
+};
+
+// "a, b (note) or c": the accepted values, in table order.
+template <class T, size_t N>
+std::string ChoiceList(const FioChoice<T> (&choices)[N]) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? " or " : ", ";
+    out += choices[i].name;
+    if (!choices[i].note.empty()) out += " (" + std::string(choices[i].note) + ")";
+  }
+  return out;
+}
+
+// An option whose value is one of a fixed set of words (fio's FIO_OPT_STR
+// with posval[]), stored in field F.  `Choices` is a FioChoice array with
+// static storage; several names may map to one value (aliases such as "0"),
+// and a value renders as the first name listed for it.
+template <auto F, const auto& Choices>
+FioOptionSpec ChoiceOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
+  s.name = name;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    for (const auto& c : Choices) {
+      if (c.name == *v) {
+        job.*F = c.value;
+        return {};
+      }
+    }
+    return FioValueError("expected " + ChoiceList(Choices) + ", got " + QuoteInput(*v));
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.*F == DefaultJob().*F) return;
+    for (const auto& c : Choices) {
+      if (c.value == job.*F) {
+        out.push_back({std::string(n), std::string(c.name)});
+        return;
+      }
+    }
   };
   s.help = help;
   return s;

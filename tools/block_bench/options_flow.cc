@@ -11,6 +11,8 @@ namespace blk::bench {
 namespace {
 
 using internal::ApplyPerDir;
+using internal::ChoiceOption;
+using internal::FioChoice;
 using internal::FioValueError;
 using internal::RenderPerDir;
 
@@ -85,26 +87,12 @@ FioOptionSpec RateIops() {
   return s;
 }
 
+constexpr FioChoice<RateProcess> kRateProcessOptionChoices[] = {
+    {"linear", RateProcess::kLinear}, {"poisson", RateProcess::kPoisson}};
+
 FioOptionSpec RateProcessOption() {
-  FioOptionSpec s;
-  s.name = "rate_process";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "linear") {
-      job.rate_process = RateProcess::kLinear;
-    } else if (*v == "poisson") {
-      job.rate_process = RateProcess::kPoisson;
-    } else {
-      return FioValueError("expected linear or poisson, got " + QuoteInput(*v));
-    }
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.rate_process != DefaultJob().rate_process) {
-      out.push_back({std::string(n), std::string(Name(job.rate_process))});
-    }
-  };
-  s.help = "how rated I/O is spaced: linear (default) or poisson";
-  return s;
+  return ChoiceOption<&JobOptions::rate_process, kRateProcessOptionChoices>(
+      "rate_process", "how rated I/O is spaced: linear (default) or poisson");
 }
 
 // startdelay=5 or startdelay=5-10 (each clone picks a value in the range).
@@ -274,61 +262,29 @@ FioOptionSpec CpuMask() {
   return s;
 }
 
+constexpr FioChoice<bool> kCpusAllowedPolicyChoices[] = {{"shared", false}, {"split", true}};
+
 FioOptionSpec CpusAllowedPolicy() {
-  FioOptionSpec s;
-  s.name = "cpus_allowed_policy";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "shared") job.cpus_split = false;
-    else if (*v == "split") job.cpus_split = true;
-    else return FioValueError("expected shared or split, got " + QuoteInput(*v));
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.cpus_split) out.push_back({std::string(n), "split"});
-  };
-  s.help = "shared: every clone may use all the CPUs; split: clone k gets the k-th";
-  return s;
+  return ChoiceOption<&JobOptions::cpus_split, kCpusAllowedPolicyChoices>(
+      "cpus_allowed_policy", "shared: every clone may use all the CPUs; split: clone k gets the k-th");
 }
 
 // fio's thinktime_blocks_type: what thinktime_blocks counts.
+constexpr FioChoice<bool> kThinktimeBlocksTypeChoices[] = {{"complete", false}, {"issue", true}};
+
 FioOptionSpec ThinktimeBlocksType() {
-  FioOptionSpec s;
-  s.name = "thinktime_blocks_type";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v != "complete" && *v != "issue")
-      return FioValueError("expected complete or issue, got " + QuoteInput(*v));
-    job.thinktime_issue = *v == "issue";
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.thinktime_issue) out.push_back({std::string(n), "issue"});
-  };
-  s.help = "what thinktime_blocks counts: complete (default) or issue (issued I/Os)";
-  return s;
+  return ChoiceOption<&JobOptions::thinktime_issue, kThinktimeBlocksTypeChoices>(
+      "thinktime_blocks_type", "what thinktime_blocks counts: complete (default) or issue (issued I/Os)");
 }
 
 // fio's io_submit_mode: inline (the job's own loop submits) or offload (a
 // submitter thread per clone; see JobOptions::io_submit_mode).
+constexpr FioChoice<JobOptions::SubmitMode> kIoSubmitModeChoices[] = {
+    {"inline", JobOptions::SubmitMode::kInline}, {"offload", JobOptions::SubmitMode::kOffload}};
+
 FioOptionSpec IoSubmitMode() {
-  FioOptionSpec s;
-  s.name = "io_submit_mode";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "inline") {
-      job.io_submit_mode = JobOptions::SubmitMode::kInline;
-      return {};
-    }
-    if (*v == "offload") {
-      job.io_submit_mode = JobOptions::SubmitMode::kOffload;
-      return {};
-    }
-    return FioValueError("expected inline or offload, got " + QuoteInput(*v));
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.io_submit_mode == JobOptions::SubmitMode::kInline) out.push_back({std::string(n), "inline"});
-    if (job.io_submit_mode == JobOptions::SubmitMode::kOffload) out.push_back({std::string(n), "offload"});
-  };
-  s.help = "inline (default): the job's thread submits; offload: the job's thread generates and paces, a submitter thread submits and reaps";
-  return s;
+  return ChoiceOption<&JobOptions::io_submit_mode, kIoSubmitModeChoices>(
+      "io_submit_mode", "inline (default): the job's thread submits; offload: the job's thread generates and paces, a submitter thread submits and reaps");
 }
 
 FioOptionSpec WithAliases(FioOptionSpec s, std::vector<std::string_view> aliases) {

@@ -15,6 +15,8 @@ namespace blk::bench {
 namespace {
 
 using internal::ApplyPerDir;
+using internal::ChoiceOption;
+using internal::FioChoice;
 using internal::FioValueError;
 using internal::RenderPerDir;
 
@@ -491,20 +493,13 @@ FioOptionSpec RandSeed() {
 
 // ---- rw_sequencer and strided zones -------------------------------------------
 
+constexpr FioChoice<JobOptions::RwSequencer> kRwSequencerChoices[] = {
+    {"sequential", JobOptions::RwSequencer::kSequential},
+    {"identical", JobOptions::RwSequencer::kIdentical}};
+
 FioOptionSpec RwSequencer() {
-  FioOptionSpec s;
-  s.name = "rw_sequencer";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "sequential") job.rw_sequencer = JobOptions::RwSequencer::kSequential;
-    else if (*v == "identical") job.rw_sequencer = JobOptions::RwSequencer::kIdentical;
-    else return FioValueError("expected sequential or identical, got " + QuoteInput(*v));
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.rw_sequencer == JobOptions::RwSequencer::kIdentical) out.push_back({std::string(n), "identical"});
-  };
-  s.help = "with rw=randread:N, the I/Os between random offsets: sequential (default) or identical (the same offset again)";
-  return s;
+  return ChoiceOption<&JobOptions::rw_sequencer, kRwSequencerChoices>(
+      "rw_sequencer", "with rw=randread:N, the I/Os between random offsets: sequential (default) or identical (the same offset again)");
 }
 
 FioOptionSpec ZoneMode() {

@@ -12,6 +12,8 @@
 namespace blk::bench {
 namespace {
 
+using internal::ChoiceOption;
+using internal::FioChoice;
 using internal::FioValueError;
 using internal::ParsePatternPieces;
 
@@ -94,33 +96,15 @@ FioOptionSpec GtodReduce() {
   return s;
 }
 
+constexpr FioChoice<ContinueOnError> kContinueOnErrorOptionChoices[] = {
+    {"none", ContinueOnError::kNone},  {"read", ContinueOnError::kRead},
+    {"write", ContinueOnError::kWrite}, {"io", ContinueOnError::kIo},
+    {"verify", ContinueOnError::kVerify}, {"all", ContinueOnError::kAll},
+    {"0", ContinueOnError::kNone},     {"1", ContinueOnError::kAll}};
+
 FioOptionSpec ContinueOnErrorOption() {
-  FioOptionSpec s;
-  s.name = "continue_on_error";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    static constexpr struct {
-      std::string_view name;
-      ContinueOnError value;
-    } kValues[] = {{"none", ContinueOnError::kNone},   {"0", ContinueOnError::kNone},
-                   {"read", ContinueOnError::kRead},   {"write", ContinueOnError::kWrite},
-                   {"io", ContinueOnError::kIo},       {"verify", ContinueOnError::kVerify},
-                   {"all", ContinueOnError::kAll},     {"1", ContinueOnError::kAll}};
-    for (const auto& e : kValues) {
-      if (e.name == *v) {
-        job.continue_on_error = e.value;
-        return {};
-      }
-    }
-    return FioValueError("expected none, read, write, io, verify, all, 0 or 1, got " +
-                         QuoteInput(*v));
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.continue_on_error != DefaultJob().continue_on_error) {
-      out.push_back({std::string(n), std::string(Name(job.continue_on_error))});
-    }
-  };
-  s.help = "errors that do not stop the job: none, read, write, io, verify, all";
-  return s;
+  return ChoiceOption<&JobOptions::continue_on_error, kContinueOnErrorOptionChoices>(
+      "continue_on_error", "errors that do not stop the job: none, read, write, io, verify, all");
 }
 
 FioOptionSpec PercentileList() {
@@ -173,40 +157,23 @@ FioOptionSpec LogOption(std::string_view name, std::string_view help) {
   return s;
 }
 
+constexpr FioChoice<UnifiedRw> kUnifiedRwReportingChoices[] = {
+    {"none", UnifiedRw::kNone}, {"mixed", UnifiedRw::kMixed}, {"both", UnifiedRw::kBoth},
+    {"0", UnifiedRw::kNone},    {"1", UnifiedRw::kMixed},     {"2", UnifiedRw::kBoth}};
+
 FioOptionSpec UnifiedRwReporting() {
-  FioOptionSpec s;
-  s.name = "unified_rw_reporting";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "none" || *v == "0") job.unified_rw = UnifiedRw::kNone;
-    else if (*v == "mixed" || *v == "1") job.unified_rw = UnifiedRw::kMixed;
-    else if (*v == "both" || *v == "2") job.unified_rw = UnifiedRw::kBoth;
-    else return FioValueError("expected none, mixed, both, 0, 1 or 2, got " + QuoteInput(*v));
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.unified_rw == UnifiedRw::kMixed) out.push_back({std::string(n), "mixed"});
-    if (job.unified_rw == UnifiedRw::kBoth) out.push_back({std::string(n), "both"});
-  };
-  s.help = "report read/write/trim summed as 'mixed' (mixed), both, or not (none)";
-  return s;
+  return ChoiceOption<&JobOptions::unified_rw, kUnifiedRwReportingChoices>(
+      "unified_rw_reporting", "report read/write/trim summed as 'mixed' (mixed), both, or not (none)");
 }
 
 // unit_base: 0 (fio's auto-detection: bytes for every engine here), 8
 // (bytes) or 1 (bits).
+constexpr FioChoice<bool> kUnitBaseChoices[] = {
+    {"0", false, "auto"}, {"8", false, "bytes"}, {"1", true, "bits"}};
+
 FioOptionSpec UnitBase() {
-  FioOptionSpec s;
-  s.name = "unit_base";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "0" || *v == "8") job.unit_bits = false;
-    else if (*v == "1") job.unit_bits = true;
-    else return FioValueError("expected 0 (auto), 8 (bytes) or 1 (bits), got " + QuoteInput(*v));
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.unit_bits) out.push_back({std::string(n), "1"});
-  };
-  s.help = "the text report's bandwidths in bytes (0: auto, 8) or bits (1), as fio";
-  return s;
+  return ChoiceOption<&JobOptions::unit_bits, kUnitBaseChoices>(
+      "unit_base", "the text report's bandwidths in bytes (0: auto, 8) or bits (1), as fio");
 }
 
 // log_alternate_epoch_clock_id: a clock_gettime id this system has.

@@ -11,30 +11,20 @@
 namespace blk::bench {
 namespace {
 
+using internal::ChoiceOption;
+using internal::FioChoice;
 using internal::FioValueError;
 
 constexpr std::array<IoEngine, 9> kEngines = {
     IoEngine::kPsync,   IoEngine::kSync,     IoEngine::kPvsync, IoEngine::kPvsync2, IoEngine::kLibaio,
     IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull,   IoEngine::kRbd};
 
+constexpr FioChoice<uint32_t> kKbBaseChoices[] = {{"1000", 1000}, {"1024", 1024}};
+
 FioOptionSpec KbBase() {
-  FioOptionSpec s;
-  s.name = "kb_base";
+  FioOptionSpec s = ChoiceOption<&JobOptions::kb_base, kKbBaseChoices>(
+      "kb_base", "base of size suffixes: 1024 (k=1024, ki=1000) or 1000 (k=1000, ki=1024)");
   s.numeric = true;
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "1024") {
-      job.kb_base = 1024;
-    } else if (*v == "1000") {
-      job.kb_base = 1000;
-    } else {
-      return FioValueError("expected 1000 or 1024, got " + QuoteInput(*v));
-    }
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.kb_base != DefaultJob().kb_base) out.push_back({std::string(n), std::to_string(job.kb_base)});
-  };
-  s.help = "base of size suffixes: 1024 (k=1024, ki=1000) or 1000 (k=1000, ki=1024)";
   return s;
 }
 
@@ -218,31 +208,21 @@ FioOptionSpec Buffered() {
 
 }  // namespace
 
+constexpr FioChoice<Fallocate> kFallocateOptionChoices[] = {
+    {"none", Fallocate::kNone}, {"native", Fallocate::kNative},     {"posix", Fallocate::kPosix},
+    {"keep", Fallocate::kKeep}, {"truncate", Fallocate::kTruncate}, {"0", Fallocate::kNone},
+    {"1", Fallocate::kPosix}};
+
 FioOptionSpec FallocateOption() {
-  FioOptionSpec s;
-  s.name = "fallocate";
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    static constexpr struct {
-      std::string_view name;
-      Fallocate value;
-    } kValues[] = {{"none", Fallocate::kNone},   {"0", Fallocate::kNone},
-                   {"native", Fallocate::kNative}, {"posix", Fallocate::kPosix},
-                   {"1", Fallocate::kPosix},     {"keep", Fallocate::kKeep},
-                   {"truncate", Fallocate::kTruncate}};
-    for (const auto& e : kValues) {
-      if (e.name == *v) {
-        job.fallocate = e.value;
-        return {};
-      }
-    }
-    return FioValueError("expected none, native, posix, keep, truncate, 0 or 1, got " + QuoteInput(*v));
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.fallocate != DefaultJob().fallocate) out.push_back({std::string(n), std::string(Name(job.fallocate))});
-  };
-  s.help = "preallocation of a writing job's new file: native (default), posix, keep, truncate, none";
-  return s;
+  return ChoiceOption<&JobOptions::fallocate, kFallocateOptionChoices>(
+      "fallocate", "preallocation of a writing job's new file: native (default), posix, keep, truncate, none");
 }
+
+constexpr FioChoice<JobOptions::Fadvise> kFadviseChoices[] = {
+    {"0", JobOptions::Fadvise::kNone},
+    {"1", JobOptions::Fadvise::kPattern},
+    {"random", JobOptions::Fadvise::kRandom},
+    {"sequential", JobOptions::Fadvise::kSequential}};
 
 // filesize=SIZE: each file's size (fio's low-high range is not supported).
 FioOptionSpec FileSize() {
@@ -351,27 +331,8 @@ std::vector<FioOptionSpec> TargetOptions() {
   v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
   v.push_back(Buffered());
   v.push_back(BoolOption<&JobOptions::invalidate>("invalidate", "drop the page cache of the files first"));
-  {
-    FioOptionSpec s;
-    s.name = "fadvise_hint";
-    s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-      using F = JobOptions::Fadvise;
-      if (*v == "0") job.fadvise = F::kNone;
-      else if (*v == "1") job.fadvise = F::kPattern;
-      else if (*v == "random") job.fadvise = F::kRandom;
-      else if (*v == "sequential") job.fadvise = F::kSequential;
-      else return FioValueError("expected 0, 1, random or sequential, got " + QuoteInput(*v));
-      return {};
-    };
-    s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-      static const char* const kNames[] = {"0", "1", "random", "sequential"};
-      if (job.fadvise != DefaultJob().fadvise)
-        out.push_back({std::string(n), kNames[int(job.fadvise)]});
-    };
-    s.help = "read-ahead advice per file (posix_fadvise): 1 (default) random for random rw=, "
-             "else sequential; 0 none; random; sequential";
-    v.push_back(std::move(s));
-  }
+  v.push_back(ChoiceOption<&JobOptions::fadvise, kFadviseChoices>("fadvise_hint", "read-ahead advice per file (posix_fadvise): 1 (default) random for random rw=, "
+             "else sequential; 0 none; random; sequential"));
   v.push_back(BoolOption<&JobOptions::create_on_open>(
       "create_on_open", "1: create a new file empty when it is opened (no layout)"));
   v.push_back(BoolOption<&JobOptions::create_only>("create_only", "1: set up the files, then do no I/O"));

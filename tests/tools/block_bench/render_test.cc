@@ -49,34 +49,55 @@ TEST(Render, OnlyNonDefaultOptionsInTableOrder) {
                                       "--write_bw_log"}));
 }
 
+// The rendered options of a job file body, without the leading --name.
+std::string OptionsOf(const std::string& body) {
+  std::vector<std::string> a = RenderJobArgs(ParseOne(body));
+  a.erase(a.begin());
+  return Join(a);
+}
+
+// Choice options (ChoiceOption): an alias reads as its value and renders as
+// the value's first name; a value's error lists every accepted name.
+TEST(Render, ChoiceAliasesRenderAsTheirFirstName) {
+  EXPECT_EQ(OptionsOf("continue_on_error=1"), "--continue_on_error=all");
+  EXPECT_EQ(OptionsOf("unified_rw_reporting=2"), "--unified_rw_reporting=both");
+  EXPECT_EQ(OptionsOf("fallocate=1"), "--fallocate=posix");
+  EXPECT_EQ(OptionsOf("fallocate=0"), "--fallocate=none");
+  EXPECT_EQ(OptionsOf("fadvise_hint=random"), "--fadvise_hint=random");
+  EXPECT_EQ(OptionsOf("unit_base=8"), "") << "8 is the default (bytes), as 0";
+  EXPECT_EQ(OptionsOf("io_submit_mode=inline"), "--io_submit_mode=inline");
+  EXPECT_EQ(OptionsOf("cpus_allowed_policy=shared"), "");
+  EXPECT_OPTION_ERROR("fallocate=yes", 2, "fallocate",
+                      "expected none, native, posix, keep, truncate, 0 or 1, got 'yes'");
+  EXPECT_OPTION_ERROR("fadvise_hint=2", 2, "fadvise_hint",
+                      "expected 0, 1, random or sequential, got '2'");
+  EXPECT_OPTION_ERROR("continue_on_error=trim", 2, "continue_on_error",
+                      "expected none, read, write, io, verify, all, 0 or 1, got 'trim'");
+}
+
 TEST(Render, SpecialForms) {
-  auto args = [](const std::string& body) {
-    std::vector<std::string> a = RenderJobArgs(ParseOne(body));
-    a.erase(a.begin());
-    return Join(a);
-  };
-  EXPECT_EQ(args("kb_base=1000\nbs=4k\nsize=4KiB"), "--kb_base=1000 --bs=4k --size=4ki");
-  EXPECT_EQ(args("bsrange=4k-64k,8k-8k"), "--bsrange=4k-64k,8k-8k");
-  EXPECT_EQ(args("bs=,8k,"), "--bs=4k,8k,4k");
-  EXPECT_EQ(args("ba=,8k,"), "--blockalign=,8k,");
-  EXPECT_EQ(args("bssplit=4k/50:1k/:32k/"), "--bssplit=4k/50:1k/25:32k/25");
-  EXPECT_EQ(args("rw=randread:8"), "--rw=randread:8");
-  EXPECT_EQ(args("rw=write:64k"), "--rw=write:64k");
-  EXPECT_EQ(args("rw=read:-8k"), "--rw=read:-8k");
-  EXPECT_EQ(args("readwrite=readwrite"), "--rw=rw");
-  EXPECT_EQ(args("rwmixwrite=30"), "--rwmixread=70");
-  EXPECT_EQ(args("buffered=0"), "--direct=1");
-  EXPECT_EQ(args("size=50%\noffset=10%"), "--offset=10% --size=50%");
-  EXPECT_EQ(args("random_distribution=zipf:1.2:0.25"), "--random_distribution=zipf:1.2:0.25");
-  EXPECT_EQ(args("random_distribution=zoned:60/10:40/90"), "--random_distribution=zoned:60/10:40/90");
-  EXPECT_EQ(args("startdelay=5-10"), "--startdelay=5s-10s");
-  EXPECT_EQ(args("thinktime=1500"), "--thinktime=1500us");
-  EXPECT_EQ(args("ioengine=rbd\npool=p\nbusy_poll=1"), "--ioengine=rbd --pool=p --busy_poll=1");
-  EXPECT_EQ(args("norandommap=0\ngroup_reporting=1"), "--group_reporting");
-  EXPECT_EQ(args("write_lat_log=lat"), "--write_lat_log=lat");
-  EXPECT_EQ(args("verify=crc32c-intel"), "--verify=crc32c");
-  EXPECT_EQ(args("percentile_list=99.5:99.9"), "--percentile_list=99.5:99.9");
-  EXPECT_EQ(args("iodepth_low=0\niodepth_batch_complete_max=4"), "--iodepth_batch_complete_max=4");
+  EXPECT_EQ(OptionsOf("kb_base=1000\nbs=4k\nsize=4KiB"), "--kb_base=1000 --bs=4k --size=4ki");
+  EXPECT_EQ(OptionsOf("bsrange=4k-64k,8k-8k"), "--bsrange=4k-64k,8k-8k");
+  EXPECT_EQ(OptionsOf("bs=,8k,"), "--bs=4k,8k,4k");
+  EXPECT_EQ(OptionsOf("ba=,8k,"), "--blockalign=,8k,");
+  EXPECT_EQ(OptionsOf("bssplit=4k/50:1k/:32k/"), "--bssplit=4k/50:1k/25:32k/25");
+  EXPECT_EQ(OptionsOf("rw=randread:8"), "--rw=randread:8");
+  EXPECT_EQ(OptionsOf("rw=write:64k"), "--rw=write:64k");
+  EXPECT_EQ(OptionsOf("rw=read:-8k"), "--rw=read:-8k");
+  EXPECT_EQ(OptionsOf("readwrite=readwrite"), "--rw=rw");
+  EXPECT_EQ(OptionsOf("rwmixwrite=30"), "--rwmixread=70");
+  EXPECT_EQ(OptionsOf("buffered=0"), "--direct=1");
+  EXPECT_EQ(OptionsOf("size=50%\noffset=10%"), "--offset=10% --size=50%");
+  EXPECT_EQ(OptionsOf("random_distribution=zipf:1.2:0.25"), "--random_distribution=zipf:1.2:0.25");
+  EXPECT_EQ(OptionsOf("random_distribution=zoned:60/10:40/90"), "--random_distribution=zoned:60/10:40/90");
+  EXPECT_EQ(OptionsOf("startdelay=5-10"), "--startdelay=5s-10s");
+  EXPECT_EQ(OptionsOf("thinktime=1500"), "--thinktime=1500us");
+  EXPECT_EQ(OptionsOf("ioengine=rbd\npool=p\nbusy_poll=1"), "--ioengine=rbd --pool=p --busy_poll=1");
+  EXPECT_EQ(OptionsOf("norandommap=0\ngroup_reporting=1"), "--group_reporting");
+  EXPECT_EQ(OptionsOf("write_lat_log=lat"), "--write_lat_log=lat");
+  EXPECT_EQ(OptionsOf("verify=crc32c-intel"), "--verify=crc32c");
+  EXPECT_EQ(OptionsOf("percentile_list=99.5:99.9"), "--percentile_list=99.5:99.9");
+  EXPECT_EQ(OptionsOf("iodepth_low=0\niodepth_batch_complete_max=4"), "--iodepth_batch_complete_max=4");
 }
 
 TEST(Render, ShowCommandQuotesForTheShell) {
