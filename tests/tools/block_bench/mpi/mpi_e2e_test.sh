@@ -20,6 +20,8 @@ set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/tools/block_bench/bench_proc.sh
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/bench_proc.sh"
 cd "$T"
 
 command -v mpirun >/dev/null || fail "mpirun is missing (openmpi-bin; scripts/setup.sh installs it)"
@@ -166,7 +168,7 @@ running_ranks() {
     mp=$(pgrep -P "$pid" -x mpirun || true)
     ranks=$([ -n "$mp" ] && pgrep -P "$mp" -x block_bench || true)
     n=0
-    for p in $ranks; do cat /proc/"$p"/task/*/comm 2>/dev/null | grep -q '^bb-s' && n=$((n + 1)); done
+    for p in $ranks; do bb_running "$p" s && n=$((n + 1)); done
     if [ "$n" = 3 ]; then sleep 1; echo "$mp" $ranks; return 0; fi
     sleep 0.1
   done

@@ -18,6 +18,8 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 CLUSTER="$TEST_SRCDIR/$TEST_WORKSPACE/scripts/ceph/cluster.sh"
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/bbfault.XXXXXX")"
 fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/tools/block_bench/bench_proc.sh
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/bench_proc.sh"
 skip() {
   [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "cannot run ($*) and BLK_TEST_NO_SKIP=1"
   echo "SKIPPED: $*"
@@ -157,18 +159,9 @@ fi
 # --- F. the cluster: OSD SIGKILL, monitor loss --------------------------------
 if command -v ceph-mon >/dev/null 2>&1; then
   # A short path: Ceph's admin sockets live under it.
-  # started PID JOB: waits (at most 30 s) until the job's first clone
-  # thread runs ("bb-JOB.0": the image is open, I/O begins); a fixed sleep
-  # was too short for a sanitized start on a loaded machine.
-  started() {
-    local i
-    for ((i = 0; i < 600; i++)); do
-      cat /proc/"$1"/task/*/comm 2>/dev/null | grep -q "^bb-$2\." && return 0
-      kill -0 "$1" 2>/dev/null || return 0  # ended: its exit status tells
-      sleep 0.05
-    done
-    fail "job $2 (pid $1) did not start within 30 s"
-  }
+  # started PID JOB: waits (at most 30 s) until the job's clone thread runs
+  # ("bb-JOB.N": the image is open, I/O begins; bench_proc.sh).
+  started() { bb_wait_running "$1" "$2." 30 || fail "job $2 (pid $1) did not start within 30 s"; }
   CDIR="$(mktemp -d /tmp/blkstack-fault-ceph.XXXXXX)"
   cleanup+=("bash '$CLUSTER' stop '$CDIR' >/dev/null 2>&1; rm -rf '$CDIR'")
   bash "$CLUSTER" start "$CDIR" >/dev/null || fail "cluster.sh start $CDIR"

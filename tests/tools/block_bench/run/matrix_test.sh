@@ -12,6 +12,8 @@ set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/tools/block_bench/bench_proc.sh
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/bench_proc.sh"
 
 # librados/librbd keep allocations until exit (LeakSanitizer builds only).
 printf 'leak:librados\nleak:librbd\nleak:libceph-common\n' >"$T/lsan.supp"
@@ -118,10 +120,7 @@ assert j["read"]["total_ios"] == 4 * 512, j["read"]["total_ios"]'
   "$BB" --output-format=json --name=s --rw=randrw --bs=4k --size=$SIZE --iodepth=4 --runtime=60 \
     --time_based $ta >"$T/o.json" 2>"$T/e.txt" &
   pid=$!
-  for ((i = 0; i < 400; i++)); do
-    cat /proc/"$pid"/task/*/comm 2>/dev/null | grep -q '^bb-s' && break
-    sleep 0.05
-  done
+  bb_wait_running $pid s 20 || { kill -9 $pid; fail "$t SIGINT: block-bench did not start within 20 s"; }
   sleep 0.3
   t0=$(date +%s%3N)
   kill -INT $pid

@@ -13,6 +13,8 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*"; exit 1; }
 now_ms() { date +%s%3N; }
+# shellcheck source=tests/tools/block_bench/bench_proc.sh
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/bench_proc.sh"
 
 # --- 1. libaio write+verify, twenty times; and two stonewalled jobs ---------
 truncate -s 4M "$T/f"
@@ -80,22 +82,11 @@ timed 5000 0 --name=r --ioengine=null --size=1M --thinktime=3600s --runtime=1
 timed 5000 0 --name=r --blockdev=driver=null,size=1M,latency-ns=3600000000000 --runtime=1
 
 # running PID: waits (at most 20 s) until block-bench's SIGINT handler is in
-# place and a clone's thread ("bb-NAME.N") runs, then 0.2 s more for I/O.
-# (A background job of a script starts with SIGINT ignored, so a signal
-# sent before the handler is installed would be lost, not fatal; a sleep
-# was the only synchronisation, too short for a loaded sanitized run.)
+# place and a clone's thread runs (bench_proc.sh), then 0.2 s more for I/O.
 running() {
-  local pid=$1 i mask
-  for ((i = 0; i < 400; i++)); do
-    mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
-    if [ -n "$mask" ] && (( (16#$mask >> 1) & 1 )) &&
-       cat /proc/"$pid"/task/*/comm 2>/dev/null | grep -q '^bb-'; then
-      sleep 0.2
-      return 0
-    fi
-    sleep 0.05
-  done
-  fail "block-bench (pid $pid) did not start its jobs within 20 s: $(cat "$T/s.err")"
+  bb_wait_running "$1" "" 20 ||
+    fail "block-bench (pid $1) did not start its jobs within 20 s: $(cat "$T/s.err")"
+  sleep 0.2
 }
 # SIGINT mid-run: report printed, exit 130, within a second (3 s allowed for
 # a loaded sanitized run: the point is that no wait ignores the signal).
