@@ -347,12 +347,14 @@ TEST(Runner, RuntimeAndRampTime) {
 TEST(Runner, SamplesStartWithTheMeasuredPhase) {
   std::vector<JobOptions> jobs =
       ParseJobs({"--name=a", "--ioengine=null", "--rw=randread", "--size=1g", "--runtime=2",
-                 "--ramp_time=500ms", "--time_based", "--rate_iops=20000"});
+                 "--ramp_time=500ms", "--time_based", "--rate_iops=5000"});
   RunResult r = RunJobs(jobs);
   const CloneResult& c = r.clones[0];
   ASSERT_EQ(c.error, 0) << c.error_message;
   EXPECT_EQ(c.dir[0].iops_samples.size(), 4u);
-  for (double v : c.dir[0].iops_samples) EXPECT_NEAR(v, 20000, 4000);
+  // A rate well inside what a sanitized build on a loaded 2-core machine
+  // sustains, so that each sample is the rate.
+  for (double v : c.dir[0].iops_samples) EXPECT_NEAR(v, 5000, 1000);
 }
 
 // cpus_allowed binds the clones' threads; split gives clone k the k-th CPU.
