@@ -86,6 +86,19 @@ TEST(ToolFlags, FioHarnessFlags) {
   EXPECT_TRUE(r.jobs[0].readonly);
 }
 
+// kb_base applies to every size of its job on the command line too, wherever
+// it stands (fio applies command-line options in order; docs/block-bench.md).
+TEST(JobOptionsOnCommandLine, KbBaseAppliesWhereverItStands) {
+  for (const auto& args : {std::vector<std::string>{"--name=a", "--kb_base=1000", "--size=1m", "--bs=4k"},
+                           std::vector<std::string>{"--name=a", "--size=1m", "--bs=4k", "--kb_base=1000"}}) {
+    const CommandLine c = Ok(args);
+    ASSERT_EQ(c.jobs.size(), 1u);
+    ASSERT_TRUE(c.jobs[0].size);
+    EXPECT_EQ(c.jobs[0].size->value, 1000000u) << args[1];
+    EXPECT_EQ(c.jobs[0].bs[0].min, 4000u) << args[1];
+  }
+}
+
 TEST(ToolFlags, HelpAndVersionNeedNoJobs) {
   FakeEnv fake;
   std::vector<std::string> reads;
