@@ -43,14 +43,6 @@ std::string_view Name(Distribution v) {
   return "?";
 }
 
-std::string_view Name(RateProcess v) {
-  switch (v) {
-    case RateProcess::kLinear: return "linear";
-    case RateProcess::kPoisson: return "poisson";
-  }
-  return "?";
-}
-
 std::string_view Name(VerifyMethod v) {
   switch (v) {
     case VerifyMethod::kNone: return "none";
@@ -62,29 +54,6 @@ std::string_view Name(VerifyMethod v) {
     case VerifyMethod::kSha512: return "sha512";
     case VerifyMethod::kXxhash: return "xxhash";
     case VerifyMethod::kPattern: return "pattern";
-  }
-  return "?";
-}
-
-std::string_view Name(Fallocate v) {
-  switch (v) {
-    case Fallocate::kNone: return "none";
-    case Fallocate::kNative: return "native";
-    case Fallocate::kPosix: return "posix";
-    case Fallocate::kKeep: return "keep";
-    case Fallocate::kTruncate: return "truncate";
-  }
-  return "?";
-}
-
-std::string_view Name(ContinueOnError v) {
-  switch (v) {
-    case ContinueOnError::kNone: return "none";
-    case ContinueOnError::kRead: return "read";
-    case ContinueOnError::kWrite: return "write";
-    case ContinueOnError::kIo: return "io";
-    case ContinueOnError::kVerify: return "verify";
-    case ContinueOnError::kAll: return "all";
   }
   return "?";
 }

@@ -72,10 +72,7 @@ enum class ContinueOnError { kNone, kRead, kWrite, kIo, kVerify, kAll };
 std::string_view Name(IoEngine v);
 std::string_view Name(RwMode v);
 std::string_view Name(Distribution v);
-std::string_view Name(RateProcess v);
 std::string_view Name(VerifyMethod v);
-std::string_view Name(Fallocate v);
-std::string_view Name(ContinueOnError v);
 
 // True for randread, randwrite, randtrim and randrw.
 bool IsRandom(RwMode v);

@@ -218,6 +218,7 @@ FioOptionSpec FallocateOption() {
       "fallocate", "preallocation of a writing job's new file: native (default), posix, keep, truncate, none");
 }
 
+// fadvise_hint= (TargetOptions below).
 constexpr FioChoice<JobOptions::Fadvise> kFadviseChoices[] = {
     {"0", JobOptions::Fadvise::kNone},
     {"1", JobOptions::Fadvise::kPattern},
@@ -331,8 +332,9 @@ std::vector<FioOptionSpec> TargetOptions() {
   v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
   v.push_back(Buffered());
   v.push_back(BoolOption<&JobOptions::invalidate>("invalidate", "drop the page cache of the files first"));
-  v.push_back(ChoiceOption<&JobOptions::fadvise, kFadviseChoices>("fadvise_hint", "read-ahead advice per file (posix_fadvise): 1 (default) random for random rw=, "
-             "else sequential; 0 none; random; sequential"));
+  v.push_back(ChoiceOption<&JobOptions::fadvise, kFadviseChoices>(
+      "fadvise_hint", "read-ahead advice per file (posix_fadvise): 1 (default) random for random "
+      "rw=, else sequential; 0 none; random; sequential"));
   v.push_back(BoolOption<&JobOptions::create_on_open>(
       "create_on_open", "1: create a new file empty when it is opened (no layout)"));
   v.push_back(BoolOption<&JobOptions::create_only>("create_only", "1: set up the files, then do no I/O"));
