@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "tools/block_bench/parse_env.h"
+#include "tools/block_bench/jobfile/parse_env.h"
 
 namespace blk::bench::fuzz {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/block_bench/cmdline.h"
-#include "tools/block_bench/parse_env.h"
+#include "tools/block_bench/jobfile/cmdline.h"
+#include "tools/block_bench/jobfile/parse_env.h"
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/result_codec.h"
 #include "tools/block_bench/run/runner.h"

@@ -10,7 +10,7 @@
 //
 // "compare", "ab" and "plot" are subcommands only as the first argument (a
 // job file of that name is given as ./compare).
-// Parsing is tools/block_bench/cmdline.h; running run/runner.h; reports
+// Parsing is tools/block_bench/jobfile/cmdline.h; running run/runner.h; reports
 // report/report.h.  With a JSON format, standard output carries only the
 // JSON document: every message goes to standard error.
 // Exit status (compare and ab: see verdict/cli.h):
@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/block_bench/cmdline.h"
+#include "tools/block_bench/jobfile/cmdline.h"
 #include "tools/block_bench/mpi/mpi_session.h"
-#include "tools/block_bench/parse_env.h"
-#include "tools/block_bench/render.h"
+#include "tools/block_bench/jobfile/parse_env.h"
+#include "tools/block_bench/jobfile/render.h"
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/report/terse.h"
 #include "tools/block_bench/run/result_codec.h"

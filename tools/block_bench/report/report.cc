@@ -10,7 +10,7 @@
 #include <ctime>
 #include <map>
 
-#include "tools/block_bench/render.h"
+#include "tools/block_bench/jobfile/render.h"
 
 namespace blk::bench {
 namespace {

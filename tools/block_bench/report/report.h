@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/runner.h"
 #include "util/result.h"
 

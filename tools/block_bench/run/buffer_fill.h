@@ -29,7 +29,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/rng.h"
 #include "util/result.h"
 

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/source.h"

@@ -46,7 +46,7 @@
 #include <optional>
 #include <vector>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/source.h"
 #include "util/result.h"

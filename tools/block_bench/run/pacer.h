@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/rng.h"
 

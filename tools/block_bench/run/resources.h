@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "util/result.h"
 
 namespace blk::bench {

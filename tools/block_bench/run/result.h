@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "block/driver.h"
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/steady.h"
 #include "util/histogram.h"
 

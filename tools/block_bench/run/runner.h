@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/disk_stats.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/result.h"

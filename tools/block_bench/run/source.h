@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 
 namespace blk::bench {
 

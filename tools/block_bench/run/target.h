@@ -52,7 +52,7 @@
 #include <optional>
 #include <string>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/buffer_fill.h"
 #include "util/result.h"
 

@@ -22,7 +22,7 @@
 #include <mutex>
 #include <string>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/trace/trace.h"
 #include "util/result.h"

@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 
 namespace blk::bench {
 

@@ -77,7 +77,7 @@
 #include <vector>
 
 #include "block/backend.h"
-#include "tools/block_bench/job.h"
+#include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/buffer_fill.h"
 #include "tools/block_bench/run/files.h"
 #include "tools/block_bench/run/generator.h"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_env.h"
-#include "tools/block_bench/cmdline.h"
+#include "tools/block_bench/jobfile/cmdline.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace blk::bench;

@@ -4,9 +4,9 @@
 #include <optional>
 #include <string_view>
 
-#include "tools/block_bench/expr.h"
-#include "tools/block_bench/units.h"
-#include "tools/block_bench/values.h"
+#include "tools/block_bench/jobfile/expr.h"
+#include "tools/block_bench/jobfile/units.h"
+#include "tools/block_bench/jobfile/values.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace blk::bench;

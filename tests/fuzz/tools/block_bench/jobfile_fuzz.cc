@@ -7,9 +7,9 @@
 #include <string_view>
 
 #include "tests/fuzz/fuzz_env.h"
-#include "tools/block_bench/cmdline.h"
-#include "tools/block_bench/jobfile.h"
-#include "tools/block_bench/render.h"
+#include "tools/block_bench/jobfile/cmdline.h"
+#include "tools/block_bench/jobfile/jobfile.h"
+#include "tools/block_bench/jobfile/render.h"
 
 namespace blk::bench {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/block_bench/cmdline.h"
-#include "tools/block_bench/parse_env.h"
+#include "tools/block_bench/jobfile/cmdline.h"
+#include "tools/block_bench/jobfile/parse_env.h"
 
 namespace blk::bench::testing {
 

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/tools/block_bench/run/bench_test_util.h"
-#include "tools/block_bench/render.h"
+#include "tools/block_bench/jobfile/render.h"
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
 

@@ -1,0 +1,166 @@
+// Options naming the job and its target: name, description, kb_base,
+// ioengine, rbd options, filename, directory, blockdev, direct, buffered,
+// invalidate.
+#include <gtest/gtest.h>
+
+#include "tests/tools/block_bench/jobfile/test_util.h"
+
+namespace blk::bench {
+namespace {
+
+using testing::FileError;
+using testing::OneError;
+using testing::ParseOne;
+
+TEST(NameOption, SectionNameUnlessNameGiven) {
+  EXPECT_EQ(ParseOne("").name, "job");
+  EXPECT_EQ(ParseOne("name=renamed").name, "renamed");
+  EXPECT_OPTION_ERROR("name=", 2, "name", "non-empty");
+  EXPECT_OPTION_ERROR("name=global", 2, "name", "'global' is reserved");
+}
+
+TEST(DescriptionOption, FreeText) {
+  EXPECT_EQ(ParseOne("").description, "");
+  EXPECT_EQ(ParseOne("description=Random reads, 4k = small").description, "Random reads, 4k = small");
+  EXPECT_OPTION_ERROR("description=", 2, "description", "non-empty");
+}
+
+TEST(KbBaseOption, ChangesSuffixesOfTheWholeSection) {
+  EXPECT_EQ(ParseOne("").kb_base, 1024u);
+  JobOptions j = ParseOne("kb_base=1000\nbs=4k\nsize=1MiB");
+  EXPECT_EQ(j.kb_base, 1000u);
+  EXPECT_EQ(j.bs[0].min, 4000u);
+  EXPECT_EQ(j.size->value, 1048576u);
+  // Applied first, as fio's option priority does, even when written last.
+  j = ParseOne("bs=4k\nkb_base=1000");
+  EXPECT_EQ(j.bs[0].min, 4000u);
+  EXPECT_OPTION_ERROR("kb_base=1023", 2, "kb_base", "expected 1000 or 1024, got '1023'");
+}
+
+TEST(IoEngineOption, SupportedEngines) {
+  EXPECT_EQ(ParseOne("").ioengine, IoEngine::kPsync);
+  const std::pair<const char*, IoEngine> cases[] = {
+      {"psync", IoEngine::kPsync},   {"sync", IoEngine::kSync},        {"pvsync", IoEngine::kPvsync},
+      {"pvsync2", IoEngine::kPvsync2}, {"libaio", IoEngine::kLibaio},  {"io_uring", IoEngine::kIoUring},
+      {"posixaio", IoEngine::kPosixaio}, {"null", IoEngine::kNull}, {"rbd", IoEngine::kRbd}};
+  for (const auto& [text, engine] : cases) {
+    EXPECT_EQ(ParseOne(std::string("ioengine=") + text).ioengine, engine) << text;
+    EXPECT_EQ(Name(engine), text);
+  }
+  EXPECT_OPTION_ERROR("ioengine=mmap", 2, "ioengine", "unsupported ioengine 'mmap'");
+  EXPECT_OPTION_ERROR("ioengine=external:/tmp/x.o", 2, "ioengine", "unsupported ioengine");
+  EXPECT_OPTION_ERROR("ioengine=filecreate", 2, "ioengine",
+                      "unsupported ioengine 'filecreate': fio's file-system metadata engines");
+  EXPECT_OPTION_ERROR("ioengine=filestat", 2, "ioengine", "no per-file metadata operation to time");
+  EXPECT_OPTION_ERROR("ioengine=posix_aio", 2, "ioengine", "unsupported ioengine");
+}
+
+TEST(RbdOptions, ValidWithRbdEngine) {
+  const JobOptions j =
+      ParseOne("ioengine=rbd\npool=bench\nrbdname=img1\nclientname=admin\nclustername=ceph\nbusy_poll=1");
+  EXPECT_EQ(j.rbd.pool, "bench");
+  EXPECT_EQ(j.rbd.rbdname, "img1");
+  EXPECT_EQ(j.rbd.clientname, "admin");
+  EXPECT_EQ(j.rbd.clustername, "ceph");
+  EXPECT_TRUE(j.rbd.busy_poll);
+  // Order within the section does not matter.
+  EXPECT_EQ(ParseOne("pool=p\nioengine=rbd").rbd.pool, "p");
+  EXPECT_EQ(ParseOne("").rbd, RbdOptions{});
+  EXPECT_OPTION_ERROR("ioengine=rbd\nbusy_poll=yes", 3, "busy_poll", "expected 0 or 1");
+  EXPECT_OPTION_ERROR("ioengine=rbd\npool=", 3, "pool", "non-empty");
+}
+
+TEST(RbdOptions, RejectedWithOtherEngines) {
+  EXPECT_EQ(OneError("ioengine=libaio\nrbdname=img"),
+            "job.fio:3: option 'rbdname' is only valid with ioengine=rbd (ioengine is libaio)");
+  EXPECT_EQ(OneError("pool=p"), "job.fio:2: option 'pool' is only valid with ioengine=rbd (ioengine is psync)");
+}
+
+TEST(LibaioOptions, UserspaceReap) {
+  EXPECT_TRUE(ParseOne("ioengine=libaio\nuserspace_reap=1").libaio.userspace_reap);
+  EXPECT_TRUE(ParseOne("ioengine=libaio\nuserspace_reap").libaio.userspace_reap);  // bare, as fio
+  EXPECT_FALSE(ParseOne("ioengine=libaio\nuserspace_reap=0").libaio.userspace_reap);
+  EXPECT_FALSE(ParseOne("").libaio.userspace_reap);
+  EXPECT_OPTION_ERROR("ioengine=libaio\nuserspace_reap=maybe", 3, "userspace_reap", "expected 0 or 1");
+  EXPECT_EQ(OneError("userspace_reap=1"),
+            "job.fio:2: option 'userspace_reap' is only valid with ioengine=libaio (ioengine is psync)");
+  EXPECT_EQ(OneError("ioengine=io_uring\nuserspace_reap=1"),
+            "job.fio:3: option 'userspace_reap' is only valid with ioengine=libaio (ioengine is "
+            "io_uring)");
+}
+
+TEST(RbdOptions, DroppedWhenAJobSwitchesEngine) {
+  auto jobs = ParseJobText("[global]\nioengine=rbd\npool=p\n[a]\n[b]\nioengine=null\n", "job.fio",
+                           testing::FakeEnv{}.Env());
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  EXPECT_EQ(jobs.value()[0].rbd.pool, "p");
+  EXPECT_EQ(jobs.value()[1].rbd, RbdOptions{});
+}
+
+TEST(FilenameOption, ColonSeparatedWithEscapes) {
+  EXPECT_TRUE(ParseOne("").filenames.empty());
+  EXPECT_EQ(ParseOne("filename=/dev/sda").filenames, (std::vector<std::string>{"/dev/sda"}));
+  EXPECT_EQ(ParseOne("filename=/dev/sda:/dev/sdb").filenames,
+            (std::vector<std::string>{"/dev/sda", "/dev/sdb"}));
+  EXPECT_EQ(ParseOne("filename=/dev/dsk/foo@3,0\\:c").filenames,
+            (std::vector<std::string>{"/dev/dsk/foo@3,0:c"}));
+  EXPECT_OPTION_ERROR("filename=a::b", 2, "filename", "empty entries");
+  EXPECT_OPTION_ERROR("filename=", 2, "filename", "got ''");
+}
+
+TEST(DirectoryOption, ColonSeparated) {
+  EXPECT_TRUE(ParseOne("").directories.empty());
+  EXPECT_EQ(ParseOne("directory=/mnt/a:/mnt/b").directories,
+            (std::vector<std::string>{"/mnt/a", "/mnt/b"}));
+  EXPECT_OPTION_ERROR("directory=:", 2, "directory", "empty entries");
+}
+
+TEST(BlockdevOption, TakenVerbatim) {
+  EXPECT_EQ(ParseOne("").blockdev, "");
+  EXPECT_EQ(ParseOne("blockdev=driver=file,filename=/tmp/x,aio=native,cache.direct=on").blockdev,
+            "driver=file,filename=/tmp/x,aio=native,cache.direct=on");
+  EXPECT_EQ(ParseOne("blockdev = driver=null,size=1G ").blockdev, "driver=null,size=1G");
+  EXPECT_OPTION_ERROR("blockdev=", 2, "blockdev", "non-empty");
+}
+
+TEST(BlockdevOption, CheckedAgainstTheDriversWithoutOpening) {
+  // Nothing is opened: a file that does not exist is fine at parse time.
+  EXPECT_EQ(ParseOne("blockdev=driver=file,filename=/nonexistent/x").blockdev,
+            "driver=file,filename=/nonexistent/x");
+  EXPECT_EQ(ParseOne("blockdev={\"driver\":\"throttle\",\"file\":{\"driver\":\"null\"}}").blockdev,
+            "{\"driver\":\"throttle\",\"file\":{\"driver\":\"null\"}}");
+  EXPECT_OPTION_ERROR("blockdev=driver=bogus", 2, "blockdev",
+                      "unknown driver 'bogus' (option 'driver'); known drivers: ");
+  EXPECT_OPTION_ERROR("blockdev=driver=null,sise=1G", 2, "blockdev",
+                      "driver 'null': unknown option 'sise'");
+  EXPECT_OPTION_ERROR("rw=read\nblockdev=driver=throttle,file.driver=nul", 3, "blockdev",
+                      "node 'file': unknown driver 'nul'");
+  EXPECT_OPTION_ERROR("blockdev=size=1G", 2, "blockdev", "missing required option 'driver'");
+  EXPECT_OPTION_ERROR("blockdev=driver=null,size", 2, "blockdev", "spec: expected 'key=value'");
+  EXPECT_EQ(testing::CmdError({"--name=t", "--blockdev=driver=bogus", "--parse-only"}).rfind(
+                "<command line>: option '--blockdev': unknown driver 'bogus'", 0),
+            0u);
+  // In [global] too, before any job uses it.
+  EXPECT_EQ(testing::FileError("[global]\nblockdev=driver=file\n"),
+            "job.fio:2: option 'blockdev': driver 'file': missing required option 'filename'");
+}
+
+TEST(DirectAndBuffered, AreOneField) {
+  EXPECT_FALSE(ParseOne("").direct);
+  EXPECT_TRUE(ParseOne("direct=1").direct);
+  EXPECT_FALSE(ParseOne("direct=1\ndirect=0").direct);
+  EXPECT_TRUE(ParseOne("buffered=0").direct);
+  EXPECT_FALSE(ParseOne("direct=1\nbuffered=1").direct);
+  EXPECT_OPTION_ERROR("direct=2", 2, "direct", "expected 0 or 1, got '2'");
+  EXPECT_OPTION_ERROR("direct", 2, "direct", "requires a value");
+  EXPECT_OPTION_ERROR("buffered=x", 2, "buffered", "expected 0 or 1");
+}
+
+TEST(InvalidateOption, DefaultsOn) {
+  EXPECT_TRUE(ParseOne("").invalidate);
+  EXPECT_FALSE(ParseOne("invalidate=0").invalidate);
+  EXPECT_OPTION_ERROR("invalidate=off", 2, "invalidate", "expected 0 or 1");
+}
+
+}  // namespace
+}  // namespace blk::bench

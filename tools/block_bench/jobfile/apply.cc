@@ -1,0 +1,192 @@
+#include "tools/block_bench/jobfile/apply.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "tools/block_bench/jobfile/option_table.h"
+#include "tools/block_bench/jobfile/units.h"
+#include "util/quote.h"
+
+namespace blk::bench {
+namespace {
+
+Error OptionError(const RawOption& opt, const std::string& detail) {
+  return MakeError(-EINVAL, opt.where.ToString() + ": option " +
+                                QuoteInput(DisplayName(opt.name, opt.where)) + ": " + detail);
+}
+
+Error UnknownOption(const RawOption& opt) {
+  const std::string shown = QuoteInput(DisplayName(opt.name, opt.where));
+  if (std::optional<std::string_view> why = UnsupportedFioOptionReason(opt.name)) {
+    return MakeError(-ENOTSUP, opt.where.ToString() + ": option " + shown +
+                                   " is not supported by block-bench (" + std::string(*why) + ")");
+  }
+  std::string msg = opt.where.ToString() + ": unknown option " + shown;
+  if (std::optional<std::string> close = SuggestOption(opt.name)) {
+    msg += " (did you mean '" + DisplayName(*close, opt.where) + "'?)";
+  }
+  return MakeError(-EINVAL, msg);
+}
+
+Expected<void> ApplyOne(JobOptions& job, const RawOption& opt) {
+  const FioOptionSpec* spec = FindOption(opt.name);
+  if (spec == nullptr) return UnknownOption(opt);
+  if (spec->value_required && !opt.value) return OptionError(opt, "requires a value");
+  std::optional<std::string> value = opt.value;
+  // fio evaluates keyword arithmetic such as "8*$mb_memory".
+  if (value && opt.wants_arithmetic && spec->numeric && !value->empty() && value->front() != '(') {
+    value = "(" + *value + ")";
+  }
+  Expected<void> r = spec->apply(job, value ? std::optional<std::string_view>(*value) : std::nullopt);
+  if (!r.ok()) return OptionError(opt, r.error().message);
+  return {};
+}
+
+// offset= and size= in bytes must end within the largest target there can
+// be (an off_t); a null target's size is their sum, which must not wrap.
+Expected<void> ValidateRange(const JobOptions& job, const SourceLocation& where) {
+  constexpr uint64_t kMaxTargetBytes = INT64_MAX;
+  if (job.offset.percent) return {};
+  const std::string head = where.ToString() + ": job " + QuoteInput(job.name) + ": offset (" +
+                           std::to_string(job.offset.value) + ")";
+  const std::string tail =
+      " is beyond the largest possible target (" + std::to_string(kMaxTargetBytes) + " bytes)";
+  if (job.offset.value > kMaxTargetBytes) return MakeError(-EINVAL, head + tail);
+  if (job.size && !job.size->percent && job.size->value > kMaxTargetBytes - job.offset.value) {
+    return MakeError(-EINVAL, head + " + size (" + std::to_string(job.size->value) + ")" + tail);
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& options) {
+  // Stable: kb_base first, the rest in written order.
+  std::vector<const RawOption*> ordered;
+  for (const RawOption& o : options) {
+    if (o.name == "kb_base") ordered.push_back(&o);
+  }
+  for (const RawOption& o : options) {
+    if (o.name != "kb_base") ordered.push_back(&o);
+  }
+  for (const RawOption* o : ordered) {
+    Expected<void> r = ApplyOne(job, *o);
+    if (!r.ok()) return r;
+  }
+  for (const RawOption& o : options) {
+    const FioOptionSpec* spec = FindOption(o.name);
+    if (spec != nullptr && spec->engine_only && *spec->engine_only != job.ioengine) {
+      return MakeError(-EINVAL, o.where.ToString() + ": option " +
+                                    QuoteInput(DisplayName(o.name, o.where)) +
+                                    " is only valid with ioengine=" +
+                                    std::string(Name(*spec->engine_only)) + " (ioengine is " +
+                                    std::string(Name(job.ioengine)) + ")");
+    }
+  }
+  // filename=a:b:c is three files (fio's nrfiles follows the list), unless
+  // blockdev= or the rbd engine, which open no file, make it moot.
+  if (job.filenames.size() > 1) {
+    const bool moot = !job.blockdev.empty() || job.ioengine == IoEngine::kRbd;
+    if (!moot) job.nrfiles = uint32_t(job.filenames.size());
+    else if (job.nrfiles == job.filenames.size()) job.nrfiles = 1;
+  }
+  if (job.ioengine != IoEngine::kRbd) job.rbd = RbdOptions{};
+  if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
+  if (job.ioengine != IoEngine::kIoUring) job.io_uring = IoUringOptions{};
+  // Whether iodepth was written only matters to a replay's depth cap.
+  if (job.read_iolog.empty()) job.iodepth_given = false;
+  return {};
+}
+
+Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
+  Expected<void> range = ValidateRange(job, where);
+  if (!range.ok()) return range;
+  if (job.ss_dur.count() > 0) {
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": " + why);
+    };
+    if (job.ss_interval.count() <= 0) return fail("steadystate_check_interval must be above 0");
+    if (job.ss_dur.count() % job.ss_interval.count() != 0)
+      return fail("steadystate_duration (" + FormatTime(job.ss_dur) +
+                  ") is not a multiple of steadystate_check_interval (" +
+                  FormatTime(job.ss_interval) + ")");
+    if (job.ss_dur.count() / job.ss_interval.count() < 2)
+      return fail("steadystate_duration (" + FormatTime(job.ss_dur) +
+                  ") must span at least two steadystate_check_intervals (" +
+                  FormatTime(job.ss_interval) + ")");
+    if (job.ss_dur.count() / job.ss_interval.count() > 100000)
+      return fail("steadystate_duration spans more than 100000 intervals");
+  }
+  if (job.iodepth_batch_complete_max &&
+      *job.iodepth_batch_complete_max < job.iodepth_batch_complete_min) {
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": iodepth_batch_complete_max (" +
+                                  std::to_string(*job.iodepth_batch_complete_max) +
+                                  ") is less than iodepth_batch_complete_min (" +
+                                  std::to_string(job.iodepth_batch_complete_min) + ")");
+  }
+  if (job.offset_increment && job.offset.percent) {
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": offset_increment with a percentage offset is not supported "
+                                  "(give offset= in bytes)");
+  }
+  if (job.openfiles && job.openfiles < job.nrfiles) {
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": openfiles=" +
+                                  std::to_string(job.openfiles) + " is below nrfiles=" +
+                                  std::to_string(job.nrfiles) +
+                                  ": opening and closing files during the job is not implemented "
+                                  "(block-bench keeps every file open)");
+  }
+  if (job.nrfiles > 1) {
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": nrfiles=" +
+                                    std::to_string(job.nrfiles) + ": " + why);
+    };
+    if (!job.blockdev.empty()) return fail("blockdev= opens one graph; several files need filename= or generated names");
+    if (job.ioengine == IoEngine::kRbd) return fail("ioengine=rbd opens one image (use one job per image)");
+    if (!job.read_iolog.empty()) return fail("read_iolog replays onto one target");
+    if (job.filenames.size() == 1)
+      return fail("filename= names one file: name them all (filename=a:b:c) or leave filename out");
+    if (job.nrfiles > 4096) return fail("at most 4096 files per job");
+  }
+  if (job.verify == VerifyMethod::kPattern && job.verify_pattern.empty()) {
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": verify=pattern needs verify_pattern= (the bytes to write "
+                                  "and check)");
+  }
+  if (job.verify_only) {
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                    ": verify_only " + why);
+    };
+    if (job.verify == VerifyMethod::kNone)
+      return fail("needs verify= or verify_pattern= (how the blocks were written)");
+    // As fio: the verify pass replays the writes of a run that ended by
+    // its size.
+    if (job.time_based) return fail("does not support time_based (as fio)");
+  }
+  if (job.zonesize > 0 || job.zonemode_strided) {
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": " + why);
+    };
+    if (!job.zonemode_strided)
+      return fail("zonesize needs zonemode=strided (fio: zonemode=none and zonesize are not compatible)");
+    if (job.zonesize == 0) return fail("zonemode=strided needs zonesize (the bytes of I/O per zone)");
+    if (job.rw_offset_skip < 0)
+      return fail("zonemode=strided with a backwards rw= (':-N') is not implemented");
+    if (job.random_distribution.kind != Distribution::kRandom)
+      return fail("zonemode=strided with random_distribution=" +
+                  std::string(Name(job.random_distribution.kind)) + " is not implemented (random is)");
+    if (job.nrfiles > 1) return fail("zonemode=strided with several files per job is not implemented");
+  }
+  if (job.write_hist_log && job.log_hist_msec == 0) {
+    // fio would write nothing: say so instead of an empty file.
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": write_hist_log needs log_hist_msec (the interval of its "
+                                  "entries, ms; 0 means no histogram log)");
+  }
+  return {};
+}
+
+}  // namespace blk::bench

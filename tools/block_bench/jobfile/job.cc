@@ -1,0 +1,66 @@
+#include "tools/block_bench/jobfile/job.h"
+
+namespace blk::bench {
+
+std::string_view Name(IoEngine v) {
+  switch (v) {
+    case IoEngine::kPsync: return "psync";
+    case IoEngine::kSync: return "sync";
+    case IoEngine::kPvsync: return "pvsync";
+    case IoEngine::kPvsync2: return "pvsync2";
+    case IoEngine::kLibaio: return "libaio";
+    case IoEngine::kIoUring: return "io_uring";
+    case IoEngine::kPosixaio: return "posixaio";
+    case IoEngine::kNull: return "null";
+    case IoEngine::kRbd: return "rbd";
+  }
+  return "?";
+}
+
+std::string_view Name(RwMode v) {
+  switch (v) {
+    case RwMode::kRead: return "read";
+    case RwMode::kWrite: return "write";
+    case RwMode::kTrim: return "trim";
+    case RwMode::kRandRead: return "randread";
+    case RwMode::kRandWrite: return "randwrite";
+    case RwMode::kRandTrim: return "randtrim";
+    case RwMode::kReadWrite: return "rw";
+    case RwMode::kRandReadWrite: return "randrw";
+  }
+  return "?";
+}
+
+std::string_view Name(Distribution v) {
+  switch (v) {
+    case Distribution::kRandom: return "random";
+    case Distribution::kZipf: return "zipf";
+    case Distribution::kPareto: return "pareto";
+    case Distribution::kNormal: return "normal";
+    case Distribution::kZoned: return "zoned";
+    case Distribution::kZonedAbs: return "zoned_abs";
+  }
+  return "?";
+}
+
+std::string_view Name(VerifyMethod v) {
+  switch (v) {
+    case VerifyMethod::kNone: return "none";
+    case VerifyMethod::kCrc32c: return "crc32c";
+    case VerifyMethod::kCrc32: return "crc32";
+    case VerifyMethod::kMd5: return "md5";
+    case VerifyMethod::kSha1: return "sha1";
+    case VerifyMethod::kSha256: return "sha256";
+    case VerifyMethod::kSha512: return "sha512";
+    case VerifyMethod::kXxhash: return "xxhash";
+    case VerifyMethod::kPattern: return "pattern";
+  }
+  return "?";
+}
+
+bool IsRandom(RwMode v) {
+  return v == RwMode::kRandRead || v == RwMode::kRandWrite || v == RwMode::kRandTrim ||
+         v == RwMode::kRandReadWrite;
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,177 @@
+#include "tools/block_bench/jobfile/option_table.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace blk::bench {
+namespace {
+
+// fio options block-bench refuses on purpose, each with the reason the error
+// message and `--cmdhelp` give.  Not exhaustive: a name missing here is
+// reported as unknown instead, which is also an error.
+struct UnsupportedFioOption {
+  std::string_view name;
+  std::string_view reason;
+};
+constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
+    {"allow_mounted_write", "not implemented"},
+    {"allrandrepeat", "not implemented"},
+    {"atomic", "not implemented"},
+    {"block_error_percentiles", "not implemented"},
+    {"blocksize_unaligned", "not implemented"},
+    {"bs_is_seq_rand", "not implemented"},
+    {"bs_unaligned", "not implemented"},
+    {"cgroup", "cgroups are not managed: every job is a thread of one block-bench process"},
+    {"cgroup_nodelete", "cgroups are not managed: every job is a thread of one block-bench process"},
+    {"cgroup_weight", "cgroups are not managed: every job is a thread of one block-bench process"},
+    {"chunk_size", "an option of fio's dfs engine; block-bench has no such engine"},
+    {"clocksource", "every I/O is timed with CLOCK_MONOTONIC; there is no reduced or alternative clock"},
+    {"cmdprio", "CPU and I/O priorities are not set (not implemented)"},
+    {"cmdprio_bssplit", "CPU and I/O priorities are not set (not implemented)"},
+    {"cmdprio_class", "CPU and I/O priorities are not set (not implemented)"},
+    {"cmdprio_percentage", "CPU and I/O priorities are not set (not implemented)"},
+    {"conf", "the rados engine is not supported (rbd is)"},
+    {"dedupe_global", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
+    {"dedupe_working_set_percentage", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
+    {"error_dump", "error filtering and dumping are not implemented (continue_on_error is)"},
+    {"exec_postrun", "running external commands around jobs is not supported"},
+    {"exec_prerun", "running external commands around jobs is not supported"},
+    {"exit_what", "not implemented"},
+    {"experimental_verify", "not implemented (verify= crc32c, crc32, md5, sha1, sha256, sha512, xxhash, pattern with verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
+    {"file_append", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
+    {"filename_format", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
+    {"fsync_on_close", "not implemented"},
+    {"gid", "block-bench does not switch users"},
+    {"gtod_cpu", "every I/O is timed with CLOCK_MONOTONIC; there is no reduced or alternative clock"},
+    {"hipri", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
+    {"hipri_percentage", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
+    {"hugepage-size", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
+    {"ignore_error", "error filtering and dumping are not implemented (continue_on_error is)"},
+    {"ignore_zone_limits", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
+    {"iomem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
+    {"iomem_align", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
+    {"ioscheduler", "not implemented"},
+    {"job_max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
+    {"lockfile", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
+    {"lockmem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
+    {"log_compression_cpus", "the CPUs of fio's log compression threads: block-bench compresses no logs (log_compression is accepted and changes nothing)"},
+    {"max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
+    {"mem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
+    {"mem_align", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
+    {"merge_blktrace_file", "merging blktrace files is not implemented (read_iolog replays each trace)"},
+    {"merge_blktrace_iters", "merging blktrace files is not implemented (read_iolog replays each trace)"},
+    {"merge_blktrace_scalars", "merging blktrace files is not implemented (read_iolog replays each trace)"},
+    {"nice", "CPU and I/O priorities are not set (not implemented)"},
+    {"nowait", "non-blocking submission (RWF_NOWAIT) is not implemented in the file driver"},
+    {"numa_cpu_nodes", "NUMA placement is not implemented (cpus_allowed is)"},
+    {"numa_mem_policy", "NUMA placement is not implemented (cpus_allowed is)"},
+    {"offset_align", "not implemented"},
+    {"opendir", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
+    {"port", "an option of fio's net, netsplice and rdma engines; block-bench has no such engine"},
+    {"prio", "CPU and I/O priorities are not set (not implemented)"},
+    {"prioclass", "CPU and I/O priorities are not set (not implemented)"},
+    {"profile", "fio's profiles are not supported"},
+    {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
+    {"serialize_overlap", "not implemented"},
+    {"softrandommap", "not implemented"},
+    {"stats", "latencies and bandwidth are always measured"},
+    {"sync", "not implemented"},
+    {"sync_file_range", "not implemented"},
+    {"touch_objects", "the rados engine is not supported (rbd is)"},
+    {"uid", "block-bench does not switch users"},
+    {"unique_filename", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
+    {"unlink_each_loop", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
+    {"verify_async", "not implemented (verify= crc32c, crc32, md5, sha1, sha256, sha512, xxhash, pattern with verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
+    {"verify_async_cpus", "not implemented (verify= crc32c, crc32, md5, sha1, sha256, sha512, xxhash, pattern with verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
+    {"verify_dump", "not implemented (verify= crc32c, crc32, md5, sha1, sha256, sha512, xxhash, pattern with verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
+    {"verify_state_load", "no verify state is saved (verify_state_save is accepted and writes no file), so there is none to load: a verify_only run checks every block the job writes"},
+    {"wait_for", "not implemented"},
+    {"write_barrier", "not implemented"},
+    {"write_hint", "not implemented"},
+    {"zone_reset_frequency", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
+    {"zone_reset_threshold", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
+    {"zonecapacity", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
+};
+
+// Optimal string alignment distance: Levenshtein plus adjacent swaps, so
+// "iodepht" is one edit from "iodepth".
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+const JobOptions& DefaultJob() {
+  static const JobOptions kDefaults;
+  return kDefaults;
+}
+
+const std::vector<FioOptionSpec>& OptionTable() {
+  static const std::vector<FioOptionSpec> kTable = [] {
+    std::vector<FioOptionSpec> all;
+    for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions}) {
+      for (FioOptionSpec& s : part()) all.push_back(std::move(s));
+    }
+    return all;
+  }();
+  return kTable;
+}
+
+const FioOptionSpec* FindOption(std::string_view name) {
+  static const std::unordered_map<std::string_view, const FioOptionSpec*> kIndex = [] {
+    std::unordered_map<std::string_view, const FioOptionSpec*> index;
+    for (const FioOptionSpec& s : OptionTable()) {
+      index.emplace(s.name, &s);
+      for (std::string_view alias : s.aliases) index.emplace(alias, &s);
+    }
+    return index;
+  }();
+  const auto it = kIndex.find(name);
+  return it == kIndex.end() ? nullptr : it->second;
+}
+
+std::optional<std::string> SuggestOption(std::string_view name) {
+  if (name.size() > kMaxSuggestedNameLength) return std::nullopt;
+  // Only near misses: up to 2 edits, and fewer than a third of the name.
+  const size_t limit = std::min<size_t>(2, std::max<size_t>(1, name.size() / 3));
+  std::optional<std::string> best;
+  size_t best_distance = 0;
+  auto consider = [&](std::string_view candidate) {
+    // The distance is at least the difference in length.
+    const size_t longer = std::max(name.size(), candidate.size());
+    if (longer - std::min(name.size(), candidate.size()) > limit) return;
+    const size_t d = EditDistance(name, candidate);
+    if (!best || d < best_distance) {
+      best = std::string(candidate);
+      best_distance = d;
+    }
+  };
+  for (const FioOptionSpec& s : OptionTable()) {
+    consider(s.name);
+    for (std::string_view alias : s.aliases) consider(alias);
+  }
+  if (best && best_distance <= limit) return best;
+  return std::nullopt;
+}
+
+std::optional<std::string_view> UnsupportedFioOptionReason(std::string_view name) {
+  for (const UnsupportedFioOption& o : kUnsupportedFioOptions) {
+    if (o.name == name) return o.reason;
+  }
+  return std::nullopt;
+}
+
+}  // namespace blk::bench

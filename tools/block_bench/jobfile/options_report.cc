@@ -1,0 +1,332 @@
+// Options about checking and reporting: verify, continue_on_error,
+// percentiles, disk_util, the report's sample windows (bwavgtime,
+// iopsavgtime) and the bandwidth/latency/IOPS logs.
+#include <time.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "tools/block_bench/jobfile/option_helpers.h"
+#include "util/quote.h"
+
+namespace blk::bench {
+namespace {
+
+using internal::ChoiceOption;
+using internal::FioChoice;
+using internal::FioValueError;
+using internal::ParsePatternPieces;
+
+constexpr size_t kMaxPercentiles = 20;
+constexpr size_t kMaxVerifyPattern = 512;  // fio's MAX_PATTERN_SIZE
+
+FioOptionSpec Verify() {
+  FioOptionSpec s;
+  s.name = "verify";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    static constexpr std::pair<std::string_view, VerifyMethod> kMethods[] = {
+        {"0", VerifyMethod::kNone},        {"none", VerifyMethod::kNone},
+        {"crc32c", VerifyMethod::kCrc32c}, {"crc32c-intel", VerifyMethod::kCrc32c},
+        {"crc32", VerifyMethod::kCrc32},   {"md5", VerifyMethod::kMd5},
+        {"sha1", VerifyMethod::kSha1},     {"sha256", VerifyMethod::kSha256},
+        {"sha512", VerifyMethod::kSha512}, {"xxhash", VerifyMethod::kXxhash},
+        {"pattern", VerifyMethod::kPattern}};
+    for (const auto& [name, m] : kMethods) {
+      if (*v == name) {
+        job.verify = m;
+        return {};
+      }
+    }
+    return FioValueError("unsupported verify method " + QuoteInput(*v) +
+                         " (block-bench supports 0, none, crc32c, crc32c-intel, crc32, md5, sha1, "
+                         "sha256, sha512, xxhash, pattern; not crc64, crc16, crc7, sha3-*, meta, null)");
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.verify != DefaultJob().verify) out.push_back({std::string(n), std::string(Name(job.verify))});
+  };
+  s.help = "verify written data: 0/none (default), crc32c, crc32, md5, sha1, sha256, sha512, "
+           "xxhash, pattern (verify_pattern only, no header)";
+  return s;
+}
+
+// fio's verify_pattern: the bytes written blocks carry and reads check; with
+// no verify method yet, crc32c (fio: its header and the pattern).
+FioOptionSpec VerifyPattern() {
+  FioOptionSpec s;
+  s.name = "verify_pattern";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    auto p = ParsePatternPieces("verify_pattern", *v, /*formats=*/true);
+    if (!p.ok()) return p.error();
+    size_t bytes = 0;
+    for (const PatternPiece& piece : *p) bytes += piece.file ? 0 : piece.data.size();
+    if (bytes > kMaxVerifyPattern) {
+      return FioValueError("verify_pattern " + QuoteInput(*v) + ": " + std::to_string(bytes) +
+                           " bytes, at most " + std::to_string(kMaxVerifyPattern) + " (as fio)");
+    }
+    job.verify_pattern = std::move(*p);
+    job.verify_pattern_text = std::string(*v);
+    if (job.verify == VerifyMethod::kNone) job.verify = VerifyMethod::kCrc32c;
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.verify_pattern.empty()) out.push_back({std::string(n), job.verify_pattern_text});
+  };
+  s.help = "written data: 0xHEX, \"string\", 'file', numbers and %o (the block's offset), "
+           "repeated, and checked on read-back (sets verify=crc32c if no method is set)";
+  return s;
+}
+
+// gtod_reduce=1: fio's shorthand for every statistics reduction.  Sets the
+// other options (rendered through them); =0 changes nothing, as fio.
+FioOptionSpec GtodReduce() {
+  FioOptionSpec s;
+  s.name = "gtod_reduce";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    if (b.value()) {
+      job.disable_lat = job.disable_clat = job.disable_slat = job.disable_bw = true;
+      job.clat_percentiles = job.lat_percentiles = job.slat_percentiles = false;
+    }
+    return {};
+  };
+  s.render = [](const JobOptions&, std::string_view, RenderedOptions&) {};
+  s.help = "keep no latency or bandwidth statistics (sets disable_lat, disable_clat, "
+           "disable_slat, disable_bw_measurement; percentiles off)";
+  return s;
+}
+
+constexpr FioChoice<ContinueOnError> kContinueOnErrorOptionChoices[] = {
+    {"none", ContinueOnError::kNone},  {"read", ContinueOnError::kRead},
+    {"write", ContinueOnError::kWrite}, {"io", ContinueOnError::kIo},
+    {"verify", ContinueOnError::kVerify}, {"all", ContinueOnError::kAll},
+    {"0", ContinueOnError::kNone},     {"1", ContinueOnError::kAll}};
+
+FioOptionSpec ContinueOnErrorOption() {
+  return ChoiceOption<&JobOptions::continue_on_error, kContinueOnErrorOptionChoices>(
+      "continue_on_error", "errors that do not stop the job: none, read, write, io, verify, all");
+}
+
+FioOptionSpec PercentileList() {
+  FioOptionSpec s;
+  s.name = "percentile_list";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    const std::vector<std::string_view> items = SplitTopLevel(*v, ':');
+    if (items.size() > kMaxPercentiles) {
+      return FioValueError("at most " + std::to_string(kMaxPercentiles) + " percentiles, got " +
+                           std::to_string(items.size()));
+    }
+    std::vector<double> list;
+    for (std::string_view item : items) {
+      Expected<double> p = ParseDouble(Trim(item), 0, 100, /*min_exclusive=*/true);
+      if (!p.ok()) return p.error();
+      list.push_back(p.value());
+    }
+    job.percentile_list = std::move(list);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.percentile_list == DefaultJob().percentile_list) return;
+    std::string value;
+    for (double p : job.percentile_list) value += (value.empty() ? "" : ":") + FormatDouble(p);
+    out.push_back({std::string(n), value});
+  };
+  s.help = "':'-separated latency percentiles to report, each in (0,100]";
+  return s;
+}
+
+// write_bw_log[=prefix]: bare means fio's default file name.
+template <std::optional<std::string> JobOptions::*F>
+FioOptionSpec LogOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
+  s.name = name;
+  s.value_required = false;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    job.*F = v ? std::string(*v) : std::string();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!(job.*F)) return;
+    if ((job.*F)->empty()) {
+      out.push_back({std::string(n), std::nullopt});
+    } else {
+      out.push_back({std::string(n), *(job.*F)});
+    }
+  };
+  s.help = help;
+  return s;
+}
+
+constexpr FioChoice<UnifiedRw> kUnifiedRwReportingChoices[] = {
+    {"none", UnifiedRw::kNone}, {"mixed", UnifiedRw::kMixed}, {"both", UnifiedRw::kBoth},
+    {"0", UnifiedRw::kNone},    {"1", UnifiedRw::kMixed},     {"2", UnifiedRw::kBoth}};
+
+FioOptionSpec UnifiedRwReporting() {
+  return ChoiceOption<&JobOptions::unified_rw, kUnifiedRwReportingChoices>(
+      "unified_rw_reporting", "report read/write/trim summed as 'mixed' (mixed), both, or not (none)");
+}
+
+// unit_base: 0 (fio's auto-detection: bytes for every engine here), 8
+// (bytes) or 1 (bits).
+constexpr FioChoice<bool> kUnitBaseChoices[] = {
+    {"0", false, "auto"}, {"8", false, "bytes"}, {"1", true, "bits"}};
+
+FioOptionSpec UnitBase() {
+  return ChoiceOption<&JobOptions::unit_bits, kUnitBaseChoices>(
+      "unit_base", "the text report's bandwidths in bytes (0: auto, 8) or bits (1), as fio");
+}
+
+// log_alternate_epoch_clock_id: a clock_gettime id this system has.
+FioOptionSpec LogEpochClockId() {
+  FioOptionSpec s = internal::UintOption<&JobOptions::log_alternate_epoch_clock_id, 0, INT32_MAX>(
+      "log_alternate_epoch_clock_id",
+      "clock_gettime clock id of the log time column with log_unix_epoch or log_alternate_epoch "
+      "(0: CLOCK_REALTIME)");
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 0, INT32_MAX);
+    if (!n.ok()) return n.error();
+    timespec ts;
+    if (clock_getres(clockid_t(n.value()), &ts) != 0)
+      return FioValueError("clock id " + std::to_string(n.value()) +
+                           " is not a clock of this system (clock_getres: " +
+                           std::strerror(errno) + ")");
+    job.log_alternate_epoch_clock_id = uint32_t(n.value());
+    return {};
+  };
+  return s;
+}
+
+// log_compression=SIZE: fio's in-memory chunk size; the log files are the
+// same, so it is kept only for rendering (main.cc warns).
+FioOptionSpec LogCompression() {
+  FioOptionSpec s;
+  s.name = "log_compression";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 1024, 536870912);
+    if (!n.ok()) return n.error();
+    job.log_compression = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.log_compression) out.push_back({std::string(n), std::to_string(job.log_compression)});
+  };
+  s.help = "accepted: fio's in-memory log compression chunk size (the log files are the same; "
+           "block-bench keeps its logs uncompressed)";
+  return s;
+}
+
+// log_store_compressed=1 makes fio write its own zlib chunk format
+// (<name>.log.fz, read back with fio --inflate-log): refused; 0 is fio's
+// default and accepted.
+FioOptionSpec LogStoreCompressed() {
+  FioOptionSpec s;
+  s.name = "log_store_compressed";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    if (b.value())
+      return FioValueError("1 is not supported: fio would write its compressed .log.fz format "
+                           "(read back with fio --inflate-log); block-bench writes plain .log "
+                           "files only (0 is accepted)");
+    job.log_store_compressed_zero = true;
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.log_store_compressed_zero) out.push_back({std::string(n), "0"});
+  };
+  s.help = "0 only: logs are stored as plain text (fio's compressed .log.fz is not written)";
+  return s;
+}
+
+}  // namespace
+
+std::vector<FioOptionSpec> ReportOptions() {
+  using namespace internal;
+  std::vector<FioOptionSpec> v;
+  v.push_back(Verify());
+  v.push_back(VerifyPattern());
+  // fio's minimum (twice its header).
+  v.push_back(UintOption<&JobOptions::verify_interval, 80>(
+      "verify_interval", "a verify header (and checksum) per N bytes of each block"));
+  v.push_back(UintOption<&JobOptions::verify_offset, 0>(
+      "verify_offset", "the verify header swapped with the data N bytes into the block"));
+  v.push_back(FlagOption<&JobOptions::verify_only>(
+      "verify_only", "no writes: read back and check what the job would write (an earlier run's file)"));
+  v.push_back(BoolOption<&JobOptions::verify_state_save>(
+      "verify_state_save", "accepted (default 1); block-bench writes no verify state file"));
+  v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
+  v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
+  v.push_back(UintOption<&JobOptions::verify_backlog, 0>(
+      "verify_backlog", "check the written blocks after every N writes, not only at the end"));
+  v.push_back(UintOption<&JobOptions::verify_backlog_batch, 0>(
+      "verify_backlog_batch", "blocks checked at each verify_backlog point (0: verify_backlog)"));
+  v.push_back(UintOption<&JobOptions::trim_percentage, 0, 100>(
+      "trim_percentage", "percentage of the verified written blocks queued for a trim "
+                         "(issued at trim_backlog points)"));
+  v.push_back(BoolOption<&JobOptions::trim_verify_zero>(
+      "trim_verify_zero", "1: the verify phase expects trimmed blocks to read as zeros; 0: "
+                          "they are not read back"));
+  v.push_back(UintOption<&JobOptions::trim_backlog, 0>(
+      "trim_backlog", "trim queued blocks after every N written blocks (0: never)"));
+  v.push_back(UintOption<&JobOptions::trim_backlog_batch, 0>(
+      "trim_backlog_batch", "blocks trimmed at each trim_backlog point (0: trim_backlog)"));
+  v.push_back(ContinueOnErrorOption());
+  v.push_back(PercentileList());
+  v.push_back(UnifiedRwReporting());
+  v.push_back(BoolOption<&JobOptions::disk_util>(
+      "disk_util", "1: report the utilisation of the block devices under the job's files; 0: not"));
+  v.push_back(BoolOption<&JobOptions::clat_percentiles>("clat_percentiles", "report completion latency percentiles"));
+  v.push_back(BoolOption<&JobOptions::lat_percentiles>("lat_percentiles", "report total latency percentiles"));
+  v.push_back(BoolOption<&JobOptions::slat_percentiles>("slat_percentiles", "report submission latency percentiles"));
+  v.push_back(BoolOption<&JobOptions::disable_lat>("disable_lat", "do not keep total latency statistics"));
+  v.push_back(BoolOption<&JobOptions::disable_clat>("disable_clat", "do not keep completion latency statistics"));
+  v.push_back(BoolOption<&JobOptions::disable_slat>("disable_slat", "do not keep submission latency statistics"));
+  {
+    FioOptionSpec s = BoolOption<&JobOptions::disable_bw>("disable_bw_measurement", "no per-I/O bandwidth log entries (the report keeps its samples, as fio)");
+    s.aliases = {"disable_bw"};
+    v.push_back(std::move(s));
+  }
+  v.push_back(UnitBase());
+  v.push_back(UintOption<&JobOptions::sig_figs, 1, 10>(
+      "significant_figures", "digits of the text report's IOPS, bandwidth and io= figures (1-10)"));
+  v.push_back(GtodReduce());
+  v.push_back(LogOption<&JobOptions::write_lat_log>("write_lat_log", "write latency logs [file prefix]"));
+  v.push_back(LogOption<&JobOptions::write_bw_log>("write_bw_log", "write a bandwidth log [file prefix]"));
+  v.push_back(LogOption<&JobOptions::write_iops_log>("write_iops_log", "write an IOPS log [file prefix]"));
+  v.push_back(BoolOption<&JobOptions::log_offset>("log_offset", "logs have the offset of each I/O (column 5)"));
+  v.push_back(BoolOption<&JobOptions::log_prio>("log_prio", "logs show the I/O priority as 0x%04x (always 0)"));
+  v.push_back(UintOption<&JobOptions::log_avg_msec, 0>("log_avg_msec", "average log entries over N ms"));
+  v.push_back(LogOption<&JobOptions::write_hist_log>(
+      "write_hist_log", "write completion latency histogram logs [file prefix] (needs log_hist_msec)"));
+  v.push_back(UintOption<&JobOptions::log_hist_msec, 0>(
+      "log_hist_msec", "one histogram log entry per N ms (0: no histogram log)"));
+  v.push_back(UintOption<&JobOptions::log_hist_coarseness, 0, 6>(
+      "log_hist_coarseness", "histogram log bins merged 2^N at a time (0-6)"));
+  v.push_back(BoolOption<&JobOptions::log_max_value>(
+      "log_max_value", "log_avg_msec log entries hold the window's maximum instead of its mean"));
+  v.push_back(BoolOption<&JobOptions::log_unix_epoch>(
+      "log_unix_epoch", "log time column in ms since the Unix epoch (of log_alternate_epoch_clock_id)"));
+  v.push_back(BoolOption<&JobOptions::log_alternate_epoch>(
+      "log_alternate_epoch", "log time column in ms since the epoch of log_alternate_epoch_clock_id"));
+  v.push_back(LogEpochClockId());
+  v.push_back(BoolOption<&JobOptions::per_job_logs>(
+      "per_job_logs", "1: log files named <prefix>_<kind>.<job number>.log; 0: <prefix>_<kind>.log, "
+                      "shared by the jobs and appended to"));
+  v.push_back(UintOption<&JobOptions::log_entries, 1024, 1048576>(
+      "log_entries", "accepted: fio's initial log buffer size (block-bench's logs grow as needed)"));
+  v.push_back(LogCompression());
+  // bwavgtime / iopsavgtime: a window in ms, at least 1 (fio takes 0 too and
+  // then samples whenever its stats thread looks; block-bench's windows are
+  // timed, so 0 is refused).
+  v.push_back(OptionalUintOption<&JobOptions::bwavgtime, 1>(
+      "bwavgtime", "ms over which each bandwidth sample of the report is taken (default 500, or "
+                   "log_avg_msec with write_bw_log)"));
+  v.push_back(OptionalUintOption<&JobOptions::iopsavgtime, 1>(
+      "iopsavgtime", "ms over which each IOPS sample of the report is taken (default 500, or "
+                     "log_avg_msec with write_iops_log)"));
+  v.push_back(LogStoreCompressed());
+  return v;
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,364 @@
+// Options naming the job and its target: name, description, kb_base,
+// ioengine and the rbd engine's options, filename, directory, blockdev,
+// direct/buffered, invalidate.
+#include <array>
+
+#include "block/option_values.h"
+#include "block/registry.h"
+#include "tools/block_bench/jobfile/option_helpers.h"
+#include "util/quote.h"
+
+namespace blk::bench {
+namespace {
+
+using internal::ChoiceOption;
+using internal::FioChoice;
+using internal::FioValueError;
+
+constexpr std::array<IoEngine, 9> kEngines = {
+    IoEngine::kPsync,   IoEngine::kSync,     IoEngine::kPvsync, IoEngine::kPvsync2, IoEngine::kLibaio,
+    IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull,   IoEngine::kRbd};
+
+constexpr FioChoice<uint32_t> kKbBaseChoices[] = {{"1000", 1000}, {"1024", 1024}};
+
+FioOptionSpec KbBase() {
+  FioOptionSpec s = ChoiceOption<&JobOptions::kb_base, kKbBaseChoices>(
+      "kb_base", "base of size suffixes: 1024 (k=1024, ki=1000) or 1000 (k=1000, ki=1024)");
+  s.numeric = true;
+  return s;
+}
+
+FioOptionSpec Engine() {
+  FioOptionSpec s;
+  s.name = "ioengine";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    for (IoEngine e : kEngines) {
+      if (Name(e) == *v) {
+        job.ioengine = e;
+        return {};
+      }
+    }
+    if (*v == "filecreate" || *v == "filestat" || *v == "filedelete" || *v == "dircreate" ||
+        *v == "dirstat" || *v == "dirdelete")
+      return FioValueError(
+          "unsupported ioengine " + QuoteInput(*v) +
+          ": fio's file-system metadata engines time one system call per file (open(O_CREAT), "
+          "stat/statx, unlink, mkdir, rmdir) as the I/O; block-bench's runner only issues block "
+          "reads, writes, trims and flushes through a driver graph and has no per-file "
+          "metadata operation to time");
+    std::string supported;
+    for (IoEngine e : kEngines) supported += (supported.empty() ? "" : ", ") + std::string(Name(e));
+    return FioValueError("unsupported ioengine " + QuoteInput(*v) + " (block-bench supports " +
+                         supported + ")");
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.ioengine != DefaultJob().ioengine) out.push_back({std::string(n), std::string(Name(job.ioengine))});
+  };
+  s.help = "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd";
+  return s;
+}
+
+template <std::string RbdOptions::*F>
+FioOptionSpec RbdString(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
+  s.name = name;
+  s.engine_only = IoEngine::kRbd;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->empty()) return FioValueError("expected a non-empty value");
+    job.rbd.*F = std::string(*v);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rbd.*F != DefaultJob().rbd.*F) out.push_back({std::string(n), job.rbd.*F});
+  };
+  s.help = help;
+  return s;
+}
+
+FioOptionSpec RbdBusyPoll() {
+  FioOptionSpec s;
+  s.name = "busy_poll";
+  s.engine_only = IoEngine::kRbd;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    job.rbd.busy_poll = b.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rbd.busy_poll != DefaultJob().rbd.busy_poll) {
+      out.push_back({std::string(n), job.rbd.busy_poll ? "1" : "0"});
+    }
+  };
+  s.help = "rbd: poll for completions instead of waiting";
+  return s;
+}
+
+FioOptionSpec UserspaceReap() {
+  FioOptionSpec s;
+  s.name = "userspace_reap";
+  s.engine_only = IoEngine::kLibaio;
+  s.value_required = false;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (!v) {
+      job.libaio.userspace_reap = true;
+      return {};
+    }
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    job.libaio.userspace_reap = b.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.libaio.userspace_reap != DefaultJob().libaio.userspace_reap) {
+      out.push_back({std::string(n), job.libaio.userspace_reap ? "1" : "0"});
+    }
+  };
+  s.help = "libaio: reap from the ring in user space; with iodepth_batch_complete_min=0 "
+           "spin on it (as fio does)";
+  return s;
+}
+
+// An io_uring engine option held in IoUringOptions::*F: a 0/1 flag (bool)
+// or an integer (int).
+template <auto F, int64_t Lo, int64_t Hi>
+FioOptionSpec UringOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
+  s.name = name;
+  s.engine_only = IoEngine::kIoUring;
+  s.value_required = !std::is_same_v<std::remove_cvref_t<decltype(IoUringOptions{}.*F)>, bool>;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    using T = std::remove_cvref_t<decltype(job.io_uring.*F)>;
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!v) {
+        job.io_uring.*F = true;
+        return {};
+      }
+      Expected<bool> b = FioParseBool(*v);
+      if (!b.ok()) return b.error();
+      job.io_uring.*F = b.value();
+    } else {
+      Expected<int64_t> n = ParseInt(*v);
+      if (!n.ok()) return n.error();
+      if (n.value() < Lo || n.value() > Hi) {
+        return FioValueError("expected an integer from " + std::to_string(Lo) + " to " +
+                             std::to_string(Hi));
+      }
+      job.io_uring.*F = T(n.value());
+    }
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.io_uring.*F != DefaultJob().io_uring.*F) {
+      out.push_back({std::string(n), std::to_string(int64_t(job.io_uring.*F))});
+    }
+  };
+  s.help = help;
+  return s;
+}
+
+FioOptionSpec JobName() {
+  FioOptionSpec s;
+  s.name = "name";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->empty()) return FioValueError("expected a non-empty job name");
+    // "global" would turn the job into a [global] section when rendered.
+    if (*v == "global") return FioValueError("'global' is reserved for [global] sections");
+    job.name = std::string(*v);
+    return {};
+  };
+  // Rendered first, as --name=..., by RenderJobArgs.
+  s.help = "job name (on the command line: starts a new job)";
+  return s;
+}
+
+// blockdev=: the graph is checked against the driver table here (nothing is
+// opened), so that a bad spec is an error at the line that wrote it, in
+// every mode including --parse-only.
+FioOptionSpec Blockdev() {
+  FioOptionSpec s;
+  s.name = "blockdev";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->empty()) return FioValueError("expected a non-empty value");
+    Expected<void> valid = ValidateSpec(*v);
+    if (!valid.ok()) return valid.error();
+    job.blockdev = std::string(*v);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.blockdev != DefaultJob().blockdev) out.push_back({std::string(n), job.blockdev});
+  };
+  s.help = "block driver graph spec (block-bench)";
+  return s;
+}
+
+FioOptionSpec Buffered() {
+  FioOptionSpec s;
+  s.name = "buffered";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    job.direct = !b.value();
+    return {};
+  };
+  // Rendered through direct=.
+  s.help = "1: buffered I/O (the opposite of direct)";
+  return s;
+}
+
+}  // namespace
+
+constexpr FioChoice<Fallocate> kFallocateOptionChoices[] = {
+    {"none", Fallocate::kNone}, {"native", Fallocate::kNative},     {"posix", Fallocate::kPosix},
+    {"keep", Fallocate::kKeep}, {"truncate", Fallocate::kTruncate}, {"0", Fallocate::kNone},
+    {"1", Fallocate::kPosix}};
+
+FioOptionSpec FallocateOption() {
+  return ChoiceOption<&JobOptions::fallocate, kFallocateOptionChoices>(
+      "fallocate", "preallocation of a writing job's new file: native (default), posix, keep, truncate, none");
+}
+
+// fadvise_hint= (TargetOptions below).
+constexpr FioChoice<JobOptions::Fadvise> kFadviseChoices[] = {
+    {"0", JobOptions::Fadvise::kNone},
+    {"1", JobOptions::Fadvise::kPattern},
+    {"random", JobOptions::Fadvise::kRandom},
+    {"sequential", JobOptions::Fadvise::kSequential}};
+
+// filesize=SIZE: each file's size (fio's low-high range is not supported).
+FioOptionSpec FileSize() {
+  FioOptionSpec s;
+  s.name = "filesize";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->find('-') != std::string_view::npos || v->find(':') != std::string_view::npos)
+      return FioValueError("a range of file sizes is not supported (give one size), got " +
+                           QuoteInput(*v));
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    job.filesize = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.filesize) out.push_back({std::string(n), std::to_string(job.filesize)});
+  };
+  s.help = "size of each file (default: size / nrfiles)";
+  return s;
+}
+
+// file_service_type=roundrobin|sequential|random[:N].
+FioOptionSpec FileServiceType() {
+  FioOptionSpec s;
+  s.name = "file_service_type";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    std::string_view type = *v, count;
+    if (size_t colon = type.find(':'); colon != std::string_view::npos) {
+      count = type.substr(colon + 1);
+      type = type.substr(0, colon);
+    }
+    if (type == "roundrobin") job.file_service = FileService::kRoundRobin;
+    else if (type == "sequential") job.file_service = FileService::kSequential;
+    else if (type == "random") job.file_service = FileService::kRandom;
+    else if (type == "zipf" || type == "pareto" || type == "normal" || type == "gauss")
+      return FioValueError("file_service_type=" + std::string(type) +
+                           " (a distribution over the files) is not implemented; roundrobin, "
+                           "sequential and random are");
+    else
+      return FioValueError("expected roundrobin, sequential or random (with an optional :N), got " +
+                           QuoteInput(*v));
+    uint64_t n = 1;
+    if (!count.empty()) {
+      Expected<uint64_t> k = ParseInteger(count, job.kb_base, 1, UINT32_MAX);
+      if (!k.ok()) return k.error();
+      n = k.value();
+    }
+    job.file_service_ios = uint32_t(n);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.file_service == FileService::kRoundRobin && job.file_service_ios == 1) return;
+    static const char* const kNames[] = {"roundrobin", "sequential", "random"};
+    std::string v = kNames[int(job.file_service)];
+    if (job.file_service_ios != 1) v += ":" + std::to_string(job.file_service_ios);
+    out.push_back({std::string(n), v});
+  };
+  s.help = "which file each I/O goes to: roundrobin (default), sequential, random; :N switches "
+           "after N I/Os";
+  return s;
+}
+
+std::vector<FioOptionSpec> TargetOptions() {
+  using namespace internal;
+  std::vector<FioOptionSpec> v;
+  v.push_back(JobName());
+  v.push_back(StringOption<&JobOptions::description>("description", "free-text description"));
+  v.push_back(KbBase());
+  v.push_back(Engine());
+  v.push_back(RbdString<&RbdOptions::pool>("pool", "rbd: Ceph pool holding the image"));
+  v.push_back(RbdString<&RbdOptions::rbdname>("rbdname", "rbd: image name"));
+  v.push_back(RbdString<&RbdOptions::clientname>("clientname", "rbd: Ceph client name"));
+  v.push_back(RbdString<&RbdOptions::clustername>("clustername", "rbd: Ceph cluster name"));
+  v.push_back(RbdBusyPoll());
+  v.push_back(UserspaceReap());
+  v.push_back(UringOption<&IoUringOptions::sqthread_poll, 0, 1>(
+      "sqthread_poll", "io_uring: a kernel thread polls the submission ring (SQPOLL)"));
+  v.push_back(UringOption<&IoUringOptions::sqthread_poll_cpu, 0, 4095>(
+      "sqthread_poll_cpu", "io_uring: the CPU of the SQPOLL thread"));
+  v.push_back(UringOption<&IoUringOptions::registerfiles, 0, 1>(
+      "registerfiles", "io_uring: register the file with the ring (IOSQE_FIXED_FILE)"));
+  v.push_back(UringOption<&IoUringOptions::fixedbufs, 0, 1>(
+      "fixedbufs", "io_uring: the I/O buffers registered with the ring (READ_FIXED/WRITE_FIXED)"));
+  v.push_back(UringOption<&IoUringOptions::force_async, 0, 1>(
+      "force_async", "io_uring: every request through the io-wq workers (IOSQE_ASYNC)"));
+  v.push_back(UringOption<&IoUringOptions::nonvectored, -1, 1>(
+      "nonvectored", "io_uring: READ/WRITE instead of READV/WRITEV (one-buffer requests always "
+      "are)"));
+  v.push_back(NameList<&JobOptions::filenames>("filename", "target file(s), ':'-separated (\\: escapes)"));
+  v.push_back(NameList<&JobOptions::directories>("directory", "directory(ies) for generated file names"));
+  {
+    FioOptionSpec n = UintOption<&JobOptions::nrfiles, 1, 65535>(
+        "nrfiles", "files per job (named JOB.CLONE.N unless filename= names them)");
+    n.aliases = {"nr_files"};
+    // Not when filename= lists the files (it sets nrfiles again).
+    n.render = [](const JobOptions& job, std::string_view name, RenderedOptions& out) {
+      if (job.nrfiles != 1 && job.nrfiles != job.filenames.size())
+        out.push_back({std::string(name), std::to_string(job.nrfiles)});
+    };
+    v.push_back(std::move(n));
+  }
+  v.push_back(FileSize());
+  v.push_back(FileServiceType());
+  v.push_back(Blockdev());
+  v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
+  v.push_back(Buffered());
+  v.push_back(BoolOption<&JobOptions::invalidate>("invalidate", "drop the page cache of the files first"));
+  v.push_back(ChoiceOption<&JobOptions::fadvise, kFadviseChoices>(
+      "fadvise_hint", "read-ahead advice per file (posix_fadvise): 1 (default) random for random "
+      "rw=, else sequential; 0 none; random; sequential"));
+  v.push_back(BoolOption<&JobOptions::create_on_open>(
+      "create_on_open", "1: create a new file empty when it is opened (no layout)"));
+  v.push_back(BoolOption<&JobOptions::create_only>("create_only", "1: set up the files, then do no I/O"));
+  v.push_back(BoolOption<&JobOptions::unlink>("unlink", "1: delete the job's files when it ends"));
+  v.push_back(UintOption<&JobOptions::openfiles, 0>(
+      "openfiles", "most files open at once: block-bench keeps every file open, so only a value of "
+      "at least nrfiles (or 0) is accepted"));
+  v.push_back(BoolOption<&JobOptions::allow_file_create>(
+      "allow_file_create", "0: a file that does not exist is an error"));
+  v.push_back(BoolOption<&JobOptions::overwrite>(
+      "overwrite", "1: a writing job's new file is written out before the job"));
+  v.push_back(BoolOption<&JobOptions::pre_read>("pre_read", "1: read the files into the page cache first"));
+  v.push_back(BoolOption<&JobOptions::create_fsync>("create_fsync", "0: do not fsync a file after laying it out"));
+  v.push_back(BoolOption<&JobOptions::create_serialize>(
+      "create_serialize", "set the files up one clone at a time (always so in block-bench: set-up is "
+      "not measured, so 0 changes no result)"));
+  {
+    FioOptionSpec fill = BoolOption<&JobOptions::fill_device>(
+        "fill_device", "1: write until the device or file system is full (ENOSPC ends the job)");
+    fill.aliases = {"fill_fs"};
+    v.push_back(std::move(fill));
+  }
+  v.push_back(FallocateOption());
+  return v;
+}
+
+}  // namespace blk::bench
