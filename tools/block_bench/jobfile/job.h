@@ -299,7 +299,7 @@ struct JobOptions {
   // generates, submits and reaps.  offload: the clone's loop generates and
   // paces the I/O (and times it from there, as fio's start_time), while a
   // submitter thread of the clone, holding the graph, submits and reaps; see
-  // run/worker.h.  kUnset renders nothing.
+  // run/offload.h.  kUnset renders nothing.
   enum class SubmitMode : uint8_t { kUnset, kInline, kOffload };
   SubmitMode io_submit_mode = SubmitMode::kUnset;
   bool offload() const { return io_submit_mode == SubmitMode::kOffload; }
@@ -339,7 +339,7 @@ struct JobOptions {
   uint32_t flow_id = 0;
   uint32_t flow_sleep = 0;  // us to wait when ahead of the share (0: yield)
   // fio's latency_target: search the deepest queue whose I/Os keep within
-  // the target (run/worker.h); 0: off.
+  // the target (run/features/latency_target.h); 0: off.
   std::chrono::microseconds latency_target{0};
   std::chrono::microseconds latency_window{0};
   double latency_percentile = 100;

@@ -18,7 +18,7 @@
 #include "tools/block_bench/run/target.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/sync.h"
-#include "tools/block_bench/run/worker.h"
+#include "tools/block_bench/run/clone.h"
 #include "util/clock.h"
 #include "util/iothread.h"
 #include "util/task.h"
@@ -32,7 +32,7 @@ constexpr int64_t kProgressNs = 1'000'000'000;
 struct Segment {
   size_t c0 = 0, c1 = 0;  // clone range [c0, c1)
   std::vector<std::unique_ptr<IOThread>> threads;  // null: could not start
-  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::unique_ptr<Clone>> clones;
 };
 
 // Counts clones that finished: each writes 1 to an eventfd the coordinator
@@ -62,7 +62,7 @@ class DoneCounter {
   int fd_;
 };
 
-Task<void> RunClone(Worker* w, AioContext& ctx, DoneCounter* done) {
+Task<void> RunClone(Clone* w, AioContext& ctx, DoneCounter* done) {
   co_await w->run(ctx);
   done->add_one();
 }
@@ -166,15 +166,15 @@ void MakeClones(const std::vector<JobOptions>& jobs, uint64_t seed_salt, RunResu
 size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOptions& opts,
                     RunShared& shared, DoneCounter& done, DoneCounter* ready, Segment& seg) {
   size_t started = 0;
-  // Every worker first (flow groups are complete before any clone runs).
+  // Every clone first (flow groups are complete before any clone runs).
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
-    seg.workers.push_back(std::make_unique<Worker>(*r.job, &r, &live[k], opts, &shared));
-    if (ready) seg.workers.back()->set_gate([ready] { ready->add_one(); });
+    seg.clones.push_back(std::make_unique<Clone>(*r.job, &r, &live[k], opts, &shared));
+    if (ready) seg.clones.back()->set_gate([ready] { ready->add_one(); });
   }
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
-    Worker* w = seg.workers[k - seg.c0].get();
+    Clone* w = seg.clones[k - seg.c0].get();
     std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
     auto t = IOThread::Create(tname);
     if (!t.ok()) {
@@ -196,7 +196,7 @@ size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOpt
 void InterruptSegment(Segment& seg) {
   for (size_t i = 0; i < seg.threads.size(); i++) {
     if (!seg.threads[i]) continue;
-    Worker* w = seg.workers[i].get();
+    Clone* w = seg.clones[i].get();
     seg.threads[i]->ctx().post([w] { w->interrupt(); });
   }
 }
@@ -234,7 +234,7 @@ Expected<void> GateSegment(RunResult& rr, const RunOptions& opts, DoneCounter& r
   Expected<void> go = opts.sync->segment_ready(index, failure);
   for (size_t i = 0; i < seg.threads.size(); i++) {
     if (!seg.threads[i]) continue;
-    Worker* w = seg.workers[i].get();
+    Clone* w = seg.clones[i].get();
     const bool ok = go.ok();
     seg.threads[i]->ctx().post([w, ok] { w->release(ok); });
   }
@@ -311,7 +311,7 @@ class RampSync {
       for (size_t k = seg_.c0; k < seg_.c1; k++) {
         const size_t i = k - seg_.c0;
         if (!seg_.threads[i] || !has_ramp(k)) continue;
-        Worker* w = seg_.workers[i].get();
+        Clone* w = seg_.clones[i].get();
         seg_.threads[i]->ctx().post([w] { w->end_ramp(); });
       }
       i_++;
@@ -342,7 +342,7 @@ class RampSync {
 };
 
 // --status-interval: the results so far.  Clones of the running segment
-// copy theirs on their own loops (Worker::snapshot); the others are copied
+// copy theirs on their own loops (Clone::snapshot); the others are copied
 // here (ended, or not started: nobody writes them).  A clone whose loop
 // does not answer within 2 s (blocked laying out a file) shows as not
 // started.  The copies meet here under a mutex: a late one lands in the
@@ -375,7 +375,7 @@ RunResult StatusSnapshot(const RunResult& rr, const std::vector<LiveCounters>& l
     empty.groupid = rr.clones[k].groupid;
     snap.clones.push_back(std::move(empty));
     const size_t i = k - seg.c0;
-    Worker* w = seg.workers[i].get();
+    Clone* w = seg.clones[i].get();
     {
       std::lock_guard l(copies->mu);
       copies->pending++;
@@ -415,7 +415,7 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
       for (size_t k : m.clones()) {  // attained: end the unit's clones
         const size_t i = k - seg.c0;
         if (!seg.threads[i]) continue;
-        Worker* w = seg.workers[i].get();
+        Clone* w = seg.clones[i].get();
         seg.threads[i]->ctx().post([w] { w->end_now(); });
       }
     }
@@ -447,7 +447,7 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
       if (exited_all) {
         for (size_t i = 0; i < seg.threads.size(); i++) {
           if (!seg.threads[i]) continue;
-          Worker* w = seg.workers[i].get();
+          Clone* w = seg.clones[i].get();
           seg.threads[i]->ctx().post([w] { w->end_now(); });
         }
       }
@@ -545,7 +545,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     }
     WaitSegment(rr, live, opts, done, seg, running, go_ns);
     seg.threads.clear();  // joins; a posted interrupt() after the end is a no-op
-    seg.workers.clear();
+    seg.clones.clear();
     if (no_go) break;  // i: this segment did not run
     i = j;
   }

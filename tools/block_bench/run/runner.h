@@ -5,7 +5,7 @@
 //    their threads, file descriptors and buffers at once (resources.h);
 //  * each job is cloned numjobs times; every clone runs on its own IOThread
 //    (its own AioContext loop) with its own backend opened from JobTarget()
-//    (worker.h: the per-clone submitter, pacing, verify, errors);
+//    (clone.h: the per-clone submit loop, pacing, verify, errors);
 //  * jobs are split into stonewall segments (a job with stonewall=1 waits for
 //    all jobs before it); the segments run one after another, the clones in a
 //    segment concurrently;
@@ -56,7 +56,7 @@ struct RunOptions {
   // Interrupts the run when requested (SIGINT/SIGTERM); may be null.  Must
   // outlive RunJobs.
   const StopSource* stop = nullptr;
-  // Test hook, called on the worker thread for every I/O just before it is
+  // Test hook, called on the clone's thread for every I/O just before it is
   // handed to the backend (not for flushes).  Keep it cheap.
   std::function<void(const CloneResult&, const IoUnit&)> on_issue;
   // Called on the calling thread about once a second while jobs run.

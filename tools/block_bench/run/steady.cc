@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tools/block_bench/run/worker.h"
+#include "tools/block_bench/run/clone_stats.h"
 
 namespace blk::bench {
 

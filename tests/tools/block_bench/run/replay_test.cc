@@ -16,7 +16,7 @@
 #include "bench_test_util.h"
 #include "replay_test_util.h"
 #include "tools/block_bench/run/runner.h"
-#include "tools/block_bench/run/worker.h"
+#include "tools/block_bench/run/clone.h"
 #include "tools/block_bench/trace/trace.h"
 #include "util/clock.h"
 

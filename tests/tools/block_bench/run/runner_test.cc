@@ -28,7 +28,7 @@
 #include "block/registry.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/sync.h"
-#include "tools/block_bench/run/worker.h"
+#include "tools/block_bench/run/clone.h"
 #include "util/clock.h"
 
 namespace blk::bench {

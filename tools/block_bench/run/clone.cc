@@ -1,0 +1,457 @@
+#include "tools/block_bench/run/clone.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <utility>
+
+#include "tools/block_bench/run/rng.h"
+#include "util/clock.h"
+
+namespace blk::bench {
+namespace {
+
+double Sec(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
+
+}  // namespace
+
+Clone::Clone(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
+             RunShared* shared)
+    : job_(job),
+      res_(res),
+      live_(live),
+      opts_(opts),
+      shared_(shared),
+      errors_(res, job.continue_on_error),
+      files_(job, res, opts, &shared->traces, &shared->setup),
+      stats_(job, res, live),
+      pacing_(job, res->seed, time_, sleeps_, &res->schedule),
+      recorder_(time_) {
+  if (job_.flow) {
+    features_.flow = std::make_unique<FlowMember>(job_, shared_->flow(job_.flow_id), time_);
+    // In the group from the start (the runner makes every clone of a
+    // segment before it starts any), so that no clone runs alone first; one
+    // with a start delay joins when its I/O starts, not to hold the others
+    // back meanwhile.
+    if (job_.startdelay.max.count() <= 0) features_.flow->join();
+  }
+}
+
+Clone::~Clone() { leave_flow(); }
+
+void Clone::leave_flow() {
+  if (features_.flow) features_.flow->leave();
+}
+
+// ---- life cycle -------------------------------------------------------------
+
+Task<void> Clone::run(AioContext& ctx) {
+  ctx_ = &ctx;
+  getrusage(RUSAGE_THREAD, &begin_.ru);
+  begin_.ns = NowNs();
+  const bool bound = bind_cpus();  // else no I/O: the error says why
+  const bool gated = static_cast<bool>(gate_.prepared);
+  // Gated (RunOptions::sync): open and prepare, report, wait for every
+  // process; the start delay counts from the common start.
+  if (!gated && bound) co_await start_delay();
+  bool ready = bound && !life_.interrupted && open_and_prepare(ctx);
+  if (gated) {
+    gate_.prepared();
+    if (ready) ready = co_await GateAwaiter{&gate_};
+    if (ready) co_await start_delay();
+    ready = ready && !life_.interrupted;
+  }
+  if (ready && job_.offload()) ready = co_await start_offload(ctx);
+  if (ready) co_await main_phase(ctx);
+  if (offload_ && offload_->active()) co_await offload_->home(files_, ctx);
+  co_await files_.close();
+  files_.unlink();
+  leave_flow();  // a clone that failed before its I/O
+  if (sampler_) sampler_->close();
+  overdue_.reset();
+  life_.finished = true;
+  usage_since_begin(res_, NowNs());
+  if (offload_) offload_->close();  // idle: its graphs came home
+  live_->done.store(true);
+}
+
+bool Clone::bind_cpus() {
+  const std::vector<uint32_t>& cpus = job_.cpus_allowed;
+  if (cpus.empty()) return true;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (job_.cpus_split) CPU_SET(cpus[res_->clone % cpus.size()], &set);
+  else for (uint32_t c : cpus) CPU_SET(c, &set);
+  const int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  if (e == 0) return true;
+  std::string list;
+  for (uint32_t c : cpus) list += (list.empty() ? "" : ",") + std::to_string(c);
+  errors_.set(e, "cpus_allowed (" + list + "): cannot run the clone's thread there: " +
+                     ErrnoString(-e) + " (this machine has " +
+                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs online)");
+  return false;
+}
+
+Task<void> Clone::start_delay() {
+  if (job_.startdelay.max.count() <= 0 || life_.interrupted) co_return;
+  const int64_t lo = job_.startdelay.min.count(), hi = job_.startdelay.max.count();
+  Rng r(res_->seed ^ 0x7777);
+  const int64_t us = lo + int64_t(r.below(uint64_t(hi - lo + 1)));
+  (void)co_await sleeps_.sleep_for(*ctx_, us * 1000);  // interrupt() cuts it short
+}
+
+Task<bool> Clone::start_offload(AioContext& ctx) {
+  offload_.emplace(job_.name + "-submit");
+  const Expected<void> started = co_await offload_->start(files_, ctx);
+  if (!started.ok()) {
+    errors_.fail(-started.error().code, started.error().message);
+    co_return false;
+  }
+  loop_->set_offload(&*offload_);
+  co_return true;
+}
+
+// ---- set-up -----------------------------------------------------------------
+
+bool Clone::failed_setup(const Error& e) {
+  errors_.set(-e.code, e.message);
+  return false;
+}
+
+bool Clone::open_and_prepare(AioContext& ctx) {
+  auto loaded = files_.load_trace();
+  if (!loaded.ok()) return failed_setup(loaded.error());
+  // The job's buffer contents: its writes, and the files laid out for it.
+  auto pattern = ResolvePattern(job_.buffer_pattern);
+  if (!pattern.ok()) return failed_setup(pattern.error());
+  content_.filler = std::make_unique<BufferFiller>(job_, std::move(*pattern), res_->seed);
+  auto opened = files_.open(ctx, content_.filler.get());
+  if (!opened.ok()) return failed_setup(opened.error());
+  return !job_.create_only && prepare(ctx);
+}
+
+bool Clone::prepare(AioContext& ctx) {
+  auto src = MakeCloneSource(job_, res_, files_, pacing_.rate_active());
+  if (!src.ok()) return failed_setup(src.error());
+  source_ = std::move(*src);
+  pacing_.set_spin_near_due(source_.trace != nullptr);
+  auto layout = MakeVerifyLayout(job_, *source_.source);
+  if (!layout.ok()) return failed_setup(layout.error());
+  content_.layout = std::move(*layout);
+  const QueueShape shape = QueueShapeOf(job_, files_.trace().get());
+  res_->schedule.depth = shape.depth;
+  auto s = slots_.allocate(shape.depth, source_.source->max_bs(), content_.filler.get());
+  if (!s.ok()) return failed_setup(s.error());
+  // fixedbufs: every slot's buffer pinned in each file's io_uring, as fio
+  // registers its io_u buffers.
+  if (job_.ioengine == IoEngine::kIoUring && job_.io_uring.fixedbufs) {
+    auto r = files_.register_buffers(slots_);
+    if (!r.ok()) return failed_setup(r.error());
+  }
+  if (!job_.write_iolog.empty()) {
+    // One file per clone: fio's would interleave clones' lines.
+    auto r = recorder_.open(job_.write_iolog, res_->clone, opts_.file_tag, files_);
+    if (!r.ok()) return failed_setup(r.error());
+  }
+  sampler_ = std::make_unique<Sampler>(job_, res_, time_, stats_, *source_.source);
+  SubmitLoop::Parts parts{job_,   res_,   opts_,    time_,     errors_,
+                          stats_, slots_, pacing_, *sampler_, files_};
+  loop_ = std::make_unique<SubmitLoop>(parts, shape, *source_.source, ctx);
+  if (life_.cancelling) loop_->set_cancelling();
+  if (recorder_.active()) loop_->set_recorder(&recorder_);
+  add_features();
+  return true;
+}
+
+void Clone::add_features() {
+  // Registered in this order: the loop calls each point's hooks in it (a
+  // latency_target quiesce before a verify_backlog batch before a trim
+  // before an fsync; the tracker before trim_backlog, which reads the
+  // write's generation).
+  const IoSource& src = *source_.source;
+  const bool writes = src.has_dir(Dir::kWrite);
+  std::vector<std::string> names;
+  for (uint32_t f = 0; f < files_.size(); f++) names.push_back(files_.display(f));
+  if (MaxLatency::Wanted(job_)) {
+    features_.max_latency = std::make_unique<MaxLatency>(job_, errors_, names);
+    loop_->add_hook(features_.max_latency.get());
+  }
+  if (job_.latency_target.count() > 0) {
+    LatencyTarget::Callbacks cb{[this](int64_t now) { restart_stats(now); },
+                                [this] { end_now(); }};
+    features_.latency = std::make_unique<LatencyTarget>(job_, loop_->depth(), slots_.size(),
+                                                         errors_, std::move(cb));
+    loop_->set_depth_cap(features_.latency->cap());
+    loop_->add_hook(features_.latency.get());
+  }
+  if (RateGuard::Wanted(job_)) {
+    features_.rate = std::make_unique<RateGuard>(job_, time_, stats_, src, errors_, names[0], [this] {
+      loop_->kick();
+      sleeps_.cancel_all();
+    });
+    loop_->add_hook(features_.rate.get());
+  }
+  if (sampler_->logs_per_request()) loop_->add_hook(sampler_.get());
+  add_verify(writes);
+  if (const uint32_t every = job_.fsync ? job_.fsync : job_.fdatasync) {
+    features_.fsync = std::make_unique<FsyncCadence>(every, time_);
+    loop_->add_hook(features_.fsync.get());
+  }
+  if (job_.thinktime.count() > 0) {
+    features_.think = std::make_unique<ThinkTime>(job_, time_, errors_);
+    loop_->add_hook(features_.think.get());
+  }
+  if (features_.flow) loop_->add_hook(features_.flow.get());
+}
+
+void Clone::add_verify(bool writes) {
+  const IoSource& src = *source_.source;
+  if (job_.verify == VerifyMethod::kNone) {
+    content_.writes = std::make_unique<WriteContent>(*content_.filler, content_.layout);
+    if (content_.writes->per_write()) loop_->set_content(content_.writes.get());
+    return;
+  }
+  const bool trim = TrimBacklog::Wanted(job_, writes);
+  VerifyTracker::Options o;
+  o.seed = res_->seed;
+  o.has_write = writes;
+  o.count_history = job_.verify_backlog || trim;
+  o.backlog = o.skip_checked = job_.verify_backlog != 0;
+  o.fatal = job_.verify_fatal;
+  std::vector<std::string> names;
+  for (uint32_t f = 0; f < files_.size(); f++) names.push_back(files_.display(f));
+  features_.verify = std::make_unique<VerifyTracker>(o, content_.layout, files_.keys(),
+                                                     std::move(names), slots_, errors_, res_);
+  VerifyTracker& t = *features_.verify;
+  loop_->add_hook(&t);
+  if (job_.verify_only && writes) loop_->set_source(t.record_only(*source_.source));
+  if (job_.do_verify && writes)
+    loop_->set_next_phase([&t, &src]() -> IoSource& { return t.verify_reader(src); });
+  if (job_.verify_backlog) {
+    features_.backlog =
+        std::make_unique<VerifyBacklog>(job_.verify_backlog, job_.verify_backlog_batch, t, time_);
+    loop_->add_hook(features_.backlog.get());
+  }
+  if (trim) {
+    features_.trim = std::make_unique<TrimBacklog>(job_, res_->seed, t, files_.keys(), time_);
+    loop_->add_hook(features_.trim.get());
+  }
+}
+
+// ---- the I/O ----------------------------------------------------------------
+
+void Clone::start_clock() {
+  const bool time_limited = job_.runtime.count() > 0;
+  const int64_t start = NowNs();
+  time_.start_ns = start;
+  if (job_.log_epoch()) {
+    // fio 3.33's set_epoch_time(): the start on the chosen clock, in ms.
+    timespec ts{};
+    clock_gettime(clockid_t(job_.log_alternate_epoch_clock_id), &ts);
+    res_->log_epoch_ms = uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
+  }
+  pacing_.start(start);
+  if (features_.think) features_.think->start(start);
+  if (features_.latency) features_.latency->start(start);
+  time_.ramp_end_ns = start + int64_t(job_.ramp_time.count()) * 1000;
+  if (time_limited) time_.end_ns = time_.ramp_end_ns + int64_t(job_.runtime.count()) * 1000;
+  const int64_t planned_end = time_.end_ns;
+  if (life_.ramp_held) {  // end_ramp() says when
+    time_.ramp_end_ns = INT64_MAX;
+    if (time_limited) time_.end_ns = INT64_MAX;
+  }
+  if (life_.end_requested) time_.end_ns = start;  // end_now() came before the start
+  const IoSource& src = *source_.source;
+  live_->start_ns.store(start);
+  live_->planned_ns.store(time_limited ? planned_end - start : 0);
+  live_->planned_bytes.store(src.io_limit());
+  if (!src.has_dir(Dir::kRead) && !src.has_dir(Dir::kWrite) && !src.has_dir(Dir::kTrim))
+    live_->planned_bytes.store(0);
+}
+
+std::optional<PollParams> Clone::spin(AioContext& ctx) {
+  if (!files_.any_spin()) return std::nullopt;
+  if (offload_ && offload_->active()) {
+    // Completions are reaped on the submitter: it spins (until it ends).
+    offload_->spin(kSpinPollMaxNs);
+    return std::nullopt;
+  }
+  const PollParams saved = ctx.poll_params();
+  PollParams p = saved;
+  p.max_ns = kSpinPollMaxNs;
+  ctx.set_poll_params(p);
+  return saved;
+}
+
+Task<void> Clone::main_phase(AioContext& ctx) {
+  start_clock();
+  const std::optional<PollParams> saved_poll = spin(ctx);
+  std::function<void(int64_t)> tick;
+  if (features_.rate) tick = [r = features_.rate.get()](int64_t now) { r->check(now); };
+  sampler_->start(ctx, std::move(tick));
+  if (time_.end_ns != INT64_MAX) arm_overdue();
+  if (features_.flow) features_.flow->join();
+  co_await loop_->run();
+  life_.io_finished = true;
+  leave_flow();  // its share no longer holds the others
+  if (features_.latency) res_->latency_depth = features_.latency->depth();
+  if (overdue_) overdue_->cancel();
+  const int64_t stop_ns = stats_.last_done_ns() ? stats_.last_done_ns() : NowNs();
+  sampler_->finish(stop_ns);
+  if (time_.measuring) res_->runtime_ns = stop_ns - time_.measure_start_ns;
+  stats_.merge_unsplit(res_);
+  stats_.clear_unsplit();
+  co_await end_fsync();
+  close_records();
+  if (saved_poll) ctx.set_poll_params(*saved_poll);
+}
+
+Task<void> Clone::end_fsync() {
+  for (uint32_t f = 0; f < files_.size() && job_.end_fsync && !res_->error && !life_.interrupted;
+       f++) {
+    IoUnit u;
+    u.dir = Dir::kWrite;
+    u.file = f;
+    u.flush = true;
+    int64_t t1;
+    const Status st = co_await loop_->perform(0, u, &t1);
+    if (!st.ok() && !(life_.cancelling && st.error() == -ECANCELED)) {
+      errors_.io_error(Dir::kWrite, -st.error(),
+                       "end_fsync failed on '" + files_.display(f) + "': " + ErrnoString(st.error()));
+    }
+  }
+}
+
+void Clone::close_records() {
+  if (recorder_.active()) {
+    auto closed = recorder_.close(NowNs());
+    if (!closed.ok() && !res_->error) errors_.set(-closed.error().code, closed.error().message);
+  }
+  if (res_->schedule.kind == ScheduleResult::Kind::kTrace && loop_->last_issue_ns())
+    res_->schedule.replay_span_ns = loop_->last_issue_ns() - time_.start_ns;
+  if (features_.verify && job_.do_verify && source_.source->has_dir(Dir::kWrite))
+    res_->verify_not_verified += features_.verify->not_verified();
+  if (res_->error == EILSEQ && res_->verify_errors > 1)
+    res_->error_message += " (and " + std::to_string(res_->verify_errors - 1) + " more)";
+}
+
+void Clone::restart_stats(int64_t now) {
+  // As at the end of a ramp_time: what was measured so far is dropped and
+  // the next I/O starts the measured phase.  Errors stay counted.
+  stats_.restart();
+  time_.measuring = false;
+  time_.ramp_end_ns = now;
+}
+
+// ---- ending -----------------------------------------------------------------
+
+void Clone::interrupt() {
+  if (life_.finished || life_.interrupted) return;
+  life_.interrupted = true;
+  errors_.stop();
+  // Only a job that had I/O left to do was cut short.
+  if (!life_.io_finished) res_->interrupted = true;
+  sleeps_.cancel_all();
+  cancel_in_flight();
+  if (loop_) loop_->kick();
+  release(false);  // parked at the gate: no I/O
+}
+
+void Clone::end_now() {
+  if (life_.finished || life_.interrupted || life_.io_finished || time_.verify_phase) return;
+  if (!ctx_ || time_.start_ns == 0) {
+    // Not started yet (run() not entered, start delay, set-up): end as soon
+    // as the I/O would start.
+    life_.end_requested = true;
+    sleeps_.cancel_all();
+    return;
+  }
+  const int64_t now = NowNs();
+  if (now >= time_.end_ns) return;
+  time_.end_ns = now;
+  live_->planned_ns.store(time_.end_ns - time_.start_ns);
+  sleeps_.cancel_all();  // a rate or think-time sleep ends now
+  arm_overdue();
+  loop_->kick();
+}
+
+void Clone::arm_overdue() {
+  // Requests still in flight a grace period after the runtime ended are
+  // waiting on the graph itself (an emulated latency, a throttle): end them.
+  // Not during the verify phase, which is not time-limited.
+  if (!overdue_)
+    overdue_ = std::make_unique<Timer>(*ctx_, [this] {
+      if (!time_.verify_phase) cancel_in_flight();
+    });
+  overdue_->arm_at(time_.end_ns + kEndGraceNs);
+}
+
+void Clone::cancel_in_flight() {
+  life_.cancelling = true;
+  if (loop_) loop_->set_cancelling();
+  if (offload_ && offload_->active()) {
+    offload_->cancel_waits(files_);
+    return;
+  }
+  files_.cancel_waits();
+}
+
+// ---- the start gate ---------------------------------------------------------
+
+void Clone::set_gate(std::function<void()> prepared) {
+  gate_.prepared = std::move(prepared);
+  life_.ramp_held = job_.ramp_time.count() > 0;
+}
+
+void Clone::end_ramp() {
+  if (!life_.ramp_held || life_.finished) return;
+  life_.ramp_held = false;
+  if (time_.start_ns == 0) return;  // not started: start_clock() will not hold it
+  const int64_t now = NowNs();
+  time_.ramp_end_ns = now;
+  if (job_.runtime.count() > 0 && time_.end_ns == INT64_MAX) {  // not ended early meanwhile
+    time_.end_ns = now + int64_t(job_.runtime.count()) * 1000;
+    live_->planned_ns.store(time_.end_ns - time_.start_ns);
+    if (!life_.io_finished) arm_overdue();
+  }
+  // A rate, think-time or trace sleep begun in the ramp was not capped by
+  // the runtime: the submitter waits again, capped.
+  sleeps_.cancel_all();
+}
+
+void Clone::release(bool go) {
+  if (gate_.state != Gate::kWaiting) return;
+  gate_.state = go ? Gate::kGo : Gate::kNoGo;
+  if (gate_.waiter) ctx_->defer(std::exchange(gate_.waiter, {}));
+}
+
+// ---- results ----------------------------------------------------------------
+
+void Clone::snapshot(CloneResult* out) const {
+  *out = *res_;
+  if (life_.finished) return;  // final already
+  const int64_t now = NowNs();
+  stats_.merge_unsplit(out);
+  if (time_.measuring) out->runtime_ns = now - time_.measure_start_ns;
+  if (begin_.ns) usage_since_begin(out, now);
+}
+
+void Clone::usage_since_begin(CloneResult* out, int64_t now) const {
+  rusage ru1;
+  getrusage(RUSAGE_THREAD, &ru1);
+  const rusage& ru0 = begin_.ru;
+  out->usr_s = Sec(ru1.ru_utime) - Sec(ru0.ru_utime);
+  out->sys_s = Sec(ru1.ru_stime) - Sec(ru0.ru_stime);
+  out->ctx = uint64_t((ru1.ru_nvcsw - ru0.ru_nvcsw) + (ru1.ru_nivcsw - ru0.ru_nivcsw));
+  out->majf = uint64_t(ru1.ru_majflt - ru0.ru_majflt);
+  out->minf = uint64_t(ru1.ru_minflt - ru0.ru_minflt);
+  out->elapsed_ns = now - begin_.ns;
+  if (offload_) offload_->add_usage(out);
+}
+
+}  // namespace blk::bench

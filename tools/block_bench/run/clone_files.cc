@@ -1,0 +1,183 @@
+#include "tools/block_bench/run/clone_files.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <mutex>
+
+#include "block/registry.h"
+#include "tools/block_bench/run/files.h"
+
+namespace blk::bench {
+
+IoUnit FileKeys::read_at(uint64_t k, uint64_t len) const {
+  IoUnit u;
+  u.dir = Dir::kRead;
+  uint32_t f = uint32_t(bases_.size()) - 1;
+  while (f > 0 && bases_[f] > k) f--;
+  u.file = f;
+  u.offset = k - bases_[f];
+  u.len = len;
+  return u;
+}
+
+Expected<void> CloneFiles::load_trace() {
+  target_job_ = CloneJob(job_, res_->clone);
+  loaded_ = true;
+  if (job_.read_iolog.empty()) return {};
+  JobOptions* tj = &target_job_;
+  const std::string& path = TracePathFor(job_, res_->clone);
+  auto t = traces_->get(path, job_);
+  if (!t.ok()) return t.error();
+  trace_ = *t;
+  if (!job_.replay_redirect.empty()) {
+    tj->filenames = {job_.replay_redirect};
+    tj->blockdev.clear();
+  } else if (tj->filenames.empty() && tj->blockdev.empty() && tj->ioengine != IoEngine::kNull &&
+             tj->ioengine != IoEngine::kRbd) {
+    // As fio: an iolog's I/O goes to the file it names.
+    if (trace_->files.size() != 1) {
+      std::string why = trace_->files.empty()
+                            ? "the trace names no file"
+                            : "the trace names " + std::to_string(trace_->files.size()) + " files ('" +
+                                  trace_->files[0] + "', '" + trace_->files[1] + "'...)";
+      return Error{-EINVAL, "read_iolog '" + path + "': " + why +
+                                ": give the target with filename=, blockdev= or replay_redirect="};
+    }
+    tj->filenames = {trace_->files[0]};
+  }
+  // A new file (or a null device) is as large as the trace reaches.
+  if (!tj->size) {
+    const uint64_t extent = TraceSource::Extent(*trace_, job_);
+    tj->size = SizeSpec{std::max<uint64_t>(4096, (extent + 4095) / 4096 * 4096), false};
+  }
+  return {};
+}
+
+OpenFlags CloneFiles::flags() const {
+  OpenFlags flags;
+  flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
+  if (job_.readonly) flags.read_only = true;  // --readonly: writes fail (EROFS/EPERM)
+  if (trace_ && !job_.readonly) {
+    flags.read_only = true;
+    for (const trace::Record& r : trace_->records)
+      if (r.op != trace::Op::kRead && !(job_.replay_skip & (1u << int(r.op)))) flags.read_only = false;
+  }
+  return flags;
+}
+
+Expected<void> CloneFiles::open(AioContext& ctx, BufferFiller* filler) {
+  if (!loaded_) {
+    auto t = load_trace();
+    if (!t.ok()) return t;
+  }
+  const JobOptions& tj = target_job_;
+  const OpenFlags f = flags();
+  const uint32_t n = std::max<uint32_t>(1, tj.nrfiles);
+  files_.resize(n);
+  for (uint32_t i = 0; i < n; i++) {
+    auto o = open_file(ctx, tj, i, n, filler, f);
+    if (!o.ok()) return o;
+  }
+  say_laid_out();
+  if (n > 1) res_->target += " (+" + std::to_string(n - 1) + " more files)";
+  return {};
+}
+
+Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint32_t i, uint32_t n,
+                                     BufferFiller* filler, OpenFlags flags) {
+  File& file = files_[i];
+  auto t = JobTarget(FileJob(tj, res_->clone, i), res_->clone, n);
+  if (!t.ok()) return t.error();
+  file.target = std::move(*t);
+  Expected<Prepared> p = [&] {
+    std::lock_guard lock(*setup_);
+    return PrepareTarget(file.target, filler);
+  }();
+  if (!p.ok()) return p.error();
+  if (i == 0) {
+    res_->target = file.target.spec;
+    res_->layout = p->action;
+  } else if (res_->layout.empty() || res_->layout == "none") {
+    res_->layout = p->action;
+  }
+  res_->layout_bytes += p->bytes;
+  res_->layout_seconds += p->seconds;
+  res_->invalidated = res_->invalidated || p->invalidated;
+  res_->pre_read_bytes += p->pre_read;
+  if (p->action == "write") {
+    laid_files_++;
+    laid_bytes_ += p->bytes;
+    laid_seconds_ += p->seconds;
+  }
+  if (!p->warning.empty() && opts_.messages)
+    std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), p->warning.c_str());
+  auto b = OpenBackend(ctx, file.target.spec, flags);
+  if (!b.ok()) return Error{b.error().code, "cannot open '" + file.target.spec + "': " + b.error().message};
+  file.blk = std::move(*b);
+  file.blk->root().set_latency_accounting(false);
+  // Keys (FileKeys): each file after the previous one's end.
+  if (i > 0) keys_.add(keys_.base(i - 1) + files_[i - 1].blk->length() + 4096);
+  return {};
+}
+
+void CloneFiles::say_laid_out() const {
+  if (!laid_files_ || !opts_.messages) return;
+  // fio's line, so that a slow start is explained.
+  std::fprintf(opts_.messages, "%s: Laid out IO file%s (%llu file%s / %lluMiB) in %.2fs\n",
+               job_.name.c_str(), laid_files_ > 1 ? "s" : "", (unsigned long long)laid_files_,
+               laid_files_ > 1 ? "s" : "", (unsigned long long)(laid_bytes_ >> 20), laid_seconds_);
+}
+
+Expected<void> CloneFiles::register_buffers(SlotPool& slots) {
+  for (File& f : files_) {
+    if (!f.blk) continue;
+    for (Slot& sl : slots.slots()) {
+      const int r = f.blk->register_buf(sl.buf.data(), sl.buf.size());
+      if (r == 0) continue;
+      return Error{r, "fixedbufs: cannot register the I/O buffers (iodepth=" +
+                          std::to_string(slots.size()) + " x " + std::to_string(sl.buf.size()) +
+                          " bytes) with '" + f.target.spec + "': " + ErrnoString(r) +
+                          (r == -ENOMEM ? " (the locked-memory limit: ulimit -l)" : "")};
+    }
+  }
+  return {};
+}
+
+void CloneFiles::cancel_waits() {
+  for (File& f : files_)
+    if (f.blk) f.blk->cancel_waits();
+}
+
+bool CloneFiles::any_spin() const {
+  return std::any_of(files_.begin(), files_.end(), [](const File& f) { return f.target.spin; });
+}
+
+Task<void> CloneFiles::close() {
+  for (uint32_t f = 0; f < files_.size(); f++) {
+    if (!files_[f].blk) continue;
+    const size_t first = res_->counters.size();
+    files_[f].blk->root().driver().counters(&res_->counters);
+    if (f > 0)
+      for (size_t k = first; k < res_->counters.size(); k++)
+        res_->counters[k].name = "file" + std::to_string(f) + "." + res_->counters[k].name;
+    co_await files_[f].blk->drain();  // returns at the loop's top level: safe to close
+    files_[f].blk.reset();
+  }
+}
+
+void CloneFiles::unlink() const {
+  for (const File& f : files_) {
+    if (!job_.unlink || f.target.filename.empty()) continue;
+    struct stat st;
+    if (stat(f.target.filename.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::unlink(f.target.filename.c_str()) != 0 && opts_.messages)
+      std::fprintf(opts_.messages, "%s: unlink '%s': %s\n", job_.name.c_str(),
+                   f.target.filename.c_str(), ErrnoString(-errno).c_str());
+  }
+}
+
+}  // namespace blk::bench

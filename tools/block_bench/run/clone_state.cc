@@ -1,0 +1,65 @@
+#include "tools/block_bench/run/clone_state.h"
+
+#include <cerrno>
+#include <utility>
+
+namespace blk::bench {
+
+bool ContinuesPast(ContinueOnError c, Dir d, int err) {
+  if (err != EIO && err != EILSEQ) return false;
+  switch (c) {
+    case ContinueOnError::kNone: return false;
+    case ContinueOnError::kRead: return d == Dir::kRead;
+    case ContinueOnError::kWrite: return d == Dir::kWrite;
+    case ContinueOnError::kIo: return true;
+    case ContinueOnError::kVerify: return false;
+    case ContinueOnError::kAll: return true;
+  }
+  return false;
+}
+
+bool ContinuesPastVerify(ContinueOnError c) {
+  return c == ContinueOnError::kVerify || c == ContinueOnError::kAll;
+}
+
+void CloneErrors::fail(int err, const std::string& msg) {
+  if (!res_->error) {
+    res_->error = err;
+    res_->error_message = msg;
+  }
+  stop_ = true;
+}
+
+void CloneErrors::count(int err, const std::string& msg) {
+  res_->total_errors++;
+  if (!res_->first_error) {
+    res_->first_error = err;
+    res_->first_error_message = msg;
+  }
+}
+
+void CloneErrors::io_error(Dir d, int err, const std::string& msg) {
+  count(err, msg);
+  if (!ContinuesPast(continue_, d, err)) fail(err, msg);
+}
+
+void CloneErrors::verify_error(const std::string& msg, bool fatal) {
+  res_->verify_errors++;
+  count(EILSEQ, msg);
+  // As fio: a bad block does not stop the job (all blocks are checked)
+  // unless verify_fatal; it is the job's error unless continue_on_error
+  // covers verify.
+  if (ContinuesPastVerify(continue_)) return;
+  if (!res_->error) {
+    res_->error = EILSEQ;
+    res_->error_message = msg;
+  }
+  if (fatal) stop_ = true;
+}
+
+void CloneErrors::set(int err, std::string msg) {
+  res_->error = err;
+  res_->error_message = std::move(msg);
+}
+
+}  // namespace blk::bench

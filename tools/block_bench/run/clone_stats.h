@@ -1,0 +1,88 @@
+// CloneStats: what a clone counts of its completed requests.
+//
+// For every completed request (complete()): the live counters the progress
+// line reads, the raw counts since the start (the minimum-rate guard reads
+// them), and, for a request issued after the ramp (measured), the
+// direction's I/O count, bytes or errors, its latencies split at the
+// driver's hand-over (slat + clat = lat, run/result.h) and, for a paced
+// I/O, its latency from the due time (sched_lat).
+//
+// Requests without a hand-over stamp (the null driver, the thread pool)
+// are recorded once, in an "unsplit" histogram per direction, and merged
+// into both clat and lat when the results are read (merge_unsplit): one
+// record per I/O instead of two.
+//
+// Thread-safety: the clone's loop thread; LiveCounters are read by the
+// coordinator.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/run/result.h"
+#include "tools/block_bench/run/source.h"
+#include "util/histogram.h"
+#include "util/result.h"
+
+namespace blk::bench {
+
+// Counters a clone publishes for the progress line (single writer: the
+// clone's thread; the coordinator reads).
+struct LiveCounters {
+  std::atomic<uint64_t> ios[kNumDirs] = {};
+  std::atomic<uint64_t> bytes[kNumDirs] = {};
+  std::atomic<uint64_t> lat_ns_sum{0};  // completion latencies of the I/Os in ios
+  std::atomic<int64_t> start_ns{0};
+  std::atomic<int64_t> planned_ns{0};  // ramp+runtime, 0: size based
+  std::atomic<uint64_t> planned_bytes{0};
+  std::atomic<bool> done{false};
+};
+
+class CloneStats {
+ public:
+  CloneStats(const JobOptions& job, CloneResult* res, LiveCounters* live)
+      : job_(job), res_(res), live_(live) {}
+
+  // A request's latencies: lat = slat + clat; split: the driver marked a
+  // hand-over (else slat is 0 and clat is lat).
+  struct Latency {
+    uint64_t lat, clat, slat;
+    bool split;
+  };
+  // Accounts request `u`, issued at t0 and completed at t1 with `st`
+  // (not a cancelled one, not a flush).  handed: when the driver handed it
+  // over (0: no mark); due: when its schedule wanted it (0: unpaced).
+  Latency complete(const IoUnit& u, int64_t t0, int64_t t1, int64_t handed, int64_t due,
+                   bool measured, Status st);
+  // A flush issued at t0 completed at t1 (fsync=, a trace's, not
+  // cancelled): counted with the syncs when measured.
+  void sync_done(int64_t t0, int64_t t1, bool measured);
+  // The last completion (of any kind).
+  void note_done(int64_t t1) { last_done_ns_ = t1; }
+  int64_t last_done_ns() const { return last_done_ns_; }
+  // Since the clone started, ramp included, successful and failed.
+  uint64_t raw_ios(int d) const { return raw_ios_[d]; }
+  uint64_t raw_bytes(int d) const { return raw_bytes_[d]; }
+  // The unsplit records of direction d (clat as the report will have it is
+  // res->dir[d].clat plus these).
+  const LatencyHistogram& unsplit(int d) const { return unsplit_[d]; }
+  // Into `out`: the unsplit records as clat and lat, as the statistics kept
+  // say.  For a snapshot (a copy), or once at the end (then clear_unsplit()).
+  void merge_unsplit(CloneResult* out) const;
+  void clear_unsplit();
+  // Drops what was measured so far, as at the end of a ramp (latency_target
+  // found its depth): directions (errors stay counted), depth, submit and
+  // complete buckets, syncs.
+  void restart();
+
+ private:
+  const JobOptions& job_;
+  CloneResult* res_;
+  LiveCounters* live_;
+  int64_t last_done_ns_ = 0;
+  uint64_t raw_ios_[kNumDirs] = {}, raw_bytes_[kNumDirs] = {}, raw_lat_sum_ = 0;
+  LatencyHistogram unsplit_[kNumDirs];
+};
+
+}  // namespace blk::bench

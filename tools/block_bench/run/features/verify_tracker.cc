@@ -1,0 +1,302 @@
+#include "tools/block_bench/run/features/verify_tracker.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <numeric>
+
+#include "tools/block_bench/run/buffer_fill.h"
+#include "tools/block_bench/run/clone_source.h"
+
+namespace blk::bench {
+namespace {
+
+Error LayoutError(std::string msg) { return Error{-EINVAL, std::move(msg)}; }
+
+// verify_interval and verify_offset against the header, as fio checks them.
+Expected<void> PlaceHeaders(const JobOptions& job, const IoSource& dirs, VerifyLayout* layout) {
+  const uint64_t header = VerifyHeaderSize(job.verify);
+  const std::string method = std::string(Name(job.verify));
+  // The smallest and largest blocks verified: the writes', else the reads'.
+  const Dir d = dirs.has_dir(Dir::kWrite) ? Dir::kWrite : Dir::kRead;
+  const uint64_t min_bs = MinBlockSize(job, d), max_bs = MaxBlockSize(job, d);
+  if (job.verify_interval) {
+    // fio: at most the smallest block, and a divisor of the smallest and
+    // largest, else their gcd.
+    uint64_t i = std::min<uint64_t>(job.verify_interval, min_bs);
+    if (min_bs % i || max_bs % i) i = std::gcd(min_bs, max_bs);
+    layout->interval = i;
+  }
+  const uint64_t chunk = layout->interval ? layout->interval : min_bs;
+  if (header && job.verify_offset) {
+    if (job.verify_offset < header)
+      return LayoutError("verify_offset=" + std::to_string(job.verify_offset) + " overlaps verify=" +
+                         method + "'s " + std::to_string(header) +
+                         "-byte header: give 0 or at least " + std::to_string(header));
+    if (job.verify_offset + header > chunk)
+      return LayoutError("verify_offset=" + std::to_string(job.verify_offset) + " puts verify=" +
+                         method + "'s " + std::to_string(header) +
+                         "-byte header past the end of a " + std::to_string(chunk) + "-byte " +
+                         (layout->interval ? "verify_interval" : "block"));
+    layout->header_offset = job.verify_offset;
+  }
+  for (Dir dd : {Dir::kRead, Dir::kWrite}) {
+    if (!dirs.has_dir(dd) || MinBlockSize(job, dd) >= header) continue;
+    // fio: "Blocksize too small" (EINVAL).  Checking nothing and saying
+    // verified=0 would pass a job that verified nothing.
+    return LayoutError("verify=" + method + " needs blocks of at least " + std::to_string(header) +
+                       " bytes (its header), but this job " +
+                       (dd == Dir::kRead ? "reads" : "writes") + " blocks of " +
+                       std::to_string(MinBlockSize(job, dd)) + " bytes (bs=)");
+  }
+  if (layout->interval && layout->interval < header)
+    return LayoutError("verify_interval=" + std::to_string(layout->interval) +
+                       " is smaller than verify=" + method + "'s " + std::to_string(header) +
+                       "-byte header");
+  return {};
+}
+
+}  // namespace
+
+Expected<VerifyLayout> MakeVerifyLayout(const JobOptions& job, const IoSource& dirs) {
+  VerifyLayout layout;
+  const bool verify = job.verify != VerifyMethod::kNone;
+  if (verify) layout.method = job.verify;
+  if (!job.verify_pattern.empty()) {
+    auto p = ResolvePattern(job.verify_pattern, "verify_pattern", &layout.pattern_offsets);
+    if (!p.ok()) return p.error();
+    if (p->size() > kMaxVerifyPattern)
+      return LayoutError("verify_pattern: " + std::to_string(p->size()) + " bytes, at most " +
+                         std::to_string(kMaxVerifyPattern) + " (as fio)");
+    layout.pattern = std::move(*p);
+  }
+  if (!verify) return layout;
+  auto placed = PlaceHeaders(job, dirs, &layout);
+  if (!placed.ok()) return placed.error();
+  return layout;
+}
+
+// The verify phase: a read of every block still to check, in key order.
+class VerifyTracker::Reader : public IoSource {
+ public:
+  Reader(VerifyTracker& t, const IoSource& dirs) : t_(t), dirs_(dirs), it_(t.written_.begin()) {}
+  bool next(IoUnit* u) override {
+    // Blocks whose write failed hold no verify data, and an ambiguous one
+    // has two candidates: not read back (they count as not verified).
+    // Those a verify_backlog point checked are done.
+    while (it_ != t_.written_.end() &&
+           (!it_->second.done || it_->second.ambiguous || (t_.o_.skip_checked && it_->second.checked)))
+      ++it_;
+    if (it_ == t_.written_.end()) return false;
+    *u = t_.keys_.read_at(it_->first, it_->second.len);
+    ++it_;
+    return true;
+  }
+  bool has_dir(Dir d) const override { return dirs_.has_dir(d); }
+  uint64_t max_bs() const override { return dirs_.max_bs(); }
+  uint64_t io_limit() const override { return 0; }
+
+ private:
+  VerifyTracker& t_;
+  const IoSource& dirs_;
+  std::map<uint64_t, Written>::iterator it_;
+};
+
+// verify_only: the job's writes recorded as done, nothing issued.
+class VerifyTracker::RecordOnly : public IoSource {
+ public:
+  RecordOnly(VerifyTracker& t, IoSource& inner) : t_(t), inner_(inner) {}
+  bool next(IoUnit* u) override {
+    while (inner_.next(u))
+      if (u->dir == Dir::kWrite && !u->flush) t_.note_unwritten(*u);
+    return false;
+  }
+  bool has_dir(Dir d) const override { return inner_.has_dir(d); }
+  uint64_t max_bs() const override { return inner_.max_bs(); }
+  uint64_t io_limit() const override { return inner_.io_limit(); }
+  void reset_budget() override { inner_.reset_budget(); }
+
+ private:
+  VerifyTracker& t_;
+  IoSource& inner_;
+};
+
+VerifyTracker::VerifyTracker(const Options& o, const VerifyLayout& layout, const FileKeys& keys,
+                             std::vector<std::string> names, SlotPool& slots, CloneErrors& errors,
+                             CloneResult* res)
+    : o_(o),
+      layout_(layout),
+      keys_(keys),
+      names_(std::move(names)),
+      slots_(slots),
+      errors_(errors),
+      res_(res),
+      slot_(slots.size()) {}
+
+VerifyTracker::~VerifyTracker() = default;
+
+IoSource& VerifyTracker::verify_reader(const IoSource& job_source) {
+  verify_phase_ = true;
+  reader_ = std::make_unique<Reader>(*this, job_source);
+  return *reader_;
+}
+
+IoSource& VerifyTracker::record_only(IoSource& job_source) {
+  record_only_ = std::make_unique<RecordOnly>(*this, job_source);
+  return *record_only_;
+}
+
+void VerifyTracker::on_issue(const IssuedIo& io) {
+  const IoUnit& u = io.u;
+  if (u.dir == Dir::kRead) plan_read(io.slot, u);
+  if (u.dir != Dir::kWrite) return;
+  const uint64_t g = next_gen();
+  FillVerifyBlock(slots_[io.slot].buf.data(), u.len, u.offset, g, layout_);
+  note_written(io.slot, u, g);
+  if (o_.count_history && !verify_phase_) hist_len_++;
+}
+
+void VerifyTracker::on_complete(const DoneIo& io) {
+  const IoUnit& u = io.u;
+  if (!io.st.ok()) {
+    if (u.dir == Dir::kTrim) {
+      // A failed trim leaves the block's content unknown: not checked.
+      auto it = written_.find(keys_.key(u));
+      if (it != written_.end() && it->second.trimmed) it->second.ambiguous = true;
+    }
+  } else if (u.dir == Dir::kRead) {
+    check_read(io.slot, u);
+  } else if (u.dir == Dir::kWrite) {
+    // Only if the entry is still this write's (a later write replaces it).
+    auto it = written_.find(keys_.key(u));
+    if (it != written_.end() && it->second.gen == slot_[io.slot].write_gen) {
+      it->second.done = true;
+      if (o_.backlog) backlog_.push_back(it->first);
+    }
+  }
+}
+
+void VerifyTracker::plan_read(uint32_t slot, const IoUnit& u) {
+  SlotState& s = slot_[slot];
+  s.check = false;
+  s.want_gen = 0;
+  s.want_zero = false;
+  if (!o_.has_write) {
+    s.check = true;  // read-only job: check everything, writer unknown
+    return;
+  }
+  auto it = written_.find(keys_.key(u));
+  if (it != written_.end() && it->second.len == u.len && it->second.done &&
+      !it->second.ambiguous) {
+    s.check = true;
+    s.want_gen = it->second.gen;
+    s.want_zero = it->second.trimmed;
+  }
+}
+
+void VerifyTracker::check_read(uint32_t slot, const IoUnit& u) {
+  const SlotState& s = slot_[slot];
+  if (!s.check) return;
+  if (s.want_gen) {
+    // A write to the block issued after this read replaced its entry: the
+    // read may have seen the old or the new data, so it proves nothing.
+    auto it = written_.find(keys_.key(u));
+    if (it == written_.end() || it->second.gen != s.want_gen) return;
+    it->second.checked = true;
+  }
+  res_->verified++;
+  const uint8_t* p = slots_[slot].buf.data();
+  const std::string& name = names_[u.file];
+  std::string msg;
+  if (s.want_zero) {
+    // As fio's verify_trimmed_io_u: the offset of the first non-zero byte.
+    const uint8_t* nz = std::find_if(p, p + u.len, [](uint8_t b) { return b != 0; });
+    if (nz == p + u.len) return;
+    msg = "trim verify failed on '" + name + "' at offset " +
+          std::to_string(u.offset + uint64_t(nz - p)) + " length " + std::to_string(u.len) +
+          " (block offset " + std::to_string(nz - p) + "): the trimmed block does not read as zeros";
+  } else {
+    const std::string bad = CheckVerifyBlock(p, u.len, u.offset, s.want_gen, layout_);
+    if (bad.empty()) return;
+    msg = "verify failed on '" + name + "' at offset " + std::to_string(u.offset) + " length " +
+          std::to_string(u.len) + ": " + bad;
+  }
+  errors_.verify_error(msg, o_.fatal);
+}
+
+void VerifyTracker::erase_written(uint64_t k, uint64_t len) {
+  auto it = written_.lower_bound(k);
+  if (it != written_.begin()) {
+    auto p = std::prev(it);
+    if (p->first + p->second.len > k) it = p;
+  }
+  while (it != written_.end() && it->first < k + len) it = written_.erase(it);
+}
+
+void VerifyTracker::note_written(uint32_t slot, const IoUnit& u, uint64_t gen) {
+  const uint64_t k = keys_.key(u);
+  erase_written(k, u.len);
+  // Another write to an overlapping range still in flight (norandommap,
+  // randrw at depth > 1) may land before or after this one.
+  bool overlap = false;
+  for (const SlotState& o : slot_)
+    overlap |= o.writing && o.write_key < k + u.len && k < o.write_key + o.write_len;
+  written_.emplace(k, Written{u.len, gen, false, overlap, false, false});
+  SlotState& s = slot_[slot];
+  s.writing = true;
+  s.write_key = k;
+  s.write_len = u.len;
+  s.write_gen = gen;
+}
+
+void VerifyTracker::note_unwritten(const IoUnit& u) {
+  const uint64_t g = next_gen();
+  const uint64_t k = keys_.key(u);
+  erase_written(k, u.len);
+  written_.emplace(k, Written{u.len, g, /*done=*/true, false, false, false});
+}
+
+uint64_t VerifyTracker::not_verified() const {
+  uint64_t n = 0;
+  for (const auto& [key, w] : written_)
+    if (!w.checked) n++;
+  return n;
+}
+
+bool VerifyTracker::pop_backlog(IoUnit* u) {
+  while (!backlog_.empty()) {
+    auto it = written_.find(backlog_.front());
+    backlog_.pop_front();
+    if (hist_len_) hist_len_--;
+    if (it == written_.end() || !it->second.done || it->second.ambiguous || it->second.checked)
+      continue;
+    *u = keys_.read_at(it->first, it->second.len);
+    return true;
+  }
+  return false;
+}
+
+bool VerifyTracker::trimmable(uint64_t key, uint64_t gen) const {
+  auto it = written_.find(key);
+  return it != written_.end() && it->second.gen == gen && !it->second.checked &&
+         !it->second.trimmed;
+}
+
+bool VerifyTracker::trim(uint64_t key, uint64_t gen, bool keep, IoUnit* u) {
+  if (!trimmable(key, gen)) return false;
+  auto it = written_.find(key);
+  if (!it->second.done || it->second.ambiguous) return false;  // the write failed, or raced
+  *u = keys_.read_at(it->first, it->second.len);
+  u->dir = Dir::kTrim;
+  if (keep) {
+    it->second.trimmed = true;
+    return true;
+  }
+  // fio drops the block from its verify list: not read back.
+  written_.erase(it);
+  auto b = std::find(backlog_.begin(), backlog_.end(), key);
+  if (b != backlog_.end()) backlog_.erase(b);
+  if (hist_len_) hist_len_--;
+  return true;
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,158 @@
+// VerifyTracker: fio's verify= for one clone — what it wrote with verify
+// data, and checking it when it is read back.
+//
+// Every write is filled with a verify block (run/verify.h) of a new
+// generation and recorded by key (FileKeys: the files laid end to end).  A
+// write whose range overlaps another write still in flight (norandommap,
+// randrw at depth > 1) is marked ambiguous: the device may apply either
+// last, so it is never checked.  A read is checked only if, when it is
+// issued, the block's write completed and was not ambiguous, and no write
+// to it is issued before the read completes (the read could see either);
+// a read-only job checks every read (the writer is unknown).  A block
+// trimmed by trim_backlog with trim_verify_zero must read back as zeros.
+// Bad blocks go to CloneErrors::verify_error (fio's verify_fatal and
+// continue_on_error rules).
+//
+// After the main phase, verify_reader() is the verify phase's IoSource:
+// a read of every block whose write completed and was not ambiguous (and,
+// with verify_backlog, not checked already), in key order.  verify_only:
+// record_only() wraps the job's source so that its writes are recorded as
+// done, with the generation they would carry, without being issued.
+//
+// fio's io_hist (history()): writes issued and not yet read back, counted
+// for verify_backlog and trim_backlog (count_history); with verify_backlog
+// the completed writes queue in completion order for pop_backlog().
+//
+// MakeVerifyLayout: the job's verify layout (method, verify_pattern,
+// verify_interval, verify_offset) with fio's checks; with verify=0 only a
+// verify_pattern (written, unchecked).
+//
+// Thread-safety: the clone's loop thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/run/clone_files.h"
+#include "tools/block_bench/run/clone_state.h"
+#include "tools/block_bench/run/hook.h"
+#include "tools/block_bench/run/result.h"
+#include "tools/block_bench/run/rng.h"
+#include "tools/block_bench/run/slot_pool.h"
+#include "tools/block_bench/run/source.h"
+#include "tools/block_bench/run/verify.h"
+#include "util/result.h"
+
+namespace blk::bench {
+
+// fio's MAX_PATTERN_SIZE: the longest verify_pattern.
+inline constexpr size_t kMaxVerifyPattern = 512;
+
+// `dirs`: what the job issues (the blocks verified are the writes', else
+// the reads').  Error (EINVAL, or the pattern file's) naming the option.
+Expected<VerifyLayout> MakeVerifyLayout(const JobOptions& job, const IoSource& dirs);
+
+class VerifyTracker : public SubmitHook {
+ public:
+  struct Options {
+    uint64_t seed = 0;           // the clone's: generations derive from it
+    bool has_write = true;       // the job writes (else every read is checked)
+    bool count_history = false;  // verify_backlog or trim_backlog
+    bool backlog = false;        // verify_backlog: queue completed writes
+    bool skip_checked = false;   // verify_backlog: the verify phase skips checked blocks
+    bool fatal = false;          // verify_fatal
+  };
+  // `names`: the files' names for messages.
+  VerifyTracker(const Options& o, const VerifyLayout& layout, const FileKeys& keys,
+                std::vector<std::string> names, SlotPool& slots, CloneErrors& errors,
+                CloneResult* res);
+  ~VerifyTracker() override;
+
+  unsigned points() const override { return kOnIssue | kOnComplete | kOnRetire; }
+  void on_issue(const IssuedIo& io) override;
+  void on_complete(const DoneIo& io) override;
+  void on_retire(uint32_t slot) override { slot_[slot].writing = false; }
+
+  // The verify phase's source (see above), from the first block; the job's
+  // source answers for its directions and sizes.
+  IoSource& verify_reader(const IoSource& job_source);
+  // verify_only: a source over `job_source` whose next() records every
+  // write as done and issues nothing.
+  IoSource& record_only(IoSource& job_source);
+  // Blocks written but never checked.
+  uint64_t not_verified() const;
+
+  // fio's io_hist: writes issued and not yet read back.
+  uint64_t history() const { return hist_len_; }
+  // verify_backlog: a read of the oldest completed write still unchecked
+  // (dropping those that failed, raced or were checked); false when none.
+  bool pop_backlog(IoUnit* u);
+  // After a backlog batch: with no completed write left, the history is
+  // empty (failed or dropped writes left nothing to read).
+  void settle_history() {
+    if (backlog_.empty()) hist_len_ = 0;
+  }
+  // trim_backlog: the generation of the last write issued.
+  uint64_t last_gen() const { return gen_; }
+  // Whether the block written at `key` with generation `gen` is still
+  // there, unchecked and untrimmed.
+  bool trimmable(uint64_t key, uint64_t gen) const;
+  // Turns that block into a trim (*u) if its write completed unambiguously:
+  // with `keep` (trim_verify_zero) it stays, to read back as zeros; else it
+  // leaves the verify list and the history.  False: nothing to trim.
+  bool trim(uint64_t key, uint64_t gen, bool keep, IoUnit* u);
+
+ private:
+  struct Written {
+    uint64_t len;
+    uint64_t gen;
+    bool done;       // the write succeeded
+    bool ambiguous;  // issued while an overlapping write was in flight
+    bool checked;    // read back and checked
+    bool trimmed;    // trimmed by trim_backlog: reads back as zeros
+  };
+  // Per slot: the read's check, or the write in flight.
+  struct SlotState {
+    bool check = false;
+    uint64_t want_gen = 0;  // 0: unknown (a read-only job)
+    bool want_zero = false;
+    bool writing = false;
+    uint64_t write_key = 0, write_len = 0, write_gen = 0;
+  };
+  class Reader;
+  class RecordOnly;
+  void plan_read(uint32_t slot, const IoUnit& u);
+  void check_read(uint32_t slot, const IoUnit& u);
+  void note_written(uint32_t slot, const IoUnit& u, uint64_t gen);
+  void note_unwritten(const IoUnit& u);
+  // Drops the entries that [k, k + len) overlaps.
+  void erase_written(uint64_t k, uint64_t len);
+  // A new generation, from the clone's seed (odd: never 0, "unknown").
+  uint64_t next_gen() {
+    gen_ = Mix64(o_.seed + ++gen_counter_) | 1;
+    return gen_;
+  }
+
+  Options o_;
+  const VerifyLayout& layout_;
+  const FileKeys& keys_;
+  std::vector<std::string> names_;
+  SlotPool& slots_;
+  CloneErrors& errors_;
+  CloneResult* res_;
+  std::map<uint64_t, Written> written_;
+  std::vector<SlotState> slot_;
+  std::deque<uint64_t> backlog_;  // keys of completed writes, completion order
+  uint64_t hist_len_ = 0;
+  uint64_t gen_counter_ = 0, gen_ = 0;
+  std::unique_ptr<Reader> reader_;
+  std::unique_ptr<RecordOnly> record_only_;
+  bool verify_phase_ = false;
+};
+
+}  // namespace blk::bench

@@ -1,0 +1,278 @@
+#include "tools/block_bench/run/submit_loop.h"
+
+#include <cerrno>
+#include <string>
+#include <utility>
+
+#include "util/clock.h"
+
+namespace blk::bench {
+namespace {
+
+const char* const kOpName[] = {"read", "write", "trim"};
+
+}  // namespace
+
+void SubmitLoop::add_hook(SubmitHook* h) {
+  const unsigned p = h->points();
+  if (p & SubmitHook::kBeforeFetch) hooks_.before_fetch.push_back(h);
+  if (p & SubmitHook::kBeforeIssue) hooks_.before_issue.push_back(h);
+  if (p & SubmitHook::kOnIssue) hooks_.on_issue.push_back(h);
+  if (p & SubmitHook::kAfterIssue) hooks_.after_issue.push_back(h);
+  if (p & SubmitHook::kOnComplete) hooks_.on_complete.push_back(h);
+  if (p & SubmitHook::kOnRetire) hooks_.on_retire.push_back(h);
+}
+
+Task<void> SubmitLoop::run() {
+  for (;;) {
+    if (p_.errors.stopped()) break;
+    bool restart = false;
+    for (SubmitHook* h : hooks_.before_fetch) {
+      if (!h->before_fetch(*this)) continue;
+      restart = co_await h->turn(*this);
+      if (restart) break;
+    }
+    if (restart) continue;
+    const bool fetched = pending_.have || prefetch();
+    const int64_t now = NowNs();
+    if (!fetched || (now >= p_.time.end_ns && !p_.time.verify_phase)) {
+      end_batch();
+      const bool next = co_await next_phase();
+      if (next) continue;
+      break;
+    }
+    // Not yet due: wait for its time (requests complete meanwhile).
+    if (pending_.due > now) {
+      end_batch();
+      co_await p_.pacing.wait_until(ctx_, pending_.due);
+      continue;
+    }
+    // Due, but the depth is full: wait for completions.
+    if (inflight_ >= cap() || p_.slots.empty()) {
+      if (pending_.due) pending_.held = true;
+      end_batch();
+      co_await WaitAwaiter{this};
+      note_wakeup();
+      continue;
+    }
+    for (SubmitHook* h : hooks_.before_issue) {
+      if (!h->before_issue(*this)) continue;
+      restart = co_await h->turn(*this);
+      if (restart) break;
+    }
+    if (restart) continue;
+    // plug/unplug only around real batches: two virtual calls saved per I/O
+    // at iodepth_batch_submit=1 (the default), where there is nothing to
+    // batch.
+    if (!plugged_ && shape_.batch > 1 && !(offload_ && offload_->active())) {
+      for (CloneFiles::File& f : p_.files.files()) f.blk->plug();
+      plugged_ = true;
+    }
+    issue(pending_.u, now, pending_.due, pending_.held);
+    pending_.have = false;
+    if (++batched_ >= shape_.batch) end_batch();
+    for (SubmitHook* h : hooks_.after_issue) {
+      if (!h->after_issue(*this, now)) continue;
+      end_batch();
+      (void)co_await h->turn(*this);
+    }
+  }
+  end_batch();
+  co_await wait_all();
+}
+
+Task<bool> SubmitLoop::next_phase() {
+  // Finish the main phase; then, with verify, read back what was written.
+  if (!next_phase_ || p_.time.verify_phase || p_.errors.stopped()) co_return false;
+  co_await wait_all();
+  if (p_.errors.stopped()) co_return false;
+  p_.time.verify_phase = true;
+  source_ = &next_phase_();
+  pending_.have = false;
+  co_return true;
+}
+
+bool SubmitLoop::fetch(IoUnit* u) {
+  if (!injected_.empty()) {
+    *u = injected_.front();
+    injected_.pop_front();
+    return true;
+  }
+  return source_->next(u);
+}
+
+bool SubmitLoop::prefetch() {
+  if (pending_.have) return true;
+  if (!fetch(&pending_.u)) return false;
+  pending_.have = true;
+  pending_.held = false;
+  pending_.due = p_.pacing.due(pending_.u);
+  return true;
+}
+
+void SubmitLoop::end_batch() {
+  if (plugged_)
+    for (CloneFiles::File& f : p_.files.files()) f.blk->unplug();
+  plugged_ = false;
+  if (batched_) p_.res->submit[BatchBucket(batched_)]++;
+  batched_ = 0;
+}
+
+Task<void> SubmitLoop::wait_all() {
+  wait_all_ = true;
+  if (inflight_ > 0) co_await WaitAwaiter{this};
+  wait_all_ = false;
+}
+
+Task<void> SubmitLoop::wait_completion() {
+  end_batch();
+  co_await WaitAwaiter{this};
+  note_wakeup();
+}
+
+void SubmitLoop::note_wakeup() {
+  p_.res->complete[BatchBucket(completions_since_wake_)]++;
+  completions_since_wake_ = 0;
+}
+
+void SubmitLoop::kick() {
+  if (waiter_ && !wait_all_) ctx_.defer(std::exchange(waiter_, {}));
+}
+
+void SubmitLoop::begin_measuring(int64_t now) {
+  p_.time.measuring = true;
+  p_.time.measure_start_ns = now;
+  p_.res->measure_start_ns = now;
+  if (p_.time.ramp_end_ns > p_.time.start_ns && !p_.job.time_based) source_->reset_budget();
+  p_.sampler.begin_measuring(now);
+}
+
+void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
+  const uint32_t slot = p_.slots.take();
+  inflight_++;
+  p_.res->depth[DepthBucket(inflight_)]++;
+  const bool measured = p_.time.measured(now);
+  if (measured && !p_.time.measuring) begin_measuring(now);
+  if (measured) p_.pacing.record(now, due, held);
+  last_dir_ = u.dir;
+  if (!last_issue_ns_) p_.res->first_io_ns = now;
+  last_issue_ns_ = now;
+  if (recorder_) recorder_->record(now, u);
+  if (u.flush) {
+    SpawnNow(do_io(slot, u, now, due, measured));
+    return;
+  }
+  if (p_.opts.on_issue) p_.opts.on_issue(*p_.res, u);
+  if (content_ && u.dir == Dir::kWrite) content_->fill(p_.slots[slot].buf.data(), u, now);
+  for (SubmitHook* h : hooks_.on_issue) h->on_issue(IssuedIo{slot, u, now});
+  p_.slots[slot].stamp.ns = 0;
+  Task<void> t = do_io(slot, u, now, due, measured);
+  t.set_submit_stamp(&p_.slots[slot].stamp);
+  SpawnNow(std::move(t));
+}
+
+Task<void> SubmitLoop::do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured) {
+  int64_t t1 = 0;
+  const Status st = co_await perform(slot, u, &t1);
+  complete(slot, u, t0, due, measured, st, t1);
+}
+
+Task<Status> SubmitLoop::perform(uint32_t slot, const IoUnit& u, int64_t* done_ns) {
+  // Offloaded: only the slot's buffer and the graph are touched on the
+  // submitter; the clone's state waits until the coroutine is back.
+  AioContext* home = offload_ && offload_->active() ? &ctx_ : nullptr;
+  if (home) co_await offload_->ctx().schedule();
+  BlockBackend& b = p_.files.blk(u.file);
+  Status st;
+  if (u.flush) {
+    st = co_await b.flush();
+  } else if (u.dir == Dir::kTrim) {
+    st = co_await b.discard(u.offset, u.len);
+  } else if (u.dir == Dir::kRead) {
+    st = co_await b.read(u.offset, p_.slots.iov(slot, u.len));
+  } else {
+    st = co_await b.write(u.offset, p_.slots.iov(slot, u.len), u.fua ? uint32_t(kReqFua) : 0u);
+  }
+  *done_ns = NowNs();
+  if (home) co_await home->schedule();
+  co_return st;
+}
+
+void SubmitLoop::spawn_flush(uint32_t file) {
+  inflight_++;
+  const int64_t t = NowNs();
+  SpawnNow(do_flush(file, t, p_.time.measured(t)));
+}
+
+Task<void> SubmitLoop::do_flush(uint32_t file, int64_t t0, bool measured) {
+  IoUnit u;
+  u.dir = Dir::kWrite;
+  u.file = file;
+  u.flush = true;
+  int64_t t1 = 0;
+  const Status st = co_await perform(0, u, &t1);
+  inflight_--;
+  flush_done(file, t0, measured, st, t1);
+  wake_if_due();
+}
+
+void SubmitLoop::flush_done(uint32_t file, int64_t t0, bool measured, Status st, int64_t t1) {
+  p_.stats.note_done(t1);
+  if (cancelling_ && st.error() == -ECANCELED) return;  // never reached the device
+  p_.stats.sync_done(t0, t1, measured);
+  if (!st.ok()) {
+    p_.errors.io_error(Dir::kWrite, -st.error(),
+                       "flush failed on '" + p_.files.display(file) + "': " + ErrnoString(st.error()));
+  }
+}
+
+void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured,
+                          Status st, int64_t t1) {
+  const int d = int(u.dir);
+  if (u.flush) {
+    flush_done(u.file, t0, measured, st, t1);  // a trace's flush: as fsync= flushes
+  } else if (p_.job.fill_device && st.error() == -ENOSPC) {
+    // fill_device: the device is full, which ends the job; not an error.
+    p_.res->filled = true;
+    p_.errors.stop();
+  } else if (cancelling_ && st.error() == -ECANCELED) {
+    // Cancelled at the end: the device never finished it.
+    p_.res->dir[d].drop_ios++;
+  } else {
+    const CloneStats::Latency l =
+        p_.stats.complete(u, t0, t1, p_.slots[slot].stamp.ns, due, measured, st);
+    const DoneIo io{slot, u, t1, l.lat, l.clat, l.split ? &l.slat : nullptr, measured, st};
+    for (SubmitHook* h : hooks_.on_complete) h->on_complete(io);
+    if (!st.ok()) {
+      p_.errors.io_error(u.dir, -st.error(),
+                         std::string(kOpName[d]) + " error on '" + p_.files.display(u.file) +
+                             "' at offset " + std::to_string(u.offset) + " length " +
+                             std::to_string(u.len) + ": " + ErrnoString(st.error()));
+    }
+  }
+  for (SubmitHook* h : hooks_.on_retire) h->on_retire(slot);
+  p_.slots.give(slot);
+  inflight_--;
+  completions_since_wake_++;
+  wake_if_due();
+}
+
+void SubmitLoop::wake_if_due() {
+  if (!waiter_) return;
+  if (wait_all_) {
+    if (inflight_ == 0) ctx_.defer(std::exchange(waiter_, {}));
+    return;
+  }
+  // iodepth_batch_complete_min: refill only after that many completions (or
+  // when nothing is left in flight).  Completions are reaped one at a time
+  // as the driver delivers them, which keeps within any
+  // iodepth_batch_complete_max >= 1.
+  if ((inflight_ <= shape_.low &&
+       (completions_since_wake_ >= shape_.complete_min || inflight_ == 0)) ||
+      p_.errors.stopped()) {
+    auto h = std::exchange(waiter_, {});
+    h.resume();  // the submitter refills, then suspends again; touch nothing after
+  }
+}
+
+}  // namespace blk::bench
