@@ -92,24 +92,6 @@ Task<bool> SubmitLoop::next_phase() {
   co_return true;
 }
 
-bool SubmitLoop::fetch(IoUnit* u) {
-  if (!injected_.empty()) {
-    *u = injected_.front();
-    injected_.pop_front();
-    return true;
-  }
-  return source_->next(u);
-}
-
-bool SubmitLoop::prefetch() {
-  if (pending_.have) return true;
-  if (!fetch(&pending_.u)) return false;
-  pending_.have = true;
-  pending_.held = false;
-  pending_.due = p_.pacing.due(pending_.u);
-  return true;
-}
-
 void SubmitLoop::end_batch() {
   if (plugged_)
     for (CloneFiles::File& f : p_.files.files()) f.blk->unplug();
@@ -128,11 +110,6 @@ Task<void> SubmitLoop::wait_completion() {
   end_batch();
   co_await WaitAwaiter{this};
   note_wakeup();
-}
-
-void SubmitLoop::note_wakeup() {
-  p_.res->complete[BatchBucket(completions_since_wake_)]++;
-  completions_since_wake_ = 0;
 }
 
 void SubmitLoop::kick() {
@@ -241,8 +218,10 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
   } else {
     const CloneStats::Latency l =
         p_.stats.complete(u, t0, t1, p_.slots[slot].stamp.ns, due, measured, st);
-    const DoneIo io{slot, u, t1, l.lat, l.clat, l.split ? &l.slat : nullptr, measured, st};
-    for (SubmitHook* h : hooks_.on_complete) h->on_complete(io);
+    if (!hooks_.on_complete.empty()) {
+      const DoneIo io{slot, u, t1, l.lat, l.clat, l.split ? &l.slat : nullptr, measured, st};
+      for (SubmitHook* h : hooks_.on_complete) h->on_complete(io);
+    }
     if (!st.ok()) {
       p_.errors.io_error(u.dir, -st.error(),
                          std::string(kOpName[d]) + " error on '" + p_.files.display(u.file) +

@@ -106,7 +106,14 @@ class SubmitLoop {
   // The next I/O is fetched already (taken from the source, not issued).
   bool has_pending() const { return pending_.have; }
   // Fetches the next I/O now if none is pending; false: none left.
-  bool prefetch();
+  bool prefetch() {
+    if (pending_.have) return true;
+    if (!fetch(&pending_.u)) return false;
+    pending_.have = true;
+    pending_.held = false;
+    pending_.due = p_.pacing.due(pending_.u);
+    return true;
+  }
   // `u` is issued before anything else the loop would fetch.
   void inject(const IoUnit& u) { injected_.push_back(u); }
   bool injected_empty() const { return injected_.empty(); }
@@ -152,10 +159,19 @@ class SubmitLoop {
     bool held = false;  // it waited for room after it was due
   };
   uint32_t cap() const { return cap_ ? *cap_ : shape_.depth; }
-  bool fetch(IoUnit* u);
+  bool fetch(IoUnit* u) {
+    if (injected_.empty()) return source_->next(u);
+    *u = injected_.front();
+    injected_.pop_front();
+    return true;
+  }
   // The main phase is done: true when a next phase starts.
   Task<bool> next_phase();
-  void note_wakeup();
+  // A wake-up after waiting for completions: how many it saw.
+  void note_wakeup() {
+    p_.res->complete[BatchBucket(completions_since_wake_)]++;
+    completions_since_wake_ = 0;
+  }
   void begin_measuring(int64_t now);
   void issue(const IoUnit& u, int64_t now, int64_t due, bool held);
   Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured);
