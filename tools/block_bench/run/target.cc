@@ -54,9 +54,117 @@ bool SyncEngine(const JobOptions& job) {
   }
 }
 
-Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files) {
+namespace {
+
+Expected<Target> RbdTarget(const JobOptions& job) {
   Target t;
+  if (job.rbd.rbdname.empty())
+    return MakeError(-EINVAL, "ioengine=rbd needs rbdname=IMAGE (or blockdev=)");
+  t.spec = "driver=rbd,pool=" + Esc(job.rbd.pool.empty() ? "rbd" : job.rbd.pool) +
+           ",image=" + Esc(job.rbd.rbdname);
+  if (!job.rbd.clientname.empty()) t.spec += ",user=" + Esc(job.rbd.clientname);
+  if (job.rbd.busy_poll) {
+    t.spec += ",completion=poll";
+    t.spin = true;  // fio's busy_poll does not sleep either
+  }
+  if (job.direct) t.spec += ",write-cache=off";
+  t.display = "rbd:" + (job.rbd.pool.empty() ? std::string("rbd") : job.rbd.pool) + "/" +
+              job.rbd.rbdname;
+  return t;
+}
+
+// The file driver's options beyond filename, aio and cache.direct.
+void AddFileOptions(const JobOptions& job, uint32_t clone_files, Target* t) {
+  // Trims must really discard (a hole punched in a regular file, BLKDISCARD
+  // on a block device, as fio's trims): the driver's default (QEMU's)
+  // drops discards, which would time a no-op.  So for trim jobs, and for
+  // the trims of trim_backlog, whose blocks the verify phase reads back as
+  // zeros.
+  const bool trims = job.rw == RwMode::kTrim || job.rw == RwMode::kRandTrim;
+  if (trims || (job.verify != VerifyMethod::kNone && job.trim_percentage && job.trim_backlog))
+    t->spec += ",discard=unmap";
+  if (job.ioengine == IoEngine::kPosixaio) {
+    // glibc runs the requests of one file descriptor one after the other
+    // on one of its threads (aio_misc.c), with at most 20 threads
+    // (aio_init's default aio_threads): one worker per file.  More
+    // workers would make the queue deeper than fio's posixaio's.
+    constexpr uint32_t kGlibcAioThreads = 20;
+    t->spec += ",thread-pool-size=" +
+               std::to_string(std::clamp<uint32_t>(clone_files, 1, kGlibcAioThreads));
+  }
+  if (job.ioengine == IoEngine::kIoUring) {
+    const IoUringOptions& u = job.io_uring;
+    if (u.sqthread_poll) t->spec += ",aio-sqpoll=on";
+    if (u.sqthread_poll && u.sqthread_poll_cpu >= 0) {
+      t->spec += ",aio-sqpoll-cpu=" + std::to_string(u.sqthread_poll_cpu);
+    }
+    if (u.registerfiles) t->spec += ",aio-register-file=on";
+    if (u.force_async) t->spec += ",aio-force-async=on";
+    if (u.fixedbufs) t->spec += ",aio-fixed-buffers=on";
+  }
+  // fio's fadvise_hint (default 1: from the pattern), on every file.
+  using F = JobOptions::Fadvise;
+  const F fa = job.fadvise == F::kPattern ? (IsRandom(job.rw) ? F::kRandom : F::kSequential)
+                                          : job.fadvise;
+  if (fa == F::kRandom) t->spec += ",fadvise=random";
+  if (fa == F::kSequential) t->spec += ",fadvise=sequential";
+  if (job.ioengine == IoEngine::kLibaio && job.direct && job.libaio.userspace_reap &&
+      job.iodepth_batch_complete_min == 0) {
+    t->spec += ",aio-poll=on";
+    t->spin = true;
+  }
+}
+
+// How the file is set up (PrepareTarget) for a job that needs `want` bytes.
+void SetUpFile(const JobOptions& job, uint64_t want, Target* t) {
+  t->create_size = want;
+  const bool reads = job.rw == RwMode::kRead || job.rw == RwMode::kRandRead ||
+                     job.rw == RwMode::kReadWrite || job.rw == RwMode::kRandReadWrite;
+  if (job.create_on_open || job.fill_device) t->layout = Target::Layout::kSparse;
+  else if (reads || job.overwrite) t->layout = Target::Layout::kWrite;
+  else t->layout = Target::Layout::kAllocate;
+  t->fallocate = job.fallocate;
+  t->allow_create = job.allow_file_create;
+  t->zero_fill = job.zero_buffers;
+  t->fill_unit = std::max({job.bs[0].max, job.bs[1].max, job.bs[2].max});
+  t->create_fsync = job.create_fsync;
+  t->invalidate = job.invalidate && !job.direct && !job.pre_read;  // fio: pre_read clears it
+  t->pre_read = job.pre_read && !job.direct;
+  t->fill = job.fill_device;
+  t->region_offset = job.offset.percent ? 0 : job.offset.value;
+  t->region_size = job.size && !job.size->percent ? job.size->value : 0;
+}
+
+Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files,
+                            uint64_t want) {
+  if (job.filenames.size() > 1) {
+    // fio spreads a job over several files; block-bench runs one target per
+    // job, and silently using only the first would make the numbers lie.
+    return MakeError(-EINVAL, "filename= lists " + std::to_string(job.filenames.size()) +
+                                  " files; block-bench runs one file per job (use one job "
+                                  "per file, or numjobs)");
+  }
+  std::string f = !job.filenames.empty() ? job.filenames[0]
+                                         : job.name + "." + std::to_string(clone) + ".0";
+  if (!job.directories.empty() && !f.empty() && f[0] != '/') f = job.directories[0] + "/" + f;
+  const char* aio = SyncEngine(job) ? "sync" : "threads";
+  if (job.ioengine == IoEngine::kLibaio && !SubstitutedEngine(job)) aio = "native";
+  if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
+  Target t;
+  t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
+           ",cache.direct=" + (job.direct ? "on" : "off");
+  AddFileOptions(job, clone_files, &t);
+  t.display = f;
+  t.filename = f;
+  SetUpFile(job, want, &t);
+  return t;
+}
+
+}  // namespace
+
+Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files) {
   if (!job.blockdev.empty()) {
+    Target t;
     t.spec = job.blockdev;
     t.display = job.blockdev;
     return t;
@@ -65,107 +173,14 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
   uint64_t want = 0;  // bytes the job needs, when known without a target
   if (job.size && !job.size->percent) want = job.size->value;
   if (want && !job.offset.percent) want += job.offset.value;
-  switch (job.ioengine) {
-    case IoEngine::kNull: {
-      uint64_t size = want ? want : kDefaultNullSize;
-      t.spec = "driver=null,size=" + std::to_string(size);
-      t.display = t.spec;
-      return t;
-    }
-    case IoEngine::kRbd: {
-      if (job.rbd.rbdname.empty())
-        return MakeError(-EINVAL, "ioengine=rbd needs rbdname=IMAGE (or blockdev=)");
-      t.spec = "driver=rbd,pool=" + Esc(job.rbd.pool.empty() ? "rbd" : job.rbd.pool) +
-               ",image=" + Esc(job.rbd.rbdname);
-      if (!job.rbd.clientname.empty()) t.spec += ",user=" + Esc(job.rbd.clientname);
-      if (job.rbd.busy_poll) {
-        t.spec += ",completion=poll";
-        t.spin = true;  // fio's busy_poll does not sleep either
-      }
-      if (job.direct) t.spec += ",write-cache=off";
-      t.display = "rbd:" + (job.rbd.pool.empty() ? std::string("rbd") : job.rbd.pool) + "/" +
-                  job.rbd.rbdname;
-      return t;
-    }
-    default:
-      break;
+  if (job.ioengine == IoEngine::kNull) {
+    Target t;
+    t.spec = "driver=null,size=" + std::to_string(want ? want : kDefaultNullSize);
+    t.display = t.spec;
+    return t;
   }
-  std::string f;
-  if (job.filenames.size() > 1) {
-    // fio spreads a job over several files; block-bench runs one target per
-    // job, and silently using only the first would make the numbers lie.
-    return MakeError(-EINVAL, "filename= lists " + std::to_string(job.filenames.size()) +
-                                  " files; block-bench runs one file per job (use one job "
-                                  "per file, or numjobs)");
-  }
-  if (!job.filenames.empty()) {
-    f = job.filenames[0];
-  } else {
-    f = job.name + "." + std::to_string(clone) + ".0";
-  }
-  if (!job.directories.empty() && !f.empty() && f[0] != '/') f = job.directories[0] + "/" + f;
-  const char* aio = SyncEngine(job) ? "sync" : "threads";
-  if (job.ioengine == IoEngine::kLibaio && !SubstitutedEngine(job)) aio = "native";
-  if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
-  t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
-           ",cache.direct=" + (job.direct ? "on" : "off");
-  // Trims must really discard (a hole punched in a regular file, BLKDISCARD
-  // on a block device, as fio's trims): the driver's default (QEMU's)
-  // drops discards, which would time a no-op.  So for trim jobs, and for
-  // the trims of trim_backlog, whose blocks the verify phase reads back as
-  // zeros.
-  const bool trims = job.rw == RwMode::kTrim || job.rw == RwMode::kRandTrim;
-  if (trims || (job.verify != VerifyMethod::kNone && job.trim_percentage && job.trim_backlog))
-    t.spec += ",discard=unmap";
-  if (job.ioengine == IoEngine::kPosixaio) {
-    // glibc runs the requests of one file descriptor one after the other
-    // on one of its threads (aio_misc.c), with at most 20 threads
-    // (aio_init's default aio_threads): one worker per file.  More
-    // workers would make the queue deeper than fio's posixaio's.
-    constexpr uint32_t kGlibcAioThreads = 20;
-    t.spec += ",thread-pool-size=" +
-              std::to_string(std::clamp<uint32_t>(clone_files, 1, kGlibcAioThreads));
-  }
-  if (job.ioengine == IoEngine::kIoUring) {
-    const IoUringOptions& u = job.io_uring;
-    if (u.sqthread_poll) t.spec += ",aio-sqpoll=on";
-    if (u.sqthread_poll && u.sqthread_poll_cpu >= 0) {
-      t.spec += ",aio-sqpoll-cpu=" + std::to_string(u.sqthread_poll_cpu);
-    }
-    if (u.registerfiles) t.spec += ",aio-register-file=on";
-    if (u.force_async) t.spec += ",aio-force-async=on";
-    if (u.fixedbufs) t.spec += ",aio-fixed-buffers=on";
-  }
-  // fio's fadvise_hint (default 1: from the pattern), on every file.
-  using F = JobOptions::Fadvise;
-  const F fa = job.fadvise == F::kPattern ? (IsRandom(job.rw) ? F::kRandom : F::kSequential)
-                                          : job.fadvise;
-  if (fa == F::kRandom) t.spec += ",fadvise=random";
-  if (fa == F::kSequential) t.spec += ",fadvise=sequential";
-  if (job.ioengine == IoEngine::kLibaio && job.direct && job.libaio.userspace_reap &&
-      job.iodepth_batch_complete_min == 0) {
-    t.spec += ",aio-poll=on";
-    t.spin = true;
-  }
-  t.display = f;
-  t.filename = f;
-  t.create_size = want;
-  const bool reads = job.rw == RwMode::kRead || job.rw == RwMode::kRandRead ||
-                     job.rw == RwMode::kReadWrite || job.rw == RwMode::kRandReadWrite;
-  if (job.create_on_open || job.fill_device) t.layout = Target::Layout::kSparse;
-  else if (reads || job.overwrite) t.layout = Target::Layout::kWrite;
-  else t.layout = Target::Layout::kAllocate;
-  t.fallocate = job.fallocate;
-  t.allow_create = job.allow_file_create;
-  t.zero_fill = job.zero_buffers;
-  t.fill_unit = std::max({job.bs[0].max, job.bs[1].max, job.bs[2].max});
-  t.create_fsync = job.create_fsync;
-  t.invalidate = job.invalidate && !job.direct && !job.pre_read;  // fio: pre_read clears it
-  t.pre_read = job.pre_read && !job.direct;
-  t.fill = job.fill_device;
-  t.region_offset = job.offset.percent ? 0 : job.offset.value;
-  t.region_size = job.size && !job.size->percent ? job.size->value : 0;
-  return t;
+  if (job.ioengine == IoEngine::kRbd) return RbdTarget(job);
+  return FileTarget(job, clone, clone_files, want);
 }
 
 namespace {
@@ -223,6 +238,89 @@ Expected<void> WriteOut(int fd, const std::string& file, uint64_t from, uint64_t
   return {};
 }
 
+// fill_device on a file: as large as the file system's free space, sparse
+// and a little larger, so that the job's writes end at ENOSPC, as fio's.
+Expected<uint64_t> FillDeviceSize(const std::string& file, uint64_t have) {
+  std::string dir = file.find('/') == std::string::npos ? std::string(".")
+                                                        : file.substr(0, file.find_last_of('/'));
+  if (dir.empty()) dir = "/";
+  struct statvfs vfs;
+  if (::statvfs(dir.c_str(), &vfs) != 0) return FileError(dir, "cannot statvfs", errno);
+  return std::max(have, have + uint64_t(vfs.f_bavail) * vfs.f_frsize / (1 << 20) * (1 << 20) +
+                            (64u << 20));
+}
+
+// Preallocates [have, want) as fallocate= says.  As fio: a failed
+// preallocation (no room, no support) is only a warning; the file gets its
+// size and the job's writes meet the error, if any, where it is counted.
+void Preallocate(const Target& t, int fd, uint64_t have, uint64_t want, Prepared* out) {
+  out->action = "allocate";
+  if (t.fallocate != Fallocate::kNative && t.fallocate != Fallocate::kPosix &&
+      t.fallocate != Fallocate::kKeep) {
+    out->action = "sparse";
+    return;
+  }
+  const int mode = t.fallocate == Fallocate::kKeep ? FALLOC_FL_KEEP_SIZE : 0;
+  if (::fallocate(fd, mode, off_t(have), off_t(want - have)) == 0) return;
+  const int e = errno;
+  if (e != EOPNOTSUPP)
+    out->warning = t.filename + ": cannot preallocate " + std::to_string(want - have) +
+                   " bytes: " + ErrnoString(-e) + " (continuing without)";
+  out->action = "sparse";
+}
+
+// Creates or extends the regular file from `have` to `want` bytes.
+Expected<void> LayOut(const Target& t, uint64_t have, uint64_t want, BufferFiller* fill,
+                      Prepared* out) {
+  int fd = ::open(t.filename.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return FileError(t.filename, "cannot create", errno);
+  Expected<void> r;
+  switch (t.layout) {
+    case Target::Layout::kWrite:
+      out->action = "write";
+      r = WriteOut(fd, t.filename, have, want, t.zero_fill, fill, t.fill_unit);
+      if (r.ok() && t.create_fsync && ::fsync(fd) != 0) r = FileError(t.filename, "fsync", errno);
+      break;
+    case Target::Layout::kAllocate:
+      Preallocate(t, fd, have, want, out);
+      break;
+    case Target::Layout::kSparse:
+      out->action = "sparse";
+      break;
+  }
+  if (r.ok() && ::ftruncate(fd, off_t(want)) != 0) r = FileError(t.filename, "cannot extend", errno);
+  ::close(fd);
+  if (!r.ok()) return r;
+  out->bytes = want - have;
+  return {};
+}
+
+// invalidate= and pre_read=.
+Expected<void> SetUpCache(const Target& t, bool regular, Prepared* out) {
+  int fd = ::open(t.filename.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return FileError(t.filename, "cannot open", errno);
+  if (t.invalidate) {
+    // fio drops cached pages so that a buffered job reads the device.
+    if (regular) out->invalidated = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+    else out->invalidated = ::ioctl(fd, BLKFLSBUF, 0) == 0;
+  }
+  if (t.pre_read) {
+    std::vector<char> buf(1 << 20);
+    uint64_t off = t.region_offset;
+    const uint64_t end = t.region_size ? t.region_offset + t.region_size : UINT64_MAX;
+    while (off < end) {
+      const ssize_t n =
+          ::pread(fd, buf.data(), size_t(std::min<uint64_t>(buf.size(), end - off)), off_t(off));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      off += uint64_t(n);
+      out->pre_read += uint64_t(n);
+    }
+  }
+  ::close(fd);
+  return {};
+}
+
 }  // namespace
 
 Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill) {
@@ -234,18 +332,9 @@ Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill) {
   const bool exists = ::stat(t.filename.c_str(), &st) == 0;
   if (!exists && errno != ENOENT) return FileError(t.filename, "cannot stat", errno);
   if (t.fill && (!exists || S_ISREG(st.st_mode))) {
-    // fill_device on a file: as large as the file system's free space.
-    std::string dir = t.filename.find('/') == std::string::npos
-                          ? std::string(".")
-                          : t.filename.substr(0, t.filename.find_last_of('/'));
-    if (dir.empty()) dir = "/";
-    struct statvfs vfs;
-    if (::statvfs(dir.c_str(), &vfs) != 0) return FileError(dir, "cannot statvfs", errno);
-    const uint64_t have = exists ? uint64_t(st.st_size) : 0;
-    // Sparse and a little larger than the free space: the job's writes end
-    // at ENOSPC, as fio's.
-    want = std::max(have, have + uint64_t(vfs.f_bavail) * vfs.f_frsize / (1 << 20) * (1 << 20) +
-                              (64u << 20));
+    auto size = FillDeviceSize(t.filename, exists ? uint64_t(st.st_size) : 0);
+    if (!size.ok()) return size.error();
+    want = *size;
   }
   if (!exists) {
     if (!t.allow_create)
@@ -258,67 +347,15 @@ Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill) {
   const bool regular = !exists || S_ISREG(st.st_mode);
   const uint64_t have = exists && regular ? uint64_t(st.st_size) : 0;
   if (regular && want > have) {
-    int fd = ::open(t.filename.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return FileError(t.filename, "cannot create", errno);
-    Expected<void> r;
-    switch (t.layout) {
-      case Target::Layout::kWrite:
-        out.action = "write";
-        r = WriteOut(fd, t.filename, have, want, t.zero_fill, fill, t.fill_unit);
-        if (r.ok() && t.create_fsync && ::fsync(fd) != 0) r = FileError(t.filename, "fsync", errno);
-        break;
-      case Target::Layout::kAllocate:
-        out.action = "allocate";
-        if (t.fallocate == Fallocate::kNative || t.fallocate == Fallocate::kPosix ||
-            t.fallocate == Fallocate::kKeep) {
-          const int mode = t.fallocate == Fallocate::kKeep ? FALLOC_FL_KEEP_SIZE : 0;
-          // As fio: a failed preallocation (no room, no support) is only a
-          // warning; the file gets its size and the job's writes meet the
-          // error, if any, where it is counted.
-          if (::fallocate(fd, mode, off_t(have), off_t(want - have)) != 0) {
-            const int e = errno;
-            if (e != EOPNOTSUPP)
-              out.warning = t.filename + ": cannot preallocate " + std::to_string(want - have) +
-                            " bytes: " + ErrnoString(-e) + " (continuing without)";
-            out.action = "sparse";
-          }
-        } else {
-          out.action = "sparse";
-        }
-        break;
-      case Target::Layout::kSparse:
-        out.action = "sparse";
-        break;
-    }
-    if (r.ok() && ::ftruncate(fd, off_t(want)) != 0) r = FileError(t.filename, "cannot extend", errno);
-    ::close(fd);
-    if (!r.ok()) return r.error();
-    out.bytes = want - have;
+    auto laid = LayOut(t, have, want, fill, &out);
+    if (!laid.ok()) return laid.error();
   }
   // Only regular files and block devices have a page cache to drop or fill
   // (opening a FIFO here would block; the driver refuses it with a reason).
   const bool cached = !exists || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode);
   if (cached && (t.invalidate || t.pre_read)) {
-    int fd = ::open(t.filename.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return FileError(t.filename, "cannot open", errno);
-    if (t.invalidate) {
-      // fio drops cached pages so that a buffered job reads the device.
-      if (regular) out.invalidated = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
-      else out.invalidated = ::ioctl(fd, BLKFLSBUF, 0) == 0;
-    }
-    if (t.pre_read) {
-      std::vector<char> buf(1 << 20);
-      uint64_t off = t.region_offset;
-      const uint64_t end = t.region_size ? t.region_offset + t.region_size : UINT64_MAX;
-      while (off < end) {
-        const ssize_t n = ::pread(fd, buf.data(), size_t(std::min<uint64_t>(buf.size(), end - off)), off_t(off));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        off += uint64_t(n);
-        out.pre_read += uint64_t(n);
-      }
-    }
-    ::close(fd);
+    auto c = SetUpCache(t, regular, &out);
+    if (!c.ok()) return c.error();
   }
   out.seconds = double(NowNs() - t0) / 1e9;
   return out;
