@@ -10,6 +10,7 @@
 #include <ctime>
 #include <map>
 
+#include "tools/block_bench/format/format.h"
 #include "tools/block_bench/jobfile/render.h"
 
 namespace blk::bench {
@@ -393,35 +394,6 @@ ojson DistJson(const uint64_t* v, const char* const* keys) {
 }
 
 }  // namespace
-
-std::string NumToStr(uint64_t num, int maxlen, bool pow2, const char* unit) {
-  static const char* const kSiPrefix[] = {"", "k", "M", "G", "T", "P", "E"};
-  static const char* const kIecPrefix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-  constexpr int kPrefixes = 7;
-  const char* const* prefix = pow2 ? kIecPrefix : kSiPrefix;
-  const uint64_t thousand = pow2 ? 1024 : 1000;
-  auto digits = [](uint64_t v) { return int(std::to_string(v).size()); };
-  int p = 0;
-  bool divided = false, carry = false;
-  uint64_t rest = 0;  // the last division's remainder
-  while (p < kPrefixes && digits(num) > maxlen) {
-    rest = num % thousand;
-    num /= thousand;
-    carry = rest >= thousand / 2;
-    divided = true;
-    p++;
-  }
-  if (p >= kPrefixes) p = 0;  // fio's fallback (maxlen 1 and a number near 2^64)
-  const int room = maxlen - digits(num);
-  if (divided && room > 1) {
-    // The remainder as room-1 decimals; rounding up to a whole one carries.
-    std::string frac = Fmt("%.*f", room - 1, double(rest) / double(thousand));
-    if (frac[0] == '1') num++;
-    return Fmt("%llu.%s%s%s", (unsigned long long)num, frac.c_str() + 2, prefix[p], unit);
-  }
-  if (divided && carry) num++;
-  return Fmt("%llu%s%s", (unsigned long long)num, prefix[p], unit);
-}
 
 std::vector<ReportUnit> ReportUnits(const RunResult& run) {
   std::vector<ReportUnit> units;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/block_bench/format/format.h"  // NumToStr, for callers of this header
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/runner.h"
 #include "util/result.h"
@@ -30,14 +31,6 @@ struct ReportUnit {
 };
 
 std::vector<ReportUnit> ReportUnits(const RunResult& run);
-
-// fio's num2str, for the text report's figures: `num` divided by 1000
-// (pow2: 1024) until it has at most `maxlen` digits, then the last
-// division's remainder as decimals where `maxlen` leaves room for the point
-// and one or more digits (else rounded into the integer), then the SI (k, M,
-// ...) or IEC (Ki, Mi, ...) prefix and `unit`: "2398k", "12.3M", "9.77MiB",
-// "9822MiB/s".  `maxlen` is fio's significant_figures (4 by default).
-std::string NumToStr(uint64_t num, int maxlen, bool pow2, const char* unit = "");
 
 // `counters`: also the driver counters of each job (--blkstack-counters);
 // JSON always has them.
