@@ -18,6 +18,7 @@
 
 #include "tools/block_bench/format/format.h"  // NumToStr, for callers of this header
 #include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/report/logs.h"
 #include "tools/block_bench/run/runner.h"
 #include "util/result.h"
 
@@ -60,16 +61,5 @@ std::string ClientsTextReport(const std::vector<ClientRun>& clients, bool counte
 // clients" units again under their job names, for consumers of the
 // single-host layout.
 nlohmann::ordered_json ClientsJsonReport(const std::vector<ClientRun>& clients, bool plus);
-
-// Writes the log files the jobs asked for.  Files: <prefix>_lat.N.log,
-// <prefix>_clat.N.log, <prefix>_slat.N.log, <prefix>_bw.N.log, <prefix>_iops.N.log, N = the
-// clone's thread number, prefix = the option's value or the job name.
-// `tag` (MPI ranks: ".rank2") goes after the prefix.
-Expected<void> WriteLogs(const RunResult& run, const std::string& tag = "");
-
-// fio's --bandwidth-log: dir/agg-read_bw.log (and write, trim for the
-// directions that ran): per sample interval, the bandwidth of all clones
-// together, in fio's log layout (msec, KiB/s, direction, 0, 0).
-Expected<void> WriteAggregateBwLogs(const RunResult& run, const std::string& dir);
 
 }  // namespace blk::bench
