@@ -167,6 +167,110 @@ ojson DistJson(const uint64_t* v, const char* const* keys) {
   return j;
 }
 
+// The directions' objects ("read", "write", "trim", "mixed") as
+// ShownDirs says, each with its share of the group's bandwidth.
+void AddDirsJson(ojson& j, const ReportUnit& u, const GroupBws& gbw, bool plus) {
+  const CloneResult& r = u.r;
+  for (int d : ShownDirs(*r.job)) {
+    if (d < kNumDirs) {
+      j[kDirName[d]] = DirJson(u, d, plus, GroupBwOf(gbw[d], r.groupid));
+      continue;
+    }
+    ReportUnit m = u;  // "mixed": the directions summed, as fio's
+    m.r.dir = {Mixed(r), DirResult{}, DirResult{}};
+    double gb = 0;
+    for (int k = 0; k < kNumDirs; k++) gb += GroupBwOf(gbw[k], r.groupid);
+    j["mixed"] = DirJson(m, 0, plus, gb);
+  }
+}
+
+ojson SyncJson(const CloneResult& r) {
+  ojson sync;
+  sync["total_ios"] = r.syncs;
+  sync["lat_ns"] = LatJson(r.sync_lat, false, {}, false);
+  return sync;
+}
+
+// job_runtime, CPU usage and the IO depth distributions.
+void AddCpuAndDepthsJson(ojson& j, const ReportUnit& u) {
+  const CloneResult& r = u.r;
+  j["job_runtime"] = RuntimeMs(r);
+  double rt = double(r.runtime_ns > 0 ? r.runtime_ns : r.elapsed_ns) / 1e9 * u.jobs;
+  j["usr_cpu"] = rt > 0 ? 100.0 * r.usr_s / rt : 0.0;
+  j["sys_cpu"] = rt > 0 ? 100.0 * r.sys_s / rt : 0.0;
+  j["ctx"] = r.ctx;
+  j["majf"] = r.majf;
+  j["minf"] = r.minf;
+  j["iodepth_level"] = DistJson(r.depth, kDepthKeys);
+  j["iodepth_submit"] = DistJson(r.submit, kBatchKeys);
+  j["iodepth_complete"] = DistJson(r.complete, kBatchKeys);
+}
+
+// The latency buckets (latency_ns, _us, _ms) and the latency target keys.
+void AddLatencyJson(ojson& j, const CloneResult& r) {
+  const JobOptions& job = *r.job;
+  LatBuckets b = Buckets(AllLat(r));
+  ojson ns = ojson::object(), us = ojson::object(), msj = ojson::object();
+  for (int i = 0; i < 10; i++) {
+    ns[std::to_string(kLatEdges[i])] = b.ns[i];
+    us[std::to_string(kLatEdges[i])] = b.us[i];
+  }
+  for (int i = 0; i < 11; i++) msj[std::to_string(kMsEdges[i])] = b.ms[i];
+  msj[">=2000"] = b.ms[11];
+  j["latency_ns"] = ns;
+  j["latency_us"] = us;
+  j["latency_ms"] = msj;
+  j["latency_depth"] = r.latency_depth ? r.latency_depth : job.iodepth;
+  j["latency_target"] = uint64_t(job.latency_target.count()) * 1000;  // ns, as fio
+  j["latency_percentile"] = job.latency_percentile;
+  j["latency_window"] = uint64_t(job.latency_window.count());  // us, as fio
+}
+
+// How the target file was set up (run/target.h).
+ojson FileJson(const CloneResult& r) {
+  ojson l;
+  l["action"] = r.layout.empty() ? "none" : r.layout;
+  l["bytes"] = r.layout_bytes;
+  l["seconds"] = r.layout_seconds;
+  l["invalidated"] = r.invalidated;
+  l["pre_read_bytes"] = r.pre_read_bytes;
+  l["filled"] = r.filled;
+  return l;
+}
+
+// block-bench's own object: target, engine, file set-up, seed, exact
+// times, errors, verify figures, driver counters; "job" when the unit is
+// not named after its job.
+ojson BlkstackJson(const ReportUnit& u, const std::string& name) {
+  const CloneResult& r = u.r;
+  const JobOptions& job = *r.job;
+  ojson bs;
+  bs["target"] = r.target;
+  bs["engine"] = EngineOf(r.target);
+  if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) bs["file"] = FileJson(r);
+  bs["jobs"] = u.jobs;
+  bs["seed"] = r.seed;
+  bs["runtime_ns"] = r.runtime_ns;
+  bs["first_io_monotonic_ns"] = r.first_io_ns;
+  bs["measure_start_monotonic_ns"] = r.measure_start_ns;
+  if (!r.error_message.empty()) bs["error_message"] = r.error_message;
+  if (!r.first_error_message.empty()) bs["first_error_message"] = r.first_error_message;
+  bs["interrupted"] = r.interrupted;
+  bs["slat"] = "until the driver handed the request over (io_submit, io_uring_enter, "
+               "rbd_aio_* returned); none where the driver has no such step (null, "
+               "threads): then clat = lat";
+  if (job.verify != VerifyMethod::kNone) {
+    bs["verified"] = r.verified;
+    bs["verify_errors"] = r.verify_errors;
+    bs["verify_not_verified"] = r.verify_not_verified;
+  }
+  ojson cn = ojson::object();
+  for (auto& c : r.counters) cn[c.name] = c.value;
+  bs["counters"] = cn;
+  if (name != job.name) bs["job"] = job.name;
+  return bs;
+}
+
 }  // namespace
 
 ojson TopJson(int64_t start_unix_ms) {
@@ -199,97 +303,24 @@ ojson DiskJson(const DiskUtil& d) {
 }
 
 ojson UnitJson(const ReportUnit& u, const std::string& name, const GroupBws& gbw, bool plus) {
-  {
-    const CloneResult& r = u.r;
-    const JobOptions& job = *r.job;
-    ojson j;
-    j["jobname"] = name;
-    j["groupid"] = r.groupid;
-    j["error"] = r.error;
-    j["total_err"] = r.total_errors;
-    j["first_error"] = r.first_error;
-    j["eta"] = 0;
-    j["elapsed"] = (r.elapsed_ns + 999999999) / 1000000000;
-    j["job options"] = JobOptionsJson(job);
-    for (int d : ShownDirs(job)) {
-      if (d < kNumDirs) {
-        j[kDirName[d]] = DirJson(u, d, plus, GroupBwOf(gbw[d], r.groupid));
-        continue;
-      }
-      ReportUnit m = u;  // "mixed": the directions summed, as fio's
-      m.r.dir = {Mixed(r), DirResult{}, DirResult{}};
-      double gb = 0;
-      for (int k = 0; k < kNumDirs; k++) gb += GroupBwOf(gbw[k], r.groupid);
-      j["mixed"] = DirJson(m, 0, plus, gb);
-    }
-    ojson sync;
-    sync["total_ios"] = r.syncs;
-    sync["lat_ns"] = LatJson(r.sync_lat, false, {}, false);
-    j["sync"] = sync;
-    uint64_t ms = RuntimeMs(r);
-    j["job_runtime"] = ms;
-    double rt = double(r.runtime_ns > 0 ? r.runtime_ns : r.elapsed_ns) / 1e9 * u.jobs;
-    j["usr_cpu"] = rt > 0 ? 100.0 * r.usr_s / rt : 0.0;
-    j["sys_cpu"] = rt > 0 ? 100.0 * r.sys_s / rt : 0.0;
-    j["ctx"] = r.ctx;
-    j["majf"] = r.majf;
-    j["minf"] = r.minf;
-    j["iodepth_level"] = DistJson(r.depth, kDepthKeys);
-    j["iodepth_submit"] = DistJson(r.submit, kBatchKeys);
-    j["iodepth_complete"] = DistJson(r.complete, kBatchKeys);
-    LatBuckets b = Buckets(AllLat(r));
-    ojson ns = ojson::object(), us = ojson::object(), msj = ojson::object();
-    for (int i = 0; i < 10; i++) {
-      ns[std::to_string(kLatEdges[i])] = b.ns[i];
-      us[std::to_string(kLatEdges[i])] = b.us[i];
-    }
-    for (int i = 0; i < 11; i++) msj[std::to_string(kMsEdges[i])] = b.ms[i];
-    msj[">=2000"] = b.ms[11];
-    j["latency_ns"] = ns;
-    j["latency_us"] = us;
-    j["latency_ms"] = msj;
-    j["latency_depth"] = r.latency_depth ? r.latency_depth : job.iodepth;
-    j["latency_target"] = uint64_t(job.latency_target.count()) * 1000;  // ns, as fio
-    j["latency_percentile"] = job.latency_percentile;
-    j["latency_window"] = uint64_t(job.latency_window.count());  // us, as fio
-    if (r.steadystate) j["steadystate"] = SteadyJson(*r.steadystate);
-    if (r.schedule.kind != ScheduleResult::Kind::kNone) j["schedule"] = ScheduleJson(r.schedule);
-    ojson bs;
-    bs["target"] = r.target;
-    bs["engine"] = EngineOf(r.target);
-    if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) {
-      ojson l;
-      l["action"] = r.layout.empty() ? "none" : r.layout;
-      l["bytes"] = r.layout_bytes;
-      l["seconds"] = r.layout_seconds;
-      l["invalidated"] = r.invalidated;
-      l["pre_read_bytes"] = r.pre_read_bytes;
-      l["filled"] = r.filled;
-      bs["file"] = l;
-    }
-    bs["jobs"] = u.jobs;
-    bs["seed"] = r.seed;
-    bs["runtime_ns"] = r.runtime_ns;
-    bs["first_io_monotonic_ns"] = r.first_io_ns;
-    bs["measure_start_monotonic_ns"] = r.measure_start_ns;
-    if (!r.error_message.empty()) bs["error_message"] = r.error_message;
-    if (!r.first_error_message.empty()) bs["first_error_message"] = r.first_error_message;
-    bs["interrupted"] = r.interrupted;
-    bs["slat"] = "until the driver handed the request over (io_submit, io_uring_enter, "
-                 "rbd_aio_* returned); none where the driver has no such step (null, "
-                 "threads): then clat = lat";
-    if (job.verify != VerifyMethod::kNone) {
-      bs["verified"] = r.verified;
-      bs["verify_errors"] = r.verify_errors;
-      bs["verify_not_verified"] = r.verify_not_verified;
-    }
-    ojson cn = ojson::object();
-    for (auto& c : r.counters) cn[c.name] = c.value;
-    bs["counters"] = cn;
-    if (name != job.name) bs["job"] = job.name;
-    j["blkstack"] = bs;
-    return j;
-  }
+  const CloneResult& r = u.r;
+  ojson j;
+  j["jobname"] = name;
+  j["groupid"] = r.groupid;
+  j["error"] = r.error;
+  j["total_err"] = r.total_errors;
+  j["first_error"] = r.first_error;
+  j["eta"] = 0;
+  j["elapsed"] = (r.elapsed_ns + 999999999) / 1000000000;
+  j["job options"] = JobOptionsJson(*r.job);
+  AddDirsJson(j, u, gbw, plus);
+  j["sync"] = SyncJson(r);
+  AddCpuAndDepthsJson(j, u);
+  AddLatencyJson(j, r);
+  if (r.steadystate) j["steadystate"] = SteadyJson(*r.steadystate);
+  if (r.schedule.kind != ScheduleResult::Kind::kNone) j["schedule"] = ScheduleJson(r.schedule);
+  j["blkstack"] = BlkstackJson(u, name);
+  return j;
 }
 
 }  // namespace report_internal

@@ -153,6 +153,142 @@ std::string Dist(const uint64_t* v, const char* const* keys) {
   return s;
 }
 
+// The bandwidth samples' line of one direction; `per`: the direction's
+// share of its group's bandwidth, in %.
+std::string BwSamplesText(const std::vector<double>& samples, const JobOptions& job, double per) {
+  // fio's samples are whole KiB/s; the line scales them as fio's
+  // show_ddir_status: times 8 for bits, and by kb_base once more
+  // (MiB/s, Mibit/s) when the mean is above kb_base^2.  min and max
+  // print as whole numbers (truncated), as fio's.
+  std::vector<double> k;
+  for (double b : samples) k.push_back(std::floor(b / 1024));
+  const bool iec = IecFirst(job);
+  const char* unit = job.unit_bits ? (iec ? "Kibit" : "kbit") : (iec ? "KiB" : "kB");
+  double mn = *std::min_element(k.begin(), k.end());
+  double mx = *std::max_element(k.begin(), k.end());
+  double mean = Mean(k), dev = Stddev(k);
+  const double scale = job.unit_bits ? 8.0 : 1.0;
+  mn *= scale, mx *= scale, mean *= scale, dev *= scale;
+  const double kb = double(job.kb_base);
+  if (mean > kb * kb) {
+    mn = std::floor(mn / kb), mx = std::floor(mx / kb), mean /= kb, dev /= kb;
+    unit = job.unit_bits ? "Mibit" : "MiB";
+  }
+  return Fmt("   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, "
+             "samples=%zu\n",
+             unit, (unsigned long long)mn, (unsigned long long)mx, per, mean, dev, k.size());
+}
+
+std::string IopsSamplesText(const std::vector<double>& io) {
+  return Fmt("   iops        : min=%5llu, max=%5llu, avg=%5.02f, stdev=%5.02f, samples=%zu\n",
+             (unsigned long long)*std::min_element(io.begin(), io.end()),
+             (unsigned long long)*std::max_element(io.begin(), io.end()), Mean(io), Stddev(io),
+             io.size());
+}
+
+// The latency lines of one direction, then their percentiles.
+void DirLatText(std::string& o, const DirResult& x, const JobOptions& job) {
+  // As fio: a line only for what was measured (slat needs a driver
+  // hand-over; disable_*/gtod_reduce keep none).
+  if (x.slat.count()) TextLat(o, "slat", x.slat);
+  if (x.clat.count()) TextLat(o, "clat", x.clat);
+  if (x.lat.count()) TextLat(o, " lat", x.lat);
+  if (job.slat_percentiles) TextPercentiles(o, "slat", x.slat, job.percentile_list);
+  if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job.percentile_list);
+  if (job.lat_percentiles) TextPercentiles(o, " lat", x.lat, job.percentile_list);
+  if (x.sched_lat.count()) {
+    TextLat(o, "sched lat", x.sched_lat);
+    if (job.clat_percentiles) TextPercentiles(o, "sched lat", x.sched_lat, job.percentile_list);
+  }
+}
+
+// The lines of direction `d` (kNumDirs: "mixed", whose figures are `x`):
+// IOPS and bandwidth, latencies, bandwidth and IOPS samples.
+std::string DirText(const CloneResult& r, int d, const DirResult& x, const GroupBws& gbw) {
+  const JobOptions& job = *r.job;
+  const int sig = int(job.sig_figs);
+  const double iops = PerSec(x.ios, r);
+  const double bw = PerSec(x.bytes, r);
+  std::string o = Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", d < kNumDirs ? kDirName[d] : "mixed",
+                      NumToStr(uint64_t(iops), sig, false).c_str(), Bw(uint64_t(bw), job).c_str(),
+                      NumToStr(x.bytes, sig, IecFirst(job), "B").c_str(),
+                      (unsigned long long)RuntimeMs(r));
+  DirLatText(o, x, job);
+  if (!x.bw_samples.empty()) {
+    double gb = 0;
+    for (int k = 0; k < kNumDirs; k++)
+      if (d == kNumDirs || k == d) gb += GroupBwOf(gbw[k], r.groupid);
+    o += BwSamplesText(x.bw_samples, job, gb > 0 ? 100.0 * bw / gb : 0.0);
+  }
+  // Kept without the bandwidth samples (disable_bw_measurement), as fio.
+  if (!x.iops_samples.empty()) o += IopsSamplesText(x.iops_samples);
+  return o;
+}
+
+// CPU usage, IO depth distributions, issued requests and the latency
+// target.
+std::string CpuAndDepthsText(const ReportUnit& u) {
+  const CloneResult& r = u.r;
+  const JobOptions& job = *r.job;
+  const double rt = double(r.runtime_ns > 0 ? r.runtime_ns : r.elapsed_ns) / 1e9 * u.jobs;
+  std::string o = Fmt("  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%llu, majf=%llu, minf=%llu\n",
+                      rt > 0 ? 100.0 * r.usr_s / rt : 0.0, rt > 0 ? 100.0 * r.sys_s / rt : 0.0,
+                      (unsigned long long)r.ctx, (unsigned long long)r.majf,
+                      (unsigned long long)r.minf);
+  o += "  IO depths    : " + Dist(r.depth, kDepthKeys) + "\n";
+  o += "     submit    : " + Dist(r.submit, kBatchKeys) + "\n";
+  o += "     complete  : " + Dist(r.complete, kBatchKeys) + "\n";
+  o += Fmt("     issued rwts: total=%llu,%llu,%llu,%llu short=%llu,%llu,%llu,0 dropped=%llu,%llu,%llu,0\n",
+           (unsigned long long)r.dir[0].ios, (unsigned long long)r.dir[1].ios,
+           (unsigned long long)r.dir[2].ios, (unsigned long long)r.syncs,
+           (unsigned long long)r.dir[0].short_ios, (unsigned long long)r.dir[1].short_ios,
+           (unsigned long long)r.dir[2].short_ios, (unsigned long long)r.dir[0].drop_ios,
+           (unsigned long long)r.dir[1].drop_ios, (unsigned long long)r.dir[2].drop_ios);
+  o += Fmt("     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
+           (unsigned long long)job.latency_target.count() * 1000,
+           (unsigned long long)job.latency_window.count(), job.latency_percentile,
+           r.latency_depth ? r.latency_depth : job.iodepth);
+  return o;
+}
+
+// The lines that appear when they apply (errors, verify, steady state,
+// schedule, file set-up, interruption), then the target spec.
+std::string NotesText(const CloneResult& r) {
+  const JobOptions& job = *r.job;
+  std::string o;
+  // fio prints this line only with continue_on_error; errors are never
+  // hidden here, so it also appears whenever a request failed.
+  if (job.continue_on_error != ContinueOnError::kNone || r.total_errors) {
+    o += Fmt("  errors    : total=%llu, first_error=%d/<%s>\n",
+             (unsigned long long)r.total_errors, r.first_error,
+             r.first_error ? std::strerror(r.first_error) : "Success");
+  }
+  if (job.verify != VerifyMethod::kNone)
+    o += Fmt("  verify       : checked=%llu, errors=%llu, not_verified=%llu\n",
+             (unsigned long long)r.verified, (unsigned long long)r.verify_errors,
+             (unsigned long long)r.verify_not_verified);
+  if (r.steadystate) o += SteadyText(*r.steadystate);
+  if (r.schedule.kind != ScheduleResult::Kind::kNone) o += ScheduleText(r.schedule);
+  if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) o += LayoutText(r);
+  if (r.interrupted) o += "  interrupted  : stopped early by a signal\n";
+  o += "  blkstack     : " + r.target + "\n";
+  return o;
+}
+
+// The driver counters, four a line.
+std::string CountersText(const std::vector<DriverCounter>& counters) {
+  std::string o, line;
+  for (size_t i = 0; i < counters.size(); i++) {
+    line += Fmt("%s%s=%llu", i % 4 ? ", " : "", counters[i].name.c_str(),
+                (unsigned long long)counters[i].value);
+    if (i % 4 == 3 || i + 1 == counters.size()) {
+      o += "     counters  : " + line + "\n";
+      line.clear();
+    }
+  }
+  return o;
+}
+
 }  // namespace
 
 std::string Now() {
@@ -164,119 +300,21 @@ std::string Now() {
 
 std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBws& gbw,
                      bool counters, const std::string& when, int pid) {
-  std::string o;
-  {
-    const CloneResult& r = u.r;
-    const JobOptions& job = *r.job;
-    o += Fmt("%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", name.c_str(), r.groupid,
-             u.jobs, r.error, pid, when.c_str());
-    if (r.error) o += "  error: " + r.error_message + "\n";
-    uint64_t ms = RuntimeMs(r);
-    const int sig = int(job.sig_figs);
-    // unified_rw_reporting: "mixed" (index kNumDirs) sums the directions.
-    const DirResult mixed = Mixed(r);
-    for (int d : ShownDirs(job)) {
-      const DirResult& x = d < kNumDirs ? r.dir[d] : mixed;
-      if (!x.ios) continue;
-      double iops = PerSec(x.ios, r);
-      double bw = PerSec(x.bytes, r);
-      o += Fmt("  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", d < kNumDirs ? kDirName[d] : "mixed",
-               NumToStr(uint64_t(iops), sig, false).c_str(), Bw(uint64_t(bw), job).c_str(),
-               NumToStr(x.bytes, sig, IecFirst(job), "B").c_str(), (unsigned long long)ms);
-      // As fio: a line only for what was measured (slat needs a driver
-      // hand-over; disable_*/gtod_reduce keep none).
-      if (x.slat.count()) TextLat(o, "slat", x.slat);
-      if (x.clat.count()) TextLat(o, "clat", x.clat);
-      if (x.lat.count()) TextLat(o, " lat", x.lat);
-      if (job.slat_percentiles) TextPercentiles(o, "slat", x.slat, job.percentile_list);
-      if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job.percentile_list);
-      if (job.lat_percentiles) TextPercentiles(o, " lat", x.lat, job.percentile_list);
-      if (x.sched_lat.count()) {
-        TextLat(o, "sched lat", x.sched_lat);
-        if (job.clat_percentiles) TextPercentiles(o, "sched lat", x.sched_lat, job.percentile_list);
-      }
-      if (!x.bw_samples.empty()) {
-        // fio's samples are whole KiB/s; the line scales them as fio's
-        // show_ddir_status: times 8 for bits, and by kb_base once more
-        // (MiB/s, Mibit/s) when the mean is above kb_base^2.  min and max
-        // print as whole numbers (truncated), as fio's.
-        std::vector<double> k;
-        for (double b : x.bw_samples) k.push_back(std::floor(b / 1024));
-        double gb = 0;
-        for (int k = 0; k < kNumDirs; k++)
-          if (d == kNumDirs || k == d) gb += GroupBwOf(gbw[k], r.groupid);
-        const bool iec = IecFirst(job);
-        const char* unit = job.unit_bits ? (iec ? "Kibit" : "kbit") : (iec ? "KiB" : "kB");
-        double mn = *std::min_element(k.begin(), k.end());
-        double mx = *std::max_element(k.begin(), k.end());
-        double mean = Mean(k), dev = Stddev(k);
-        const double scale = job.unit_bits ? 8.0 : 1.0;
-        mn *= scale, mx *= scale, mean *= scale, dev *= scale;
-        const double kb = double(job.kb_base);
-        if (mean > kb * kb) {
-          mn = std::floor(mn / kb), mx = std::floor(mx / kb), mean /= kb, dev /= kb;
-          unit = job.unit_bits ? "Mibit" : "MiB";
-        }
-        o += Fmt("   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, "
-                 "samples=%zu\n",
-                 unit, (unsigned long long)mn, (unsigned long long)mx,
-                 gb > 0 ? 100.0 * bw / gb : 0.0, mean, dev, k.size());
-      }
-      // Kept without the bandwidth samples (disable_bw_measurement), as fio.
-      if (const auto& io = x.iops_samples; !io.empty()) {
-        o += Fmt("   iops        : min=%5llu, max=%5llu, avg=%5.02f, stdev=%5.02f, samples=%zu\n",
-                 (unsigned long long)*std::min_element(io.begin(), io.end()),
-                 (unsigned long long)*std::max_element(io.begin(), io.end()), Mean(io), Stddev(io),
-                 io.size());
-      }
-    }
-    TextBuckets(o, AllLat(r));
-    double rt = double(r.runtime_ns > 0 ? r.runtime_ns : r.elapsed_ns) / 1e9 * u.jobs;
-    o += Fmt("  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%llu, majf=%llu, minf=%llu\n",
-             rt > 0 ? 100.0 * r.usr_s / rt : 0.0, rt > 0 ? 100.0 * r.sys_s / rt : 0.0,
-             (unsigned long long)r.ctx, (unsigned long long)r.majf, (unsigned long long)r.minf);
-    o += "  IO depths    : " + Dist(r.depth, kDepthKeys) + "\n";
-    o += "     submit    : " + Dist(r.submit, kBatchKeys) + "\n";
-    o += "     complete  : " + Dist(r.complete, kBatchKeys) + "\n";
-    o += Fmt("     issued rwts: total=%llu,%llu,%llu,%llu short=%llu,%llu,%llu,0 dropped=%llu,%llu,%llu,0\n",
-             (unsigned long long)r.dir[0].ios, (unsigned long long)r.dir[1].ios,
-             (unsigned long long)r.dir[2].ios, (unsigned long long)r.syncs,
-             (unsigned long long)r.dir[0].short_ios, (unsigned long long)r.dir[1].short_ios,
-             (unsigned long long)r.dir[2].short_ios, (unsigned long long)r.dir[0].drop_ios,
-             (unsigned long long)r.dir[1].drop_ios, (unsigned long long)r.dir[2].drop_ios);
-    o += Fmt("     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
-             (unsigned long long)job.latency_target.count() * 1000,
-             (unsigned long long)job.latency_window.count(), job.latency_percentile,
-             r.latency_depth ? r.latency_depth : job.iodepth);
-    // fio prints this line only with continue_on_error; errors are never
-    // hidden here, so it also appears whenever a request failed.
-    if (job.continue_on_error != ContinueOnError::kNone || r.total_errors) {
-      o += Fmt("  errors    : total=%llu, first_error=%d/<%s>\n",
-               (unsigned long long)r.total_errors, r.first_error,
-               r.first_error ? std::strerror(r.first_error) : "Success");
-    }
-    if (job.verify != VerifyMethod::kNone)
-      o += Fmt("  verify       : checked=%llu, errors=%llu, not_verified=%llu\n",
-               (unsigned long long)r.verified, (unsigned long long)r.verify_errors,
-               (unsigned long long)r.verify_not_verified);
-    if (r.steadystate) o += SteadyText(*r.steadystate);
-    if (r.schedule.kind != ScheduleResult::Kind::kNone) o += ScheduleText(r.schedule);
-    if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) o += LayoutText(r);
-    if (r.interrupted) o += "  interrupted  : stopped early by a signal\n";
-    o += "  blkstack     : " + r.target + "\n";
-    if (counters && !r.counters.empty()) {
-      std::string line;
-      for (size_t i = 0; i < r.counters.size(); i++) {
-        line += Fmt("%s%s=%llu", i % 4 ? ", " : "", r.counters[i].name.c_str(),
-                    (unsigned long long)r.counters[i].value);
-        if (i % 4 == 3 || i + 1 == r.counters.size()) {
-          o += "     counters  : " + line + "\n";
-          line.clear();
-        }
-      }
-    }
-    o += "\n";
+  const CloneResult& r = u.r;
+  std::string o = Fmt("%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", name.c_str(),
+                      r.groupid, u.jobs, r.error, pid, when.c_str());
+  if (r.error) o += "  error: " + r.error_message + "\n";
+  // unified_rw_reporting: "mixed" (index kNumDirs) sums the directions.
+  const DirResult mixed = Mixed(r);
+  for (int d : ShownDirs(*r.job)) {
+    const DirResult& x = d < kNumDirs ? r.dir[d] : mixed;
+    if (x.ios) o += DirText(r, d, x, gbw);
   }
+  TextBuckets(o, AllLat(r));
+  o += CpuAndDepthsText(u);
+  o += NotesText(r);
+  if (counters) o += CountersText(r.counters);
+  o += "\n";
   return o;
 }
 
