@@ -1,5 +1,6 @@
 #include "tools/block_bench/report/clients.h"
 
+#include <ctime>
 #include <map>
 #include <utility>
 
@@ -32,7 +33,7 @@ std::vector<ReportUnit> AllClientsUnits(const std::vector<ClientRun>& clients) {
 
 std::string ClientsTextReport(const std::vector<ClientRun>& clients, bool counters) {
   using namespace report_internal;
-  const std::string when = Now();
+  const std::string when = LocalDate(time(nullptr));
   std::string o;
   for (const ClientRun& c : clients) {
     std::vector<ReportUnit> units = ReportUnits(c.run);

@@ -3,8 +3,8 @@
 // client/server layout: each rank's units, then the "All clients" units,
 // merged over the ranks.
 //
-// Thread-safety: pure functions of their inputs, except that the text
-// report's date is the current local time.
+// Thread-safety: as text.h and json.h (localtime()'s static buffer: not
+// from two threads at once); AllClientsUnits is pure.
 #pragma once
 
 #include <nlohmann/json.hpp>

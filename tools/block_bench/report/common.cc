@@ -94,6 +94,12 @@ LatencyHistogram AllLat(const CloneResult& r) {
   return h;
 }
 
+std::string LocalDate(time_t t) {
+  char tbuf[64];
+  strftime(tbuf, sizeof tbuf, "%a %b %e %H:%M:%S %Y", localtime(&t));
+  return tbuf;
+}
+
 double DurationErrorPct(const ScheduleResult& sc) {
   if (sc.trace_span_ns <= 0) return 0;
   return 100.0 * double(sc.replay_span_ns - sc.trace_span_ns) / double(sc.trace_span_ns);

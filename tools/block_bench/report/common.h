@@ -5,11 +5,13 @@
 // of text.cc and json.cc that clients.cc puts together for the multi-host
 // report.
 //
-// Thread-safety: pure functions, except Now() (the clock) and what reads
-// the local time zone (Now(), TopJson()).
+// Thread-safety: pure functions, except LocalDate (and TopJson and the
+// text blocks' callers, which use it): localtime() keeps its result in a
+// static buffer, so two threads formatting dates at once race.
 #pragma once
 
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -69,13 +71,15 @@ LatencyHistogram AllLat(const CloneResult& r);
 inline constexpr const char* kDepthKeys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
 inline constexpr const char* kBatchKeys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
 
+// `t` in the local time zone, as fio's reports print dates:
+// "Tue Nov 14 22:13:20 2023".
+std::string LocalDate(time_t t);
+
 // A trace replay's duration error: how much longer (+) or shorter the
 // replay took than the trace's span, in %; 0 without a span.
 double DurationErrorPct(const ScheduleResult& sc);
 
 // text.cc's blocks.
-// The local time, as fio's report lines print it.
-std::string Now();
 // One report unit's text block; `name`: the job's, or "All clients".
 // `counters`: the driver counters too; `when` and `pid` go on the first
 // line.

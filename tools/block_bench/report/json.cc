@@ -281,10 +281,7 @@ ojson TopJson(int64_t start_unix_ms) {
   top["blkstack-bench version"] = kBenchVersion;
   top["timestamp"] = start_unix_ms / 1000;
   top["timestamp_ms"] = start_unix_ms;
-  time_t t = time_t(start_unix_ms / 1000);
-  char tbuf[64];
-  strftime(tbuf, sizeof tbuf, "%a %b %e %H:%M:%S %Y", localtime(&t));
-  top["time"] = tbuf;
+  top["time"] = LocalDate(time_t(start_unix_ms / 1000));
   return top;
 }
 

@@ -6,8 +6,9 @@
 // slat, clat and lat as fio splits them (see run/result.h); a driver with
 // no hand-over step gives slat N=0 and lat = clat.
 //
-// Thread-safety: pure function of its inputs ("time" is the run's start in
-// the local time zone).
+// Thread-safety: a pure function of its inputs ("time" is the run's start
+// in the local time zone), except that localtime()'s static buffer makes
+// two threads reporting at once race.
 #pragma once
 
 #include <nlohmann/json.hpp>

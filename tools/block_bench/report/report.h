@@ -12,9 +12,9 @@
 //              ClientsTextReport, ClientsJsonReport, AllClientsUnits)
 //   ../format/format.h  fio's num2str (NumToStr) for the figures
 //
-// Thread-safety: see each header; all are pure functions of their inputs
-// except for the clock in the text reports' dates and the files logs.h
-// writes.
+// Thread-safety: see each header.  In short: functions of their inputs,
+// except the text reports' dates (the clock), the dates' localtime() (not
+// from two threads at once) and the files logs.h writes.
 #pragma once
 
 #include "tools/block_bench/format/format.h"

@@ -291,13 +291,6 @@ std::string CountersText(const std::vector<DriverCounter>& counters) {
 
 }  // namespace
 
-std::string Now() {
-  time_t now = time(nullptr);
-  char tbuf[64];
-  strftime(tbuf, sizeof tbuf, "%a %b %e %H:%M:%S %Y", localtime(&now));
-  return tbuf;
-}
-
 std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBws& gbw,
                      bool counters, const std::string& when, int pid) {
   const CloneResult& r = u.r;
@@ -378,7 +371,7 @@ std::string TextReport(const RunResult& run, bool counters) {
   std::vector<ReportUnit> units = ReportUnits(run);
   GroupBws gbw;
   FillGroupBws(units, gbw);
-  const std::string when = Now();
+  const std::string when = LocalDate(time(nullptr));
   std::string o;
   const int pid = run.pid ? run.pid : int(getpid());
   for (const ReportUnit& u : units) o += UnitText(u, u.r.job->name, gbw, counters, when, pid);

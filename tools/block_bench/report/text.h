@@ -5,8 +5,9 @@
 // the disk statistics.  slat, clat and lat as fio splits them (see
 // run/result.h); a driver with no hand-over step has no slat line.
 //
-// Thread-safety: pure function of its inputs, except that the date on each
-// unit's first line is the current local time.
+// Thread-safety: a function of its inputs, except that the date on each
+// unit's first line is the current local time; localtime()'s static buffer
+// makes two threads reporting at once race.
 #pragma once
 
 #include <string>
