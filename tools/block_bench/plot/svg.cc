@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "tools/block_bench/format/format.h"
+
 namespace blk::bench::plot {
 namespace {
 
@@ -219,24 +221,9 @@ void DrawPanel(std::string& o, const Panel& p, double top, int width, int height
 
 }  // namespace
 
-std::string ShortNumber(double v) {
-  char b[32];
-  const double a = std::abs(v);
-  if (a >= 1e9) std::snprintf(b, sizeof b, "%gG", v / 1e9);
-  else if (a >= 1e6) std::snprintf(b, sizeof b, "%gM", v / 1e6);
-  else if (a >= 1e3) std::snprintf(b, sizeof b, "%gk", v / 1e3);
-  else std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
+std::string ShortNumber(double v) { return FormatScaled(v, kSiShortest); }
 
-std::string Duration(double ns) {
-  char b[32];
-  if (ns >= 1e9) std::snprintf(b, sizeof b, "%gs", ns / 1e9);
-  else if (ns >= 1e6) std::snprintf(b, sizeof b, "%gms", ns / 1e6);
-  else if (ns >= 1e3) std::snprintf(b, sizeof b, "%gus", ns / 1e3);
-  else std::snprintf(b, sizeof b, "%gns", ns);
-  return b;
-}
+std::string Duration(double ns) { return FormatScaled(ns, kSecondsShortest); }
 
 std::string RenderSvg(const std::string& title, const std::vector<Panel>& panels, int width,
                       int panel_height) {

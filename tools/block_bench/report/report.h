@@ -1,82 +1,25 @@
-// block-bench reports: fio-style text, fio-layout JSON / JSON+, and fio's
-// latency / bandwidth / IOPS log files.
+// block-bench's reports, one header for callers that print them all
+// (tools/block_bench/main.cc): each output has its own header, which
+// callers may include instead.
 //
-// Reporting units follow fio: every clone is reported on its own, except
-// that clones of jobs with group_reporting are merged per group id (named
-// after the first job of the group).  JSON keys and units are fio 3.x's
-// ("fio version" is replaced by "blkstack-bench version"; every job also has
-// a "blkstack" object with the target spec, driver counters and the seed).
-// slat, clat and lat as fio splits them (see run/result.h); a driver with no
-// hand-over step gives slat N=0 and lat = clat.
+//   units.h    what one report block covers (fio's report units)
+//   text.h     fio's normal text report (TextReport)
+//   json.h     fio's JSON and JSON+ report (JsonReport, kBenchVersion)
+//   terse.h    fio's terse lines, made from the JSON report (TerseReport)
+//   logs.h     fio's latency/bandwidth/IOPS/histogram log files (WriteLogs,
+//              WriteAggregateBwLogs)
+//   clients.h  the merged report of a multi-host (MPI) run (ClientRun,
+//              ClientsTextReport, ClientsJsonReport, AllClientsUnits)
+//   ../format/format.h  fio's num2str (NumToStr) for the figures
 //
-// Thread-safety: pure functions of their inputs (WriteLogs writes files).
+// Thread-safety: see each header.  In short: functions of their inputs,
+// except the text reports' dates (the clock), the dates' localtime() (not
+// from two threads at once) and the files logs.h writes.
 #pragma once
 
-#include <nlohmann/json.hpp>
-#include <string>
-#include <vector>
-
-#include "tools/block_bench/jobfile/job.h"
-#include "tools/block_bench/run/runner.h"
-#include "util/result.h"
-
-namespace blk::bench {
-
-inline constexpr const char* kBenchVersion = "block-bench-0.1";
-
-struct ReportUnit {
-  CloneResult r;  // merged
-  int jobs = 1;   // clones merged into it
-};
-
-std::vector<ReportUnit> ReportUnits(const RunResult& run);
-
-// fio's num2str, for the text report's figures: `num` divided by 1000
-// (pow2: 1024) until it has at most `maxlen` digits, then the last
-// division's remainder as decimals where `maxlen` leaves room for the point
-// and one or more digits (else rounded into the integer), then the SI (k, M,
-// ...) or IEC (Ki, Mi, ...) prefix and `unit`: "2398k", "12.3M", "9.77MiB",
-// "9822MiB/s".  `maxlen` is fio's significant_figures (4 by default).
-std::string NumToStr(uint64_t num, int maxlen, bool pow2, const char* unit = "");
-
-// `counters`: also the driver counters of each job (--blkstack-counters);
-// JSON always has them.
-std::string TextReport(const RunResult& run, bool counters = false);
-nlohmann::ordered_json JsonReport(const RunResult& run, bool plus);
-
-// The results of one MPI rank (tools/block_bench/mpi), for the merged
-// report on rank 0.
-struct ClientRun {
-  int rank = 0;
-  std::string hostname;
-  RunResult run;  // its clones point at the jobs of the reporting process
-};
-
-// The "All clients" units: each unit (a clone, or a group with
-// group_reporting) merged over the ranks, by integer sums of counts and
-// histogram buckets (min/max as such, runtime the longest).
-std::vector<ReportUnit> AllClientsUnits(const std::vector<ClientRun>& clients);
-// fio's client/server report layout: each rank's units (a "Client rank R
-// (host):" line before them), then "All clients" units, the run status over
-// them, and every rank's disk statistics.
-std::string ClientsTextReport(const std::vector<ClientRun>& clients, bool counters = false);
-// JSON in fio's client layout: "client_stats" holds every rank's units,
-// each with "hostname", "port" (0) and "rank", then the "All clients"
-// units ("jobname": "All clients", blkstack.job naming the job);
-// "disk_util" entries carry "hostname" and "rank".  "jobs" holds the "All
-// clients" units again under their job names, for consumers of the
-// single-host layout.
-nlohmann::ordered_json ClientsJsonReport(const std::vector<ClientRun>& clients, bool plus);
-
-// Writes the log files the jobs asked for.  Files: <prefix>_lat.N.log,
-// <prefix>_clat.N.log, <prefix>_slat.N.log, <prefix>_bw.N.log, <prefix>_iops.N.log, N = the
-// clone's thread number, prefix = the option's value or the job name.
-// `tag` (MPI ranks: ".rank2") goes after the prefix.
-Expected<void> WriteLogs(const RunResult& run, const std::string& tag = "");
-
-// fio's --bandwidth-log: dir/agg-read_bw.log (and write, trim for the
-// directions that ran): per sample interval, the bandwidth of all clones
-// together, in fio's log layout (msec, KiB/s, direction, 0, 0).
-Expected<void> WriteAggregateBwLogs(const RunResult& run, const std::string& dir);
-
-}  // namespace blk::bench
+#include "tools/block_bench/format/format.h"
+#include "tools/block_bench/report/clients.h"
+#include "tools/block_bench/report/json.h"
+#include "tools/block_bench/report/logs.h"
+#include "tools/block_bench/report/text.h"
+#include "tools/block_bench/report/units.h"

@@ -13,7 +13,7 @@
 //   (10);latency ms <=2..>=2000 (12)
 //   [continue_on_error: ;total errors;first errno][description: ;text]
 //
-// The line is made from the job's JSON object (report.h, fio's JSON
+// The line is made from the job's JSON object (json.h, fio's JSON
 // layout), so both carry the same numbers.  Disk utilization fields are not
 // written (block-bench has no disk statistics; fio writes them only for
 // jobs on block devices).

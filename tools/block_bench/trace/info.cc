@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "tools/block_bench/format/format.h"
 #include "util/quote.h"
 
 namespace blk::bench::trace {
@@ -96,34 +97,11 @@ void Gaps(const Trace& t, TraceInfo* info) {
   info->interarrival_ns = g;
 }
 
-std::string Bytes(double b) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (b >= 1024 && u < 6) b /= 1024, u++;
-  char buf[64];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%.0f%s", b, kUnits[u]);
-  else std::snprintf(buf, sizeof buf, "%.1f%s", b, kUnits[u]);
-  return buf;
-}
+std::string Bytes(double b) { return FormatScaled(b, kIecBytes); }
 
-std::string Count(double v) {
-  char buf[64];
-  if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
-  else if (v >= 1e4) std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
-  else if (v == double(int64_t(v))) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string Count(double v) { return FormatScaled(v, kSiCount); }
 
-// A duration in the unit that reads best.
-std::string Duration(double ns) {
-  char buf[64];
-  if (ns >= 1e9) std::snprintf(buf, sizeof buf, "%.3fs", ns / 1e9);
-  else if (ns >= 1e6) std::snprintf(buf, sizeof buf, "%.3fms", ns / 1e6);
-  else if (ns >= 1e3) std::snprintf(buf, sizeof buf, "%.1fus", ns / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.0fns", ns);
-  return buf;
-}
+std::string Duration(double ns) { return FormatScaled(ns, kSecondsFixed); }
 
 }  // namespace
 

@@ -4,32 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "bench_test_util.h"
+#include "tools/block_bench/format/format.h"
 
 namespace blk::bench {
 namespace {
 
 using testing::ParseJobs;
-
-// Expected strings are fio 3.33's num2str for the same arguments.
-TEST(NumToStr, LikeFio) {
-  EXPECT_EQ(NumToStr(500, 4, false), "500");
-  EXPECT_EQ(NumToStr(9999, 4, false), "9999");
-  EXPECT_EQ(NumToStr(2398000, 4, false), "2398k");
-  EXPECT_EQ(NumToStr(12345678, 4, false), "12.3M");
-  EXPECT_EQ(NumToStr(12355678, 4, false), "12.4M");  // the remainder rounds
-  EXPECT_EQ(NumToStr(9822ull * 1024 * 1024, 4, true, "B"), "9822MiB");
-  EXPECT_EQ(NumToStr(10240000, 4, true, "B"), "9.77MiB");  // two decimals
-  EXPECT_EQ(NumToStr(4194304, 4, true, "B"), "4096KiB");
-  EXPECT_EQ(NumToStr(4194304, 4, false, "B"), "4194kB");
-  EXPECT_EQ(NumToStr(4194304, 5, false, "B"), "4194kB");  // no room for "." and a digit
-  EXPECT_EQ(NumToStr(4194304, 6, false, "B"), "4194.3kB");
-  EXPECT_EQ(NumToStr(999999, 4, false), "1000k");  // fio's carry into the integer
-  EXPECT_EQ(NumToStr(19999, 4, false), "20.0k");   // a rounded-up decimal carries
-  EXPECT_EQ(NumToStr(123456789, 1, false), "0G");  // significant_figures=1
-  EXPECT_EQ(NumToStr(123456789, 10, false), "123456789");
-  EXPECT_EQ(NumToStr(8000000, 4, false, "B/s"), "8000kB/s");
-  EXPECT_EQ(NumToStr(8000000, 4, true, "B/s"), "7813KiB/s");
-}
 
 class ReportTest : public ::testing::Test {
  protected:

@@ -1,0 +1,98 @@
+#include "tools/block_bench/report/logs.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/block_bench/jobfile/job.h"
+
+namespace blk::bench {
+namespace {
+
+// fio's log file name: <prefix>_<kind>.<N>.log, or with per_job_logs=0
+// <prefix>_<kind>.log; the prefix is the option's value, else the job name.
+std::string LogPath(const std::string& option, const JobOptions& job, const std::string& tag,
+                    const char* kind, uint32_t thread_number) {
+  const std::string prefix = (option.empty() ? job.name : option) + tag;
+  if (!job.per_job_logs) return prefix + "_" + kind + ".log";
+  return prefix + "_" + kind + "." + std::to_string(thread_number) + ".log";
+}
+
+// As fio: a per-job log replaces the file, a shared one (per_job_logs=0)
+// is appended to, by each job in turn and across runs.
+FILE* OpenLog(const std::string& path, const JobOptions& job) {
+  return std::fopen(path.c_str(), job.per_job_logs ? "w" : "a");
+}
+
+}  // namespace
+
+Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
+  for (const CloneResult& c : run.clones) {
+    if (c.not_run) continue;
+    const JobOptions& job = *c.job;
+    auto write = [&](const std::optional<std::string>& opt, const char* kind,
+                     const std::vector<LogEntry>& entries) -> Expected<void> {
+      if (!opt) return {};
+      const std::string path = LogPath(*opt, job, tag, kind, c.thread_number);
+      FILE* f = OpenLog(path, job);
+      if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+      // fio 3.33's columns: msec, value, direction, bs, [offset,] priority.
+      const char* prio = job.log_prio ? "0x0000" : "0";
+      for (const LogEntry& e : entries) {
+        std::fprintf(f, "%llu, %llu, %d, %llu, ", (unsigned long long)(e.msec + c.log_epoch_ms),
+                     (unsigned long long)e.value, e.dir, (unsigned long long)e.bs);
+        if (job.log_offset) std::fprintf(f, "%llu, ", (unsigned long long)e.offset);
+        std::fprintf(f, "%s\n", prio);
+      }
+      if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+      return {};
+    };
+    if (job.write_hist_log) {
+      const std::string path = LogPath(*job.write_hist_log, job, tag, "clat_hist", c.thread_number);
+      FILE* f = OpenLog(path, job);
+      if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+      for (const HistLogEntry& e : c.hist_log) {
+        std::fprintf(f, "%llu, %d, %llu", (unsigned long long)(e.msec + c.log_epoch_ms), e.dir,
+                     (unsigned long long)e.bs);
+        for (uint64_t b : e.bins) std::fprintf(f, ", %llu", (unsigned long long)b);
+        std::fputc('\n', f);
+      }
+      if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+    }
+    for (auto r : {write(job.write_lat_log, "lat", c.lat_log),
+                   write(job.write_lat_log, "clat", c.clat_log),
+                   write(job.write_lat_log, "slat", c.slat_log),
+                   write(job.write_bw_log, "bw", c.bw_log),
+                   write(job.write_iops_log, "iops", c.iops_log)})
+      if (!r.ok()) return r;
+  }
+  return {};
+}
+
+Expected<void> WriteAggregateBwLogs(const RunResult& run, const std::string& dir) {
+  static const char* const kNames[] = {"read", "write", "trim"};
+  for (int d = 0; d < kNumDirs; d++) {
+    std::vector<double> sum;  // bytes/s per interval, over the clones
+    uint32_t msec = 500;
+    for (const CloneResult& c : run.clones) {
+      if (c.not_run) continue;
+      const auto& v = c.dir[d].bw_samples;
+      if (sum.size() < v.size()) sum.resize(v.size());
+      for (size_t i = 0; i < v.size(); i++) sum[i] += v[i];
+      msec = c.job->bw_window_ms();
+    }
+    if (sum.empty()) continue;
+    const std::string path = dir + "/agg-" + kNames[d] + "_bw.log";
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+    for (size_t i = 0; i < sum.size(); i++)
+      std::fprintf(f, "%llu, %llu, %d, 0, 0\n", (unsigned long long)(msec * (i + 1)),
+                   (unsigned long long)(sum[i] / 1024), d);
+    if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+  }
+  return {};
+}
+
+}  // namespace blk::bench

@@ -1,0 +1,28 @@
+// fio's latency, bandwidth, IOPS and histogram log files of a run
+// (write_lat_log, write_bw_log, write_iops_log, write_hist_log) and
+// --bandwidth-log's aggregate logs.
+//
+// Thread-safety: the functions share no state; each writes its files in
+// the current directory (WriteLogs) or `dir`, so two calls on the same
+// names race as any two writers of one file do.
+#pragma once
+
+#include <string>
+
+#include "tools/block_bench/run/runner.h"
+#include "util/result.h"
+
+namespace blk::bench {
+
+// Writes the log files the jobs asked for.  Files: <prefix>_lat.N.log,
+// <prefix>_clat.N.log, <prefix>_slat.N.log, <prefix>_bw.N.log, <prefix>_iops.N.log, N = the
+// clone's thread number, prefix = the option's value or the job name.
+// `tag` (MPI ranks: ".rank2") goes after the prefix.
+Expected<void> WriteLogs(const RunResult& run, const std::string& tag = "");
+
+// fio's --bandwidth-log: dir/agg-read_bw.log (and write, trim for the
+// directions that ran): per sample interval, the bandwidth of all clones
+// together, in fio's log layout (msec, KiB/s, direction, 0, 0).
+Expected<void> WriteAggregateBwLogs(const RunResult& run, const std::string& dir);
+
+}  // namespace blk::bench

@@ -1,0 +1,25 @@
+// Report units: what one block of a report covers.  As fio, every clone
+// is reported on its own, except that the clones of jobs with
+// group_reporting are merged per group id (named after the first job of
+// the group).  The text, JSON and terse reports and the multi-host merge
+// all report these units.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <vector>
+
+#include "tools/block_bench/run/runner.h"
+
+namespace blk::bench {
+
+struct ReportUnit {
+  CloneResult r;  // merged
+  int jobs = 1;   // clones merged into it
+};
+
+// The units of `run`, in clone order (a group where its first clone is);
+// clones that did not run are left out.
+std::vector<ReportUnit> ReportUnits(const RunResult& run);
+
+}  // namespace blk::bench
