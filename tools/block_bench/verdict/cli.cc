@@ -206,6 +206,53 @@ std::string Tail(const std::string& path, size_t max_lines) {
   return out.empty() ? "(no message)" : out;
 }
 
+// The child's side of Spawn: stdout, stderr and stdin redirected, the
+// environment set, SIGINT and SIGTERM back to their defaults, then argv.
+[[noreturn]] void ExecChild(const std::vector<char*>& cargv, int out_fd, int err_fd,
+                            const std::vector<std::pair<std::string, std::string>>& env) {
+  dup2(out_fd, STDOUT_FILENO);
+  dup2(err_fd, STDERR_FILENO);
+  const int in = open("/dev/null", O_RDONLY);
+  if (in >= 0) dup2(in, STDIN_FILENO);
+  for (auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  execvp(cargv[0], cargv.data());
+  std::fprintf(stderr, "cannot run %s: %s\n", cargv[0], std::strerror(errno));
+  _exit(127);
+}
+
+// Waits for `pid`, started at `start`: SIGTERM once ab is interrupted or
+// `timeout_s` (> 0) passed (then *timed_out), SIGKILL 5 s after a SIGTERM.
+// False, with *problem, when waitpid fails.
+bool WaitForChild(pid_t pid, double start, double timeout_s, int* status, bool* timed_out,
+                  std::string* problem) {
+  double term_sent = 0;
+  while (true) {
+    const pid_t w = waitpid(pid, status, timeout_s > 0 || g_interrupted ? WNOHANG : 0);
+    if (w == pid) return true;
+    if (w < 0 && errno != EINTR) {
+      *problem = std::string("waitpid: ") + std::strerror(errno);
+      return false;
+    }
+    const double now = Now();
+    if (g_interrupted && term_sent == 0) {
+      kill(pid, SIGTERM);
+      term_sent = now;
+    }
+    if (timeout_s > 0 && !*timed_out && now - start > timeout_s) {
+      *timed_out = true;
+      kill(pid, SIGTERM);
+      term_sent = now;
+    }
+    if (term_sent > 0 && now - term_sent > 5) kill(pid, SIGKILL);
+    if (w == 0) {
+      struct timespec ts = {0, 5 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+    }
+  }
+}
+
 // Runs argv with stdout to `out_path` (or /dev/null) and stderr to
 // `err_path`; kills it after `timeout_s` (> 0).
 RunOutcome Spawn(const std::vector<std::string>& argv, const std::string& out_path,
@@ -237,46 +284,12 @@ RunOutcome Spawn(const std::vector<std::string>& argv, const std::string& out_pa
     close(err_fd);
     return r;
   }
-  if (pid == 0) {
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    const int in = open("/dev/null", O_RDONLY);
-    if (in >= 0) dup2(in, STDIN_FILENO);
-    for (auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    execvp(cargv[0], cargv.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", cargv[0], std::strerror(errno));
-    _exit(127);
-  }
+  if (pid == 0) ExecChild(cargv, out_fd, err_fd, env);
   close(out_fd);
   close(err_fd);
   int status = 0;
   bool timed_out = false;
-  double term_sent = 0;
-  while (true) {
-    const pid_t w = waitpid(pid, &status, timeout_s > 0 || g_interrupted ? WNOHANG : 0);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) {
-      r.problem = std::string("waitpid: ") + std::strerror(errno);
-      return r;
-    }
-    const double now = Now();
-    if (g_interrupted && term_sent == 0) {
-      kill(pid, SIGTERM);
-      term_sent = now;
-    }
-    if (timeout_s > 0 && !timed_out && now - start > timeout_s) {
-      timed_out = true;
-      kill(pid, SIGTERM);
-      term_sent = now;
-    }
-    if (term_sent > 0 && now - term_sent > 5) kill(pid, SIGKILL);
-    if (w == 0) {
-      struct timespec ts = {0, 5 * 1000 * 1000};
-      nanosleep(&ts, nullptr);
-    }
-  }
+  if (!WaitForChild(pid, start, timeout_s, &status, &timed_out, &r.problem)) return r;
   r.seconds = Now() - start;
   if (timed_out) {
     r.problem = "timed out after " + std::to_string(int(timeout_s)) + " s (--timeout) and was killed";
