@@ -197,7 +197,7 @@ FioOptionSpec LogEpochClockId() {
 }
 
 // log_compression=SIZE: fio's in-memory chunk size; the log files are the
-// same, so it is kept only for rendering (main.cc warns).
+// same, so it is kept only for rendering (cli/warnings.h warns).
 FioOptionSpec LogCompression() {
   FioOptionSpec s;
   s.name = "log_compression";

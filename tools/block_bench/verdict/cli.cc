@@ -206,6 +206,53 @@ std::string Tail(const std::string& path, size_t max_lines) {
   return out.empty() ? "(no message)" : out;
 }
 
+// The child's side of Spawn: stdout, stderr and stdin redirected, the
+// environment set, SIGINT and SIGTERM back to their defaults, then argv.
+[[noreturn]] void ExecChild(const std::vector<char*>& cargv, int out_fd, int err_fd,
+                            const std::vector<std::pair<std::string, std::string>>& env) {
+  dup2(out_fd, STDOUT_FILENO);
+  dup2(err_fd, STDERR_FILENO);
+  const int in = open("/dev/null", O_RDONLY);
+  if (in >= 0) dup2(in, STDIN_FILENO);
+  for (auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  execvp(cargv[0], cargv.data());
+  std::fprintf(stderr, "cannot run %s: %s\n", cargv[0], std::strerror(errno));
+  _exit(127);
+}
+
+// Waits for `pid`, started at `start`: SIGTERM once ab is interrupted or
+// `timeout_s` (> 0) passed (then *timed_out), SIGKILL 5 s after a SIGTERM.
+// False, with *problem, when waitpid fails.
+bool WaitForChild(pid_t pid, double start, double timeout_s, int* status, bool* timed_out,
+                  std::string* problem) {
+  double term_sent = 0;
+  while (true) {
+    const pid_t w = waitpid(pid, status, timeout_s > 0 || g_interrupted ? WNOHANG : 0);
+    if (w == pid) return true;
+    if (w < 0 && errno != EINTR) {
+      *problem = std::string("waitpid: ") + std::strerror(errno);
+      return false;
+    }
+    const double now = Now();
+    if (g_interrupted && term_sent == 0) {
+      kill(pid, SIGTERM);
+      term_sent = now;
+    }
+    if (timeout_s > 0 && !*timed_out && now - start > timeout_s) {
+      *timed_out = true;
+      kill(pid, SIGTERM);
+      term_sent = now;
+    }
+    if (term_sent > 0 && now - term_sent > 5) kill(pid, SIGKILL);
+    if (w == 0) {
+      struct timespec ts = {0, 5 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+    }
+  }
+}
+
 // Runs argv with stdout to `out_path` (or /dev/null) and stderr to
 // `err_path`; kills it after `timeout_s` (> 0).
 RunOutcome Spawn(const std::vector<std::string>& argv, const std::string& out_path,
@@ -237,46 +284,12 @@ RunOutcome Spawn(const std::vector<std::string>& argv, const std::string& out_pa
     close(err_fd);
     return r;
   }
-  if (pid == 0) {
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    const int in = open("/dev/null", O_RDONLY);
-    if (in >= 0) dup2(in, STDIN_FILENO);
-    for (auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    execvp(cargv[0], cargv.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", cargv[0], std::strerror(errno));
-    _exit(127);
-  }
+  if (pid == 0) ExecChild(cargv, out_fd, err_fd, env);
   close(out_fd);
   close(err_fd);
   int status = 0;
   bool timed_out = false;
-  double term_sent = 0;
-  while (true) {
-    const pid_t w = waitpid(pid, &status, timeout_s > 0 || g_interrupted ? WNOHANG : 0);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) {
-      r.problem = std::string("waitpid: ") + std::strerror(errno);
-      return r;
-    }
-    const double now = Now();
-    if (g_interrupted && term_sent == 0) {
-      kill(pid, SIGTERM);
-      term_sent = now;
-    }
-    if (timeout_s > 0 && !timed_out && now - start > timeout_s) {
-      timed_out = true;
-      kill(pid, SIGTERM);
-      term_sent = now;
-    }
-    if (term_sent > 0 && now - term_sent > 5) kill(pid, SIGKILL);
-    if (w == 0) {
-      struct timespec ts = {0, 5 * 1000 * 1000};
-      nanosleep(&ts, nullptr);
-    }
-  }
+  if (!WaitForChild(pid, start, timeout_s, &status, &timed_out, &r.problem)) return r;
   r.seconds = Now() - start;
   if (timed_out) {
     r.problem = "timed out after " + std::to_string(int(timeout_s)) + " s (--timeout) and was killed";
@@ -301,6 +314,310 @@ std::string SideLabel(const SideSpec& s) {
     case SideSpec::kNone: break;
   }
   return "";
+}
+
+// What `ab` was asked to do.
+struct AbOptions {
+  Common common;
+  SideSpec side[2];  // A, B
+  long rounds = 10, max_rounds = 30, step = 5, warmup = 1;
+  double timeout_s = 0;  // per run; 0: none
+  std::optional<uint64_t> seed;
+  std::string keep;  // --keep=DIR; empty: a temporary directory
+  std::vector<std::string> job_args;
+};
+
+// --a=SPEC, --a-bin=PATH, --a-cmd=CMD and their --b forms.  Returns true
+// when `arg` was one; an error when its side is given twice or empty.
+Expected<bool> TakeSide(const std::string& arg, SideSpec side[2]) {
+  for (int s = 0; s < 2; s++) {
+    const std::string n = s == 0 ? "a" : "b";
+    const std::pair<std::string, SideSpec::Kind> kinds[] = {
+        {n, SideSpec::kBlockdev}, {n + "-bin", SideSpec::kBinary}, {n + "-cmd", SideSpec::kCommand}};
+    for (auto& [name, kind] : kinds) {
+      auto v = Value(arg, name.c_str());
+      if (!v) continue;
+      if (side[s].kind != SideSpec::kNone)
+        return Error{-EINVAL, "side " + n + " given twice (" + QuoteInput(arg) + ")"};
+      if (v->empty()) return Error{-EINVAL, "--" + name + ": empty"};
+      side[s] = {kind, *v};
+      return true;
+    }
+  }
+  return false;
+}
+
+// --rounds, --max-rounds, --step, --warmup, --seed, --timeout, --keep.
+// Returns true when `arg` was one; an error when its value is bad.
+Expected<bool> TakeRoundOption(const std::string& arg, AbOptions& o) {
+  const struct {
+    const char* name;
+    long lo, hi;
+    long* out;
+  } counts[] = {{"rounds", 2, 10000, &o.rounds},
+                {"max-rounds", 2, 10000, &o.max_rounds},
+                {"step", 1, 10000, &o.step},
+                {"warmup", 0, 10000, &o.warmup}};
+  for (const auto& c : counts) {
+    auto v = Value(arg, c.name);
+    if (!v) continue;
+    auto x = ParseCount(c.name, *v, c.lo, c.hi);
+    if (!x) return x.error();
+    *c.out = *x;
+    return true;
+  }
+  if (auto v = Value(arg, "seed")) {
+    char* end = nullptr;
+    errno = 0;
+    const long long x = std::strtoll(v->c_str(), &end, 10);
+    if (v->empty() || *end || errno || x < 0)
+      return Error{-EINVAL, "--seed: expected a whole number, got " + QuoteInput(*v)};
+    o.seed = uint64_t(x);
+    return true;
+  }
+  if (auto v = Value(arg, "timeout")) {
+    char* end = nullptr;
+    o.timeout_s = std::strtod(v->c_str(), &end);
+    if (v->empty() || *end || !(o.timeout_s > 0) || o.timeout_s > 1e7)
+      return Error{-EINVAL, "--timeout: expected seconds above 0, got " + QuoteInput(*v)};
+    return true;
+  }
+  if (auto v = Value(arg, "keep")) {
+    o.keep = *v;
+    return true;
+  }
+  return false;
+}
+
+// ab's options up to the job arguments: those after "--", or from the first
+// argument that is not an ab option.
+Expected<AbOptions> ParseAbArgs(const std::vector<std::string>& args) {
+  AbOptions o;
+  size_t i = 0;
+  for (; i < args.size(); i++) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      i++;
+      break;
+    }
+    auto common = o.common.Take(a);
+    if (!common) return common.error();
+    if (*common) continue;
+    auto side = TakeSide(a, o.side);
+    if (!side) return side.error();
+    if (*side) continue;
+    auto round = TakeRoundOption(a, o);
+    if (!round) return round.error();
+    if (*round) continue;
+    break;  // the job arguments start here
+  }
+  o.job_args.assign(args.begin() + long(i), args.end());
+  return o;
+}
+
+// Both sides are given, and job arguments unless both sides are commands.
+Expected<void> CheckAbOptions(const AbOptions& o) {
+  for (int s = 0; s < 2; s++)
+    if (o.side[s].kind == SideSpec::kNone)
+      return Error{-EINVAL, std::string("side ") + (s ? "B" : "A") + " is missing: give --" +
+                                (s ? "b" : "a") + "=SPEC, --" + (s ? "b" : "a") + "-bin=PATH or --" +
+                                (s ? "b" : "a") + "-cmd=CMD (see block-bench ab --help)"};
+  for (int s = 0; s < 2; s++)
+    if (o.side[s].kind != SideSpec::kCommand && o.job_args.empty())
+      return Error{-EINVAL, "no job arguments (e.g. --name=j --rw=randread --size=64m)"};
+  return {};
+}
+
+// Where the runs' results go: `keep`, else a new directory under $TMPDIR
+// (default /tmp); with a/, b/ and warmup/ in it.
+Expected<std::string> MakeResultsDir(const std::string& keep) {
+  std::string dir = keep;
+  if (dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/block-bench-ab.XXXXXX";
+    if (!mkdtemp(templ.data()))
+      return Error{-errno, "mkdtemp: " + std::string(std::strerror(errno))};
+    dir = templ;
+  }
+  std::error_code ec;
+  for (const char* s : {"a", "b", "warmup"}) {
+    std::filesystem::create_directories(dir + "/" + s, ec);
+    if (ec) return Error{-EIO, dir + "/" + s + ": " + ec.message()};
+  }
+  return dir;
+}
+
+// Removes a temporary results directory when ab returns.
+struct RemoveOnReturn {
+  std::string dir;
+  bool on;
+  ~RemoveOnReturn() {
+    std::error_code e;
+    if (on) std::filesystem::remove_all(dir, e);
+  }
+};
+
+// SIGINT and SIGTERM set g_interrupted: the running side is stopped and ab
+// ends after it.
+void InterruptOnSignals() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// The rounds of an ab run: both sides once per round, in a random order
+// each round; warm-ups first, then counted rounds until a verdict is known
+// or --max-rounds, stopping at the first failed run or an interrupt.
+class AbRounds {
+ public:
+  AbRounds(const AbOptions& o, const std::string& self, const std::string& dir, uint64_t seed)
+      : o_(o), self_(self), dir_(dir), order_rng_(seed), start_(Now()) {}
+
+  // Runs every round; prints a line per counted round (not with JSON).
+  void Run();
+
+  double start() const { return start_; }
+  long done() const { return done_; }                       // counted rounds
+  const std::string& failure() const { return failure_; }   // empty: none
+  const std::vector<ResultDoc>& docs(int s) const { return docs_[s]; }
+  const std::vector<std::string>& orders() const { return orders_; }  // "ab"/"ba"
+  const nlohmann::ordered_json& runs() const { return runs_; }  // every run
+  const Comparison& comparison() const { return comparison_; }  // the last
+
+ private:
+  void RoundPair(long round, bool record);
+  std::string RunOne(int s, long round, bool record);
+  std::vector<std::string> SideArgv(int s, const std::string& out) const;
+
+  const AbOptions& o_;
+  const std::string self_, dir_;
+  std::mt19937_64 order_rng_;
+  const double start_;
+  long done_ = 0;
+  std::string failure_;
+  std::vector<ResultDoc> docs_[2];
+  std::vector<std::string> orders_;
+  nlohmann::ordered_json runs_ = nlohmann::ordered_json::array();
+  Comparison comparison_;
+};
+
+void AbRounds::Run() {
+  for (long w = 1; w <= o_.warmup && failure_.empty() && !g_interrupted; w++) RoundPair(w, false);
+  long target = o_.rounds;
+  while (failure_.empty() && !g_interrupted) {
+    while (done_ < target && failure_.empty() && !g_interrupted) {
+      RoundPair(++done_, true);
+      if (!o_.common.json && failure_.empty() && !g_interrupted) {
+        std::printf("round %3ld (%s): %.1f s\n", done_, orders_.back().c_str(), Now() - start_);
+        std::fflush(stdout);
+      }
+    }
+    if (!failure_.empty() || g_interrupted) break;
+    comparison_ = Compare(docs_[0], docs_[1], o_.common.cmp);
+    if (comparison_.overall != Verdict::kUnknown || done_ >= o_.max_rounds) break;
+    target = std::min(o_.max_rounds, done_ + o_.step);
+  }
+}
+
+void AbRounds::RoundPair(long round, bool record) {
+  const bool a_first = std::uniform_int_distribution<int>(0, 1)(order_rng_) == 0;
+  if (record) orders_.push_back(a_first ? "ab" : "ba");
+  for (int k = 0; k < 2 && failure_.empty() && !g_interrupted; k++)
+    failure_ = RunOne(a_first ? k : 1 - k, round, record);
+}
+
+// The command line of side s writing its JSON result to `out` (a command
+// side prints it on stdout instead).
+std::vector<std::string> AbRounds::SideArgv(int s, const std::string& out) const {
+  const SideSpec& sp = o_.side[s];
+  std::vector<std::string> argv;
+  if (sp.kind == SideSpec::kCommand) {
+    argv = {"/bin/sh", "-c", sp.what, "block-bench-ab"};
+  } else {
+    argv = {sp.kind == SideSpec::kBlockdev ? self_ : sp.what, "--output-format=json",
+            "--output=" + out, "--eta=never"};
+    if (sp.kind == SideSpec::kBlockdev) argv.push_back("--blockdev=" + sp.what);
+  }
+  argv.insert(argv.end(), o_.job_args.begin(), o_.job_args.end());
+  return argv;
+}
+
+// One run of side s; `record`: a counted round (else a warm-up).  Returns
+// why it failed, or "" when it did not.
+std::string AbRounds::RunOne(int s, long round, bool record) {
+  // DIR/a/001.json; warm-ups apart (DIR/warmup/a-001.json), so that
+  // `compare DIR/a DIR/b` reads the counted rounds only.
+  char name[32];
+  std::snprintf(name, sizeof name, "%s%03ld.json", record ? "" : (s ? "b-" : "a-"), round);
+  const std::string out = dir_ + (record ? (s ? "/b/" : "/a/") : "/warmup/") + name;
+  const std::string err = out.substr(0, out.size() - 5) + ".stderr";
+  const std::string stdout_path = o_.side[s].kind == SideSpec::kCommand ? out : "";
+  std::error_code e;
+  std::filesystem::remove(out, e);
+  const RunOutcome r = Spawn(SideArgv(s, out), stdout_path, err, o_.timeout_s,
+                             {{"AB_SIDE", s ? "b" : "a"}, {"AB_ROUND", std::to_string(round)}});
+  nlohmann::ordered_json j;
+  j["side"] = s ? "b" : "a";
+  j["round"] = round;
+  j["warmup"] = !record;
+  j["seconds"] = r.seconds;
+  j["result"] = out;
+  std::string problem;
+  if (!r.ok) {
+    problem = r.problem;
+  } else {
+    auto d = LoadResults({out});
+    if (!d) problem = "no usable result: " + d.error().message;
+    else if (d->at(0).failed) problem = "the run reported an error: " + d->at(0).failure;
+    else if (record) docs_[s].push_back(std::move(d->at(0)));
+  }
+  if (!problem.empty()) j["problem"] = problem;
+  runs_.push_back(std::move(j));
+  if (problem.empty()) return "";
+  return std::string("side ") + (s ? "B" : "A") + " (" + SideLabel(o_.side[s]) + "), " +
+         (record ? "round " + std::to_string(round) : "warm-up round " + std::to_string(round)) +
+         ": " + problem;
+}
+
+// The verdict once the rounds ended: the report (with an "ab" object in
+// JSON), --plot, and the exit status (ExitCode; 125 when a run failed or
+// the plot cannot be written; 128+N when interrupted, with no report).
+int ConcludeAb(const AbOptions& o, uint64_t seed, const AbRounds& rounds) {
+  if (g_interrupted) {
+    std::fprintf(stderr, "block-bench ab: interrupted after %ld round%s\n", rounds.done(),
+                 rounds.done() == 1 ? "" : "s");
+    return 128 + (g_interrupted == SIGTERM ? SIGTERM : SIGINT);
+  }
+  const std::string& failure = rounds.failure();
+  Comparison c = rounds.comparison();
+  if (!failure.empty()) {
+    c = Comparison{};
+    c.base_runs = rounds.docs(0).size();
+    c.new_runs = rounds.docs(1).size();
+    c.problems.push_back(failure);
+    c.overall = Verdict::kUnknown;
+  }
+  nlohmann::ordered_json ab;
+  ab["a"] = SideLabel(o.side[0]);
+  ab["b"] = SideLabel(o.side[1]);
+  ab["seed"] = seed;
+  ab["warmup"] = o.warmup;
+  ab["rounds"] = rounds.done();
+  ab["orders"] = rounds.orders();
+  ab["seconds"] = Now() - rounds.start();
+  ab["runs"] = rounds.runs();
+  if (!o.common.json) {
+    std::printf("%ld rounds in %.1f s\n", rounds.done(), Now() - rounds.start());
+    if (!failure.empty()) std::printf("run failed: %s\n", failure.c_str());
+  }
+  Print(c, o.common, &ab);
+  if (!failure.empty()) std::fprintf(stderr, "block-bench ab: %s\n", failure.c_str());
+  if (!WritePlot("ab", c, o.common, rounds.docs(0), rounds.docs(1),
+                 "block-bench ab: A = " + SideLabel(o.side[0]) + ", B = " + SideLabel(o.side[1])))
+    return kExitError;
+  return ExitCode(c.overall);
 }
 
 }  // namespace
@@ -381,238 +698,29 @@ int CompareMain(const std::vector<std::string>& args) {
 }
 
 int AbMain(const std::vector<std::string>& args, const std::string& self) {
-  Common o;
-  SideSpec side[2];
-  long rounds = 10, max_rounds = 30, step = 5, warmup = 1;
-  double timeout_s = 0;
-  std::optional<uint64_t> seed;
-  std::string keep;
-  std::vector<std::string> job_args;
-  size_t i = 0;
-  for (; i < args.size(); i++) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      i++;
-      break;
-    }
-    auto took = o.Take(a);
-    if (!took) return Fail("ab", took.error().message);
-    if (*took) continue;
-    bool matched = false;
-    for (int s = 0; s < 2 && !matched; s++) {
-      const std::string n = s == 0 ? "a" : "b";
-      const std::pair<std::string, SideSpec::Kind> kinds[] = {
-          {n, SideSpec::kBlockdev}, {n + "-bin", SideSpec::kBinary}, {n + "-cmd", SideSpec::kCommand}};
-      for (auto& [name, kind] : kinds) {
-        auto v = Value(a, name.c_str());
-        if (!v) continue;
-        if (side[s].kind != SideSpec::kNone)
-          return Fail("ab", "side " + n + " given twice (" + QuoteInput(a) + ")");
-        if (v->empty()) return Fail("ab", "--" + name + ": empty");
-        side[s] = {kind, *v};
-        matched = true;
-        break;
-      }
-    }
-    if (matched) continue;
-    auto count = [&](const char* name, long lo, long hi, long* out) -> std::optional<int> {
-      auto v = Value(a, name);
-      if (!v) return std::nullopt;
-      auto x = ParseCount(name, *v, lo, hi);
-      if (!x) return Fail("ab", x.error().message);
-      *out = *x;
-      return 0;
-    };
-    std::optional<int> r;
-    if ((r = count("rounds", 2, 10000, &rounds)) || (r = count("max-rounds", 2, 10000, &max_rounds)) ||
-        (r = count("step", 1, 10000, &step)) || (r = count("warmup", 0, 10000, &warmup))) {
-      if (*r != 0) return *r;
-      continue;
-    }
-    if (auto v = Value(a, "seed")) {
-      long long x = 0;
-      char* end = nullptr;
-      errno = 0;
-      x = std::strtoll(v->c_str(), &end, 10);
-      if (v->empty() || *end || errno || x < 0)
-        return Fail("ab", "--seed: expected a whole number, got " + QuoteInput(*v));
-      seed = uint64_t(x);
-      continue;
-    }
-    if (auto v = Value(a, "timeout")) {
-      char* end = nullptr;
-      timeout_s = std::strtod(v->c_str(), &end);
-      if (v->empty() || *end || !(timeout_s > 0) || timeout_s > 1e7)
-        return Fail("ab", "--timeout: expected seconds above 0, got " + QuoteInput(*v));
-      continue;
-    }
-    if (auto v = Value(a, "keep")) {
-      keep = *v;
-      continue;
-    }
-    break;  // the job arguments start here
-  }
-  job_args.assign(args.begin() + long(i), args.end());
-  if (o.help) {
+  auto o = ParseAbArgs(args);
+  if (!o) return Fail("ab", o.error().message);
+  if (o->common.help) {
     std::fputs(AbUsage().c_str(), stdout);
     return 0;
   }
-  for (int s = 0; s < 2; s++)
-    if (side[s].kind == SideSpec::kNone)
-      return Fail("ab", std::string("side ") + (s ? "B" : "A") + " is missing: give --" +
-                            (s ? "b" : "a") + "=SPEC, --" + (s ? "b" : "a") + "-bin=PATH or --" +
-                            (s ? "b" : "a") + "-cmd=CMD (see block-bench ab --help)");
-  for (int s = 0; s < 2; s++)
-    if (side[s].kind != SideSpec::kCommand && job_args.empty())
-      return Fail("ab", "no job arguments (e.g. --name=j --rw=randread --size=64m)");
-  if (max_rounds < rounds) max_rounds = rounds;
-
-  // Where the runs' results go.
-  std::string dir = keep;
-  bool remove_dir = false;
-  if (dir.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/block-bench-ab.XXXXXX";
-    if (!mkdtemp(templ.data())) return Fail("ab", "mkdtemp: " + std::string(std::strerror(errno)));
-    dir = templ;
-    remove_dir = true;
-  }
-  std::error_code ec;
-  for (const char* s : {"a", "b", "warmup"}) {
-    std::filesystem::create_directories(dir + "/" + s, ec);
-    if (ec) return Fail("ab", dir + "/" + s + ": " + ec.message());
-  }
-  struct Cleanup {
-    std::string dir;
-    bool on;
-    ~Cleanup() {
-      std::error_code e;
-      if (on) std::filesystem::remove_all(dir, e);
-    }
-  } cleanup{dir, remove_dir};
-
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = OnSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-
-  if (!seed) seed = std::random_device{}() | (uint64_t(std::random_device{}()) << 32);
-  std::mt19937_64 order_rng(*seed);
-  const double start = Now();
-  std::vector<ResultDoc> docs[2];
-  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
-  std::vector<std::string> orders;
-
-  // One run of side s; `round` < 0 for warm-up.  Empty string: ok.
-  auto run_one = [&](int s, long round, bool record) -> std::string {
-    // DIR/a/001.json; warm-ups apart (DIR/warmup/a-001.json), so that
-    // `compare DIR/a DIR/b` reads the counted rounds only.
-    char name[32];
-    std::snprintf(name, sizeof name, "%s%03ld.json", record ? "" : (s ? "b-" : "a-"), round);
-    const std::string out = dir + (record ? (s ? "/b/" : "/a/") : "/warmup/") + name;
-    const std::string err = out.substr(0, out.size() - 5) + ".stderr";
-    std::vector<std::string> argv;
-    std::string stdout_path;
-    const SideSpec& sp = side[s];
-    if (sp.kind == SideSpec::kCommand) {
-      argv = {"/bin/sh", "-c", sp.what, "block-bench-ab"};
-      argv.insert(argv.end(), job_args.begin(), job_args.end());
-      stdout_path = out;
-    } else {
-      argv = {sp.kind == SideSpec::kBlockdev ? self : sp.what, "--output-format=json",
-              "--output=" + out, "--eta=never"};
-      if (sp.kind == SideSpec::kBlockdev) argv.push_back("--blockdev=" + sp.what);
-      argv.insert(argv.end(), job_args.begin(), job_args.end());
-    }
-    std::error_code e;
-    std::filesystem::remove(out, e);
-    const RunOutcome r = Spawn(argv, stdout_path, err, timeout_s,
-                               {{"AB_SIDE", s ? "b" : "a"}, {"AB_ROUND", std::to_string(round)}});
-    nlohmann::ordered_json j;
-    j["side"] = s ? "b" : "a";
-    j["round"] = round;
-    j["warmup"] = !record;
-    j["seconds"] = r.seconds;
-    j["result"] = out;
-    std::string problem;
-    if (!r.ok) {
-      problem = r.problem;
-    } else {
-      auto d = LoadResults({out});
-      if (!d) problem = "no usable result: " + d.error().message;
-      else if (d->at(0).failed) problem = "the run reported an error: " + d->at(0).failure;
-      else if (record) docs[s].push_back(std::move(d->at(0)));
-    }
-    if (!problem.empty()) j["problem"] = problem;
-    runs.push_back(std::move(j));
-    if (!problem.empty())
-      return std::string("side ") + (s ? "B" : "A") + " (" + SideLabel(sp) + "), " +
-             (record ? "round " + std::to_string(round) : "warm-up round " + std::to_string(round)) +
-             ": " + problem;
-    return "";
-  };
-
-  std::string failure;
-  Comparison c;
-  long done = 0;
-  if (!o.json)
+  if (auto checked = CheckAbOptions(*o); !checked) return Fail("ab", checked.error().message);
+  if (o->max_rounds < o->rounds) o->max_rounds = o->rounds;
+  auto dir = MakeResultsDir(o->keep);
+  if (!dir) return Fail("ab", dir.error().message);
+  const RemoveOnReturn cleanup{*dir, o->keep.empty()};
+  InterruptOnSignals();
+  const uint64_t seed =
+      o->seed ? *o->seed : std::random_device{}() | (uint64_t(std::random_device{}()) << 32);
+  AbRounds rounds(*o, self, *dir, seed);
+  if (!o->common.json)
     std::printf("ab: A = %s\n    B = %s\n    seed %llu; %ld warm-up round%s, then %ld rounds (up to "
                 "%ld)\n",
-                SideLabel(side[0]).c_str(), SideLabel(side[1]).c_str(),
-                (unsigned long long)*seed, warmup, warmup == 1 ? "" : "s", rounds, max_rounds);
-  auto round_pair = [&](long round, bool record) {
-    const bool a_first = std::uniform_int_distribution<int>(0, 1)(order_rng) == 0;
-    if (record) orders.push_back(a_first ? "ab" : "ba");
-    for (int k = 0; k < 2 && failure.empty() && !g_interrupted; k++)
-      failure = run_one(a_first ? k : 1 - k, round, record);
-  };
-  for (long w = 1; w <= warmup && failure.empty() && !g_interrupted; w++) round_pair(w, false);
-  long target = rounds;
-  while (failure.empty() && !g_interrupted) {
-    while (done < target && failure.empty() && !g_interrupted) {
-      round_pair(++done, true);
-      if (!o.json && failure.empty() && !g_interrupted) {
-        std::printf("round %3ld (%s): %.1f s\n", done, orders.back().c_str(), Now() - start);
-        std::fflush(stdout);
-      }
-    }
-    if (!failure.empty() || g_interrupted) break;
-    c = Compare(docs[0], docs[1], o.cmp);
-    if (c.overall != Verdict::kUnknown || done >= max_rounds) break;
-    target = std::min(max_rounds, done + step);
-  }
-  if (g_interrupted) {
-    std::fprintf(stderr, "block-bench ab: interrupted after %ld round%s\n", done,
-                 done == 1 ? "" : "s");
-    return 128 + (g_interrupted == SIGTERM ? SIGTERM : SIGINT);
-  }
-  if (!failure.empty()) {
-    c = Comparison{};
-    c.base_runs = docs[0].size();
-    c.new_runs = docs[1].size();
-    c.problems.push_back(failure);
-    c.overall = Verdict::kUnknown;
-  }
-  nlohmann::ordered_json ab;
-  ab["a"] = SideLabel(side[0]);
-  ab["b"] = SideLabel(side[1]);
-  ab["seed"] = *seed;
-  ab["warmup"] = warmup;
-  ab["rounds"] = done;
-  ab["orders"] = orders;
-  ab["seconds"] = Now() - start;
-  ab["runs"] = runs;
-  if (!o.json) {
-    std::printf("%ld rounds in %.1f s\n", done, Now() - start);
-    if (!failure.empty()) std::printf("run failed: %s\n", failure.c_str());
-  }
-  Print(c, o, &ab);
-  if (!failure.empty()) std::fprintf(stderr, "block-bench ab: %s\n", failure.c_str());
-  if (!WritePlot("ab", c, o, docs[0], docs[1],
-                 "block-bench ab: A = " + SideLabel(side[0]) + ", B = " + SideLabel(side[1])))
-    return kExitError;
-  return ExitCode(c.overall);
+                SideLabel(o->side[0]).c_str(), SideLabel(o->side[1]).c_str(),
+                (unsigned long long)seed, o->warmup, o->warmup == 1 ? "" : "s", o->rounds,
+                o->max_rounds);
+  rounds.Run();
+  return ConcludeAb(*o, seed, rounds);
 }
 
 }  // namespace blk::bench::verdict

@@ -1,0 +1,55 @@
+// The warnings before a run: one line per job and option that runs
+// differently from what it asks.
+#include "tools/block_bench/cli/warnings.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli_test_util.h"
+
+namespace blk::bench::cli {
+namespace {
+
+using Lines = std::vector<std::string>;
+using testing::Jobs;
+
+TEST(JobWarnings, NoneForAPlainJob) {
+  EXPECT_EQ(JobWarnings(Jobs({"--name=j", "--ioengine=null", "--size=1m"})), Lines{});
+}
+
+TEST(JobWarnings, LibaioWithoutODirectRunsOnThreads) {
+  EXPECT_EQ(JobWarnings(Jobs({"--name=l", "--ioengine=libaio", "--direct=0",
+                              "--filename=/tmp/x", "--size=1m"})),
+            Lines{"job 'l': ioengine=libaio with direct=0 runs on the thread pool (aio=threads): "
+                  "buffered io_submit would block the loop"});
+  EXPECT_EQ(JobWarnings(Jobs({"--name=l", "--ioengine=libaio", "--direct=1",
+                              "--filename=/tmp/x", "--size=1m"})),
+            Lines{});
+}
+
+TEST(JobWarnings, ReadIologChunkedOnlyWithATrace) {
+  EXPECT_EQ(JobWarnings(Jobs({"--name=c", "--ioengine=null", "--size=1m",
+                              "--read_iolog_chunked=1"})),
+            Lines{});
+  const std::string trace = ::testing::TempDir() + "/warnings_test.log";
+  std::ofstream(trace) << "fio version 2 iolog\n";
+  EXPECT_EQ(JobWarnings(Jobs({"--name=c", "--ioengine=null", "--size=1m", "--read_iolog=" + trace,
+                              "--read_iolog_chunked=1"})),
+            Lines{"job 'c': read_iolog_chunked: the trace is read whole (24 bytes per record); "
+                  "the replay is the same"});
+}
+
+TEST(JobWarnings, EveryJobInOrder) {
+  EXPECT_EQ(JobWarnings(Jobs({"--name=a", "--ioengine=null", "--size=1m", "--name=b",
+                              "--ioengine=null", "--size=1m", "--log_compression=4096",
+                              "--write_lat_log=b", "--name=c", "--ioengine=null", "--size=1m",
+                              "--log_compression=8192", "--write_lat_log=c"})),
+            (Lines{"job 'b': log_compression: the logs are kept uncompressed in memory; the log "
+                   "files are the same",
+                   "job 'c': log_compression: the logs are kept uncompressed in memory; the log "
+                   "files are the same"}));
+}
+
+}  // namespace
+}  // namespace blk::bench::cli

@@ -1,0 +1,56 @@
+#include "tools/block_bench/cli/headers.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "tools/block_bench/report/report.h"
+#include "tools/block_bench/run/runner.h"
+#include "tools/block_bench/run/target.h"
+
+namespace blk::bench::cli {
+namespace {
+
+// "Starting N threads", with the version line before it.
+std::string StartingLine(const std::vector<JobOptions>& jobs, int ranks) {
+  uint32_t n = 0;
+  for (const JobOptions& j : jobs) n += std::max<uint32_t>(1, j.numjobs);
+  char buf[256];
+  if (ranks > 1)
+    std::snprintf(buf, sizeof buf, "%s\nStarting %u thread%s on each of %d ranks\n", kBenchVersion,
+                  n, n == 1 ? "" : "s", ranks);
+  else
+    std::snprintf(buf, sizeof buf, "%s\nStarting %u thread%s\n", kBenchVersion, n,
+                  n == 1 ? "" : "s");
+  return buf;
+}
+
+}  // namespace
+
+std::string JobHeader(const JobOptions& j, int groupid) {
+  auto bs = [&](int d) {
+    return std::to_string(j.bs[d].min) + "B-" + std::to_string(j.bs[d].max) + "B";
+  };
+  std::string engine = j.blockdev.empty() ? std::string(Name(j.ioengine)) : "blockdev";
+  // Say what really runs (run/target.h).
+  if (const auto sub = SubstitutedEngine(j)) {
+    engine = sub->used + " (" + engine + " asked" + (j.direct ? "" : ", direct=0") + ")";
+  }
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s: (g=%d): rw=%s, bs=(R) %s, (W) %s, (T) %s, ioengine=%s, iodepth=%u\n",
+                j.name.c_str(), groupid, std::string(Name(j.rw)).c_str(), bs(0).c_str(),
+                bs(1).c_str(), bs(2).c_str(), engine.c_str(), j.iodepth);
+  return buf;
+}
+
+std::string RunHeaders(const std::vector<JobOptions>& jobs, int ranks) {
+  const std::vector<int> groups = GroupIds(jobs);
+  std::string text;
+  for (size_t i = 0; i < jobs.size(); i++) {
+    if (i > 0 && jobs[i].name == jobs[i - 1].name) continue;
+    text += JobHeader(jobs[i], groups[i]);
+    if (jobs[i].numjobs > 1) text += "...\n";  // fio's line for clones
+  }
+  return text + StartingLine(jobs, ranks);
+}
+
+}  // namespace blk::bench::cli

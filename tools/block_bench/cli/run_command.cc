@@ -1,0 +1,171 @@
+#include "tools/block_bench/cli/run_command.h"
+
+#include <cstdio>
+#include <optional>
+
+#include "tools/block_bench/cli/headers.h"
+#include "tools/block_bench/cli/outputs.h"
+#include "tools/block_bench/cli/progress.h"
+#include "tools/block_bench/cli/rank_finish.h"
+#include "tools/block_bench/cli/ranks.h"
+#include "tools/block_bench/cli/reports.h"
+#include "tools/block_bench/cli/run_status.h"
+#include "tools/block_bench/cli/signals.h"
+#include "tools/block_bench/cli/warnings.h"
+#include "tools/block_bench/jobfile/cmdline.h"
+#include "tools/block_bench/jobfile/render.h"
+#include "tools/block_bench/report/report.h"
+#include "tools/block_bench/run/runner.h"
+#include "tools/block_bench/run/stop.h"
+#include "util/clock.h"
+
+namespace blk::bench::cli {
+namespace {
+
+// --help, --version, --cmdhelp, --showcmd and --parse-only: the exit status
+// once answered; nullopt when the jobs are to run.
+std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
+  const ToolFlags& flags = cl.flags;
+  if (flags.help) {
+    std::fputs(UsageText("block-bench").c_str(), stdout);
+    return 0;
+  }
+  if (flags.version) {
+    std::printf("%s\n", kBenchVersion);
+    return 0;
+  }
+  if (flags.cmdhelp) {
+    bool all_known = true;
+    std::fputs(CmdHelp(*flags.cmdhelp, &all_known).c_str(), stdout);
+    return all_known ? 0 : 1;
+  }
+  if (flags.showcmd) {
+    std::printf("%s\n", ShowCommand(cl.jobs).c_str());
+    return 0;
+  }
+  if (flags.parse_only) return 0;
+  return std::nullopt;
+}
+
+// Prints the warnings about the jobs.  False when --warnings-fatal forbids
+// the run (said too).
+bool WarnAboutJobs(const CommandLine& cl, const std::string& me) {
+  const std::vector<std::string> warnings = JobWarnings(cl.jobs);
+  for (const std::string& line : warnings) std::fprintf(stderr, "block-bench: %s\n", line.c_str());
+  if (warnings.empty() || !cl.flags.warnings_fatal) return true;
+  const size_t n = warnings.size();
+  std::fprintf(stderr, "block-bench: %s--warnings-fatal: %zu warning%s above, not running\n",
+               me.c_str(), n, n == 1 ? "" : "s");
+  return false;
+}
+
+// The run's options: MPI, the progress line and --status-interval reports
+// (on the same stream as the progress line, which is erased first).
+// `progress` and `outputs` must outlive the run.
+RunOptions RunOptionsFor(Ranks& ranks, const StopSource& stop, const ToolFlags& flags,
+                         const Outputs& outputs, ProgressLine& progress) {
+  RunOptions ro;
+  ro.stop = &stop;
+  if (ranks.multi()) {
+    ro.sync = ranks.session();
+    ro.seed_salt = uint64_t(ranks.rank());
+    ro.file_tag = ".rank" + std::to_string(ranks.rank());
+  }
+  if (outputs.progress)
+    ro.on_progress = [&progress](const ProgressSnapshot& p) { progress.Show(p, NowNs()); };
+  if (flags.status_interval_ms && ranks.multi() && ranks.lead()) {
+    std::fprintf(stderr, "block-bench: --status-interval is not supported across MPI ranks (each "
+                 "status would need every rank's results): only the final report is printed\n");
+  }
+  if (flags.status_interval_ms && !ranks.multi()) {
+    // fio's --status-interval: the full report so far, in the output formats,
+    // before the final one.
+    ro.status_interval_ns = flags.status_interval_ms * 1'000'000;
+    ro.on_status = [&flags, &outputs, &progress](const RunResult& now) {
+      progress.Erase();
+      WriteReports(flags, outputs.out, outputs.json_on_stdout,
+                   [&] { return TextReport(now, flags.blkstack_counters); },
+                   [&](bool plus) { return JsonReport(now, plus); });
+      std::fflush(outputs.out);
+    };
+  }
+  return ro;
+}
+
+// The end of a run of one process: its errors, logs and reports.
+int FinishRun(const RunResult& rr, const ToolFlags& flags, const Outputs& outputs) {
+  if (rr.setup_error) {
+    std::fprintf(stderr, "block-bench: %s\n", rr.setup_error->message.c_str());
+    return 1;
+  }
+  int status = rr.failed() ? 1 : 0;
+  if (flags.bandwidth_log && !WriteBandwidthLog(rr)) status = 1;
+  for (const std::string& line : CloneErrors(rr, ""))
+    std::fprintf(stderr, "block-bench: %s\n", line.c_str());
+  if (rr.interrupted_by) {
+    PrintInterrupted(rr.interrupted_by);
+    status = InterruptedStatus(rr.interrupted_by);
+  }
+  if (!WriteJobLogs(rr, "", "")) status = 1;
+  return PrintReports(
+      flags, outputs.out, outputs.json_on_stdout, status,
+      [&] { return TextReport(rr, flags.blkstack_counters); },
+      [&](bool plus) { return JsonReport(rr, plus); });
+}
+
+// Everything after the set-up: headers, the run, its end.
+int RunAndFinish(Ranks& ranks, const CommandLine& cl, FILE* out) {
+  const ToolFlags& flags = cl.flags;
+  const Outputs outputs = ChooseOutputs(flags, out, ranks.multi());
+  if (WantsNormal(flags.output_formats) && !outputs.json_on_stdout && ranks.lead()) {
+    std::fputs(RunHeaders(cl.jobs, ranks.size()).c_str(), out);
+    std::fflush(out);
+  }
+  // Static: a signal may still arrive after main returns.
+  static StopSource stop;
+  StopOnSignals(&stop);
+  ProgressLine progress(outputs.progress_stream, flags.eta_newline_ms);
+  const RunResult rr = RunJobs(cl.jobs, RunOptionsFor(ranks, stop, flags, outputs, progress));
+  progress.Finish();
+  if (ranks.multi())
+    return FinishAcrossRanks(*ranks.session(), cl.jobs, rr, flags, out, outputs.json_on_stdout);
+  return FinishRun(rr, flags, outputs);
+}
+
+}  // namespace
+
+int RunJobsMain(int* argc, char*** argv, const std::vector<std::string>& args) {
+  // Under mpirun/srun: one rank of a multi-host run.  MPI starts here,
+  // before any thread; without a launcher no MPI call.
+  auto started = Ranks::Start(argc, argv);
+  if (!started) {
+    std::fprintf(stderr, "block-bench: MPI: %s\n", started.error().message.c_str());
+    return 1;
+  }
+  Ranks& ranks = *started;
+  auto cl = ParseCommandLine(args, ranks.Environment());
+  // Ranks may differ (${RANK} in a value): all of them stop if one cannot parse.
+  if (ranks.AnyRank(!cl.ok())) {
+    if (!cl.ok())
+      std::fprintf(stderr, "block-bench: %s%s\n", ranks.me().c_str(), cl.error().message.c_str());
+    return 1;
+  }
+  if (const auto answered = AnswerWithoutRunning(*cl)) return *answered;
+  // Under MPI a rank that cannot run must not leave the others waiting in a
+  // collective: the ranks agree below, after every local check.
+  bool cannot_run = false;
+  if (!WarnAboutJobs(*cl, ranks.me())) {
+    if (!ranks.multi()) return 1;
+    cannot_run = true;
+  }
+  FILE* out = OpenReportStream(cl->flags, ranks.lead());
+  if (!out) {
+    if (!ranks.multi()) return 1;
+    cannot_run = true;
+    out = stdout;
+  }
+  if (!AgreeToRun(ranks, cannot_run, cl->jobs)) return 1;
+  return RunAndFinish(ranks, *cl, out);
+}
+
+}  // namespace blk::bench::cli
