@@ -10,8 +10,6 @@
 
 #include <sys/uio.h>
 
-#include <libaio.h>
-
 #include <cerrno>
 #include <coroutine>
 #include <cstdint>
@@ -23,15 +21,16 @@
 
 namespace blk {
 
-// One read, write or fdatasync.  Lives in the awaiting coroutine's frame
-// and must stay put until KernelAio::submit() resumes it.  The iovec array
-// must stay valid as long.
+// One read, write or fdatasync, as every backend takes it: no type of any
+// one interface in it.  A backend that needs a control block of its own
+// per request (libaio's iocb, an io_uring SQE) fills it from these fields
+// in its own storage when it sends the request, and gets the IoRequest*
+// back from the kernel's completion as user data.  Lives in the awaiting
+// coroutine's frame and must stay put until KernelAio::submit() resumes it.
+// The iovec array must stay valid as long.
 struct IoRequest {
   enum class Op : uint8_t { kRead, kWrite, kFdatasync };
 
-  // libaio's control block, filled by LibaioQueue.  First member: the
-  // kernel's completion event points back at the request through it.
-  struct iocb iocb;
   Op op = Op::kRead;
   int fd = -1;
   const struct iovec* iov = nullptr;
