@@ -9,7 +9,7 @@
 // without timing in file_io_test (FileAioTest.ChooseBatchRule).
 #include <cstdio>
 
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 #include "tests/block/file/file_test_util.h"
 
 namespace blk::test {

@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 #include "tests/block/file/file_test_util.h"
 
 namespace blk::test {
@@ -16,7 +16,7 @@ namespace {
 struct Mode {
   const char* name;
   const char* opts;
-  bool native;  // a kernel interface (KernelAio): aio=native or aio=io_uring
+  bool native;  // a kernel interface (QueueEngine): aio=native or aio=io_uring
   bool direct;
   bool uring;
 };
@@ -515,14 +515,14 @@ TEST(FileAioTest, PeekAfterSubmitKeepsBatching) {
 
 TEST(FileAioTest, ChooseBatchRule) {
   // At least half found done inside io_submit: full batches.
-  EXPECT_EQ(KernelAio::ChooseBatch(256, 512, 4, 32, 4), 32);
-  EXPECT_EQ(KernelAio::ChooseBatch(512, 512, 32, 32, 4), 32);
+  EXPECT_EQ(QueueEngine::ChooseBatch(256, 512, 4, 32, 4), 32);
+  EXPECT_EQ(QueueEngine::ChooseBatch(512, 512, 32, 32, 4), 32);
   // Fewer than a quarter: small batches (never above max_batch).
-  EXPECT_EQ(KernelAio::ChooseBatch(127, 512, 32, 32, 4), 4);
-  EXPECT_EQ(KernelAio::ChooseBatch(0, 512, 32, 2, 4), 2);
+  EXPECT_EQ(QueueEngine::ChooseBatch(127, 512, 32, 32, 4), 4);
+  EXPECT_EQ(QueueEngine::ChooseBatch(0, 512, 32, 2, 4), 2);
   // In between: unchanged, whichever it was.
-  EXPECT_EQ(KernelAio::ChooseBatch(128, 512, 32, 32, 4), 32);
-  EXPECT_EQ(KernelAio::ChooseBatch(255, 512, 4, 32, 4), 4);
+  EXPECT_EQ(QueueEngine::ChooseBatch(128, 512, 32, 32, 4), 32);
+  EXPECT_EQ(QueueEngine::ChooseBatch(255, 512, 4, 32, 4), 4);
 }
 
 }  // namespace

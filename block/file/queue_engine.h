@@ -1,8 +1,11 @@
-// KernelAio: requests sent to the kernel through a KernelQueue (Linux
-// native AIO or io_uring, kernel_queue.h), driven by one loop.  The policy
-// both interfaces share lives here; the queue is the mechanism.
+// QueueEngine: the engine that drives one KernelQueue (kernel_queue.h) --
+// Linux native AIO, io_uring, the worker pool or aio=sync -- from one loop.
+// The policy the four share lives here; the queue is the mechanism.  (It
+// was KernelAio, a name from when it drove libaio only; "queue engine"
+// says what it is: the engine over a KernelQueue, whichever aio= chose.
+// LoopEngine, loop_engine.h, is what shares one per loop.)
 //
-// `co_await aio.submit(req)` queues the request (IoRequest, in the awaiting
+// `co_await engine.submit(req)` queues the request (IoRequest, in the awaiting
 // coroutine's frame), sends it and resumes with the kernel's result (byte
 // count or negative errno).
 //
@@ -50,8 +53,8 @@
 // withdraws it while the loop's polling does not find the completions (see
 // PollMode).
 //
-// The file driver keeps one KernelAio per loop and engine setting, shared by
-// all its nodes there (LoopEngine, loop_engine.h), as QEMU does.
+// The file driver keeps one QueueEngine per loop and engine setting, shared
+// by all its nodes there (LoopEngine, loop_engine.h), as QEMU does.
 //
 // Threading: everything on the attached loop's thread.
 #pragma once
@@ -72,7 +75,7 @@
 
 namespace blk {
 
-class KernelAio final : public PollHandler {
+class QueueEngine final : public PollHandler {
  public:
   enum class SubmitMode { kImmediate, kBottomHalf };
   // Busy polling of the ring by the loop (the PollHandler):
@@ -104,14 +107,14 @@ class KernelAio final : public PollHandler {
 
 
   // Takes ownership of `queue`.
-  KernelAio(const Config& cfg, std::unique_ptr<KernelQueue> queue);
+  QueueEngine(const Config& cfg, std::unique_ptr<KernelQueue> queue);
   // REQUIRES: no request in flight, and not called from a coroutine that
   // this object's completion path resumed (reap_top/run_deferred are still
   // on the stack then): close after BlockNode::co_drain(), which returns at
   // the loop's top level.  A violation aborts with a message.
-  ~KernelAio() override;
-  KernelAio(const KernelAio&) = delete;
-  KernelAio& operator=(const KernelAio&) = delete;
+  ~QueueEngine() override;
+  QueueEngine(const QueueEngine&) = delete;
+  QueueEngine& operator=(const QueueEngine&) = delete;
 
   // Registers the eventfd handler and the poll handler on `ctx`.
   void attach(AioContext& ctx);
@@ -121,13 +124,13 @@ class KernelAio final : public PollHandler {
 
   // Awaitable: sends `req` and resumes with its result.
   struct SubmitAwaiter {
-    KernelAio* aio;
+    QueueEngine* engine;
     Request* req;
     bool await_ready() const noexcept { return false; }
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) {
       req->stamp = SubmitStampOf(h);
-      return aio->enqueue(req, h);
+      return engine->enqueue(req, h);
     }
     int64_t await_resume() const noexcept { return req->res; }
   };

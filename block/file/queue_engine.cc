@@ -1,4 +1,4 @@
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,13 +18,13 @@ const char* const kSourceNames[] = {"after_submit", "eventfd", "poll"};
 
 }  // namespace
 
-void KernelAio::Buckets::add(uint64_t v) {
+void QueueEngine::Buckets::add(uint64_t v) {
   int b = 0;
   if (v > 0) b = std::min(kBuckets - 1, 1 + (63 - __builtin_clzll(v)));
   n[b]++;
 }
 
-KernelAio::KernelAio(const Config& cfg, std::unique_ptr<KernelQueue> queue)
+QueueEngine::QueueEngine(const Config& cfg, std::unique_ptr<KernelQueue> queue)
     : cfg_(cfg), queue_(std::move(queue)) {
   if (cfg_.max_inflight <= 0) cfg_.max_inflight = queue_->capacity();
   if (cfg_.max_batch <= 0) cfg_.max_batch = 32;
@@ -36,12 +36,12 @@ KernelAio::KernelAio(const Config& cfg, std::unique_ptr<KernelQueue> queue)
   if (!queue_->user_space_ring()) cfg_.poll_mode = PollMode::kOff;
 }
 
-KernelAio::~KernelAio() {
+QueueEngine::~QueueEngine() {
   CheckNotReaping("destroyed");
   if (ctx_) detach();
 }
 
-void KernelAio::attach(AioContext& ctx) {
+void QueueEngine::attach(AioContext& ctx) {
   ctx_ = &ctx;
   resumer_frame_ = resumer().release();
   resumer_frame_.resume();  // runs to its first park
@@ -65,18 +65,18 @@ void KernelAio::attach(AioContext& ctx) {
   }
 }
 
-void KernelAio::CheckNotReaping(const char* what) const {
+void QueueEngine::CheckNotReaping(const char* what) const {
   if (reaping_ == 0) return;
   // A use-after-free in the making: the reaping loop below us would go on
   // with freed state.  Loud and named instead of silent memory corruption.
   std::fprintf(stderr,
-               "blkstack: KernelAio %s inside its own completion path: close a graph only "
+               "blkstack: QueueEngine %s inside its own completion path: close a graph only "
                "after `co_await drain()`, which returns at the loop's top level\n",
                what);
   std::abort();
 }
 
-void KernelAio::detach() {
+void QueueEngine::detach() {
   if (!ctx_) return;
   CheckNotReaping("detached");
   if (poll_registered_) ctx_->remove_poll_handler(this);
@@ -91,7 +91,7 @@ void KernelAio::detach() {
   ctx_ = nullptr;
 }
 
-bool KernelAio::enqueue(Request* req, std::coroutine_handle<> h) {
+bool QueueEngine::enqueue(Request* req, std::coroutine_handle<> h) {
   req->waiter = h;
   req->done = false;
   req->res = 0;
@@ -135,11 +135,11 @@ bool KernelAio::enqueue(Request* req, std::coroutine_handle<> h) {
   return true;
 }
 
-void KernelAio::unplug() {
+void QueueEngine::unplug() {
   if (--plugged_ == 0 && q_head_) submit_queued();
 }
 
-void KernelAio::submit_queued() {
+void QueueEngine::submit_queued() {
   while (q_head_) {
     const int room = cfg_.max_inflight - in_flight_;
     if (room <= 0) {
@@ -189,7 +189,7 @@ void KernelAio::submit_queued() {
 
 // One clock read for the whole submission, and none when no request of it
 // carries a stamp.
-void KernelAio::MarkSubmitted(Request* const* reqs, int n) {
+void QueueEngine::MarkSubmitted(Request* const* reqs, int n) {
   int64_t now = 0;
   for (int i = 0; i < n; i++) {
     if (SubmitStamp* s = reqs[i]->stamp) {
@@ -199,7 +199,7 @@ void KernelAio::MarkSubmitted(Request* const* reqs, int n) {
   }
 }
 
-KernelAio::Request* KernelAio::pop_queue(int n) {
+QueueEngine::Request* QueueEngine::pop_queue(int n) {
   Request* first = q_head_;
   for (int i = 0; i < n; i++) q_head_ = q_head_->next;
   if (!q_head_) q_tail_ = nullptr;
@@ -207,7 +207,7 @@ KernelAio::Request* KernelAio::pop_queue(int n) {
   return first;
 }
 
-int KernelAio::reap_top(Source src) {
+int QueueEngine::reap_top(Source src) {
   IoCompletion ev[kReapBatch];
   int total = 0;
   // Only what was in flight on entry: a device that completes inside
@@ -238,7 +238,7 @@ int KernelAio::reap_top(Source src) {
   return total;
 }
 
-void KernelAio::note_wakeup(Source src) {
+void QueueEngine::note_wakeup(Source src) {
   // A wake-up after a sleep the loop chose without polling says nothing
   // about whether polling would have caught it.
   if (src == kEventfd && poll_declined_) return;
@@ -264,7 +264,7 @@ void KernelAio::note_wakeup(Source src) {
   }
 }
 
-int KernelAio::reap_in_submit() {
+int QueueEngine::reap_in_submit() {
   IoCompletion ev[kReapBatch];
   int total = 0;
   for (;;) {
@@ -286,7 +286,7 @@ int KernelAio::reap_in_submit() {
   return total;
 }
 
-void KernelAio::complete_in_submit(Request* req, int64_t res) {
+void QueueEngine::complete_in_submit(Request* req, int64_t res) {
   req->res = res;
   if (req == submitting_) {
     req->done = true;  // enqueue() returns false: the coroutine goes on
@@ -296,7 +296,7 @@ void KernelAio::complete_in_submit(Request* req, int64_t res) {
   defer_request(req);
 }
 
-void KernelAio::defer_request(Request* req) {
+void QueueEngine::defer_request(Request* req) {
   req->next = nullptr;
   if (deferred_tail_) deferred_tail_->next = req; else deferred_head_ = req;
   deferred_tail_ = req;
@@ -306,11 +306,11 @@ void KernelAio::defer_request(Request* req) {
   }
 }
 
-Task<void> KernelAio::resumer() {
+Task<void> QueueEngine::resumer() {
   struct Park {
-    KernelAio* aio;
+    QueueEngine* engine;
     bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> h) noexcept { aio->resumer_ = h; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { engine->resumer_ = h; }
     void await_resume() const noexcept {}
   };
   for (;;) {
@@ -319,7 +319,7 @@ Task<void> KernelAio::resumer() {
   }
 }
 
-void KernelAio::run_deferred() {
+void QueueEngine::run_deferred() {
   resumer_scheduled_ = false;
   // Only what is listed now: completions found while these run wait for the
   // next pass (complete_in_submit schedules it).
@@ -340,12 +340,12 @@ void KernelAio::run_deferred() {
   if (plug) unplug();
 }
 
-bool KernelAio::poll() {
+bool QueueEngine::poll() {
   if (in_flight_ == 0 || !queue_->ready()) return false;
   return reap_top(kPoll) > 0;
 }
 
-bool KernelAio::poll_worthwhile() {
+bool QueueEngine::poll_worthwhile() {
   if (cfg_.poll_mode == PollMode::kOn) return true;
   bool worth = false;
   // Sampled only here, when the loop is about to wait: in flight dropping to
@@ -362,7 +362,7 @@ bool KernelAio::poll_worthwhile() {
   return worth;
 }
 
-void KernelAio::counters(std::vector<DriverCounter>* out) const {
+void QueueEngine::counters(std::vector<DriverCounter>* out) const {
   auto add = [out](std::string name, uint64_t v) { out->push_back({std::move(name), v}); };
   add("aio_submit_calls", c_.submit_calls);
   add("aio_requests_submitted", c_.requests_submitted);
