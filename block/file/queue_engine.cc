@@ -24,16 +24,24 @@ void QueueEngine::Buckets::add(uint64_t v) {
   n[b]++;
 }
 
-QueueEngine::QueueEngine(const Config& cfg, std::unique_ptr<KernelQueue> queue)
-    : cfg_(cfg), queue_(std::move(queue)) {
-  if (cfg_.max_inflight <= 0) cfg_.max_inflight = queue_->capacity();
-  if (cfg_.max_batch <= 0) cfg_.max_batch = 32;
-  if (cfg_.async_batch <= 0) cfg_.async_batch = 1;
-  batch_ = cfg_.max_batch;
-  batch_reqs_.resize(size_t(cfg_.max_batch));
+QueueEngine::Config QueueEngine::Normalized(Config cfg, const KernelQueue& queue) {
+  if (cfg.max_inflight <= 0) cfg.max_inflight = queue.capacity();
+  if (cfg.max_batch <= 0) cfg.max_batch = 32;
+  if (cfg.async_batch <= 0) cfg.async_batch = 1;
+  // The batch follows what the peeks after a submission find: no peeks,
+  // nothing to follow.
+  if (!cfg.peek_after_submit) cfg.adapt_batch = false;
   // The poll handler reads the ring: without it (io_getevents fallback)
   // there is nothing to spin on, whatever poll_mode asked for.
-  if (!queue_->user_space_ring()) cfg_.poll_mode = PollMode::kOff;
+  if (!queue.user_space_ring()) cfg.poll_mode = PollMode::kOff;
+  return cfg;
+}
+
+QueueEngine::QueueEngine(const Config& cfg, std::unique_ptr<KernelQueue> queue)
+    : cfg_(Normalized(cfg, *queue)),
+      queue_(std::move(queue)),
+      batch_(cfg_.max_batch, cfg_.async_batch, cfg_.adapt_batch) {
+  batch_reqs_.resize(size_t(cfg_.max_batch));
 }
 
 QueueEngine::~QueueEngine() {
@@ -99,7 +107,7 @@ bool QueueEngine::enqueue(Request* req, std::coroutine_handle<> h) {
   if (q_tail_) q_tail_->next = req; else q_head_ = req;
   q_tail_ = req;
   queued_++;
-  if (queued_ < batch_) {
+  if (queued_ < batch_.limit()) {
     if (plugged_) return true;
     if (cfg_.submit_mode == SubmitMode::kBottomHalf) {
       if (!submit_bh_pending_) {
@@ -147,7 +155,7 @@ void QueueEngine::submit_queued() {
       c_.ring_full_blocks++;
       break;  // reap_top() sends the rest when completions free slots
     }
-    const int n = std::min({queued_, batch_, room});
+    const int n = std::min({queued_, batch_.limit(), room});
     Request* r = q_head_;
     for (int i = 0; i < n; i++, r = r->next) batch_reqs_[size_t(i)] = r;
     const int ret = queue_->submit(batch_reqs_.data(), n);
@@ -173,18 +181,10 @@ void QueueEngine::submit_queued() {
     in_flight_ += ret;
     c_.requests_submitted += ret;
     c_.per_submit.add(ret);
-    win_submitted_ += uint64_t(ret);
+    batch_.submitted(ret);
   }
   if (cfg_.peek_after_submit && in_flight_ > 0) reap_in_submit();
-  if (cfg_.adapt_batch && cfg_.peek_after_submit && win_submitted_ >= kBatchWindow) {
-    const int b = ChooseBatch(win_found_, win_submitted_, batch_, cfg_.max_batch,
-                                cfg_.async_batch);
-    if (b != batch_) {
-      batch_ = b;
-      c_.batch_changes++;
-    }
-    win_submitted_ = win_found_ = 0;
-  }
+  batch_.end_of_pass();
 }
 
 // One clock read for the whole submission, and none when no request of it
@@ -280,7 +280,7 @@ int QueueEngine::reap_in_submit() {
   }
   c_.reaps[kAfterSubmit]++;
   c_.reaped[kAfterSubmit] += total;
-  win_found_ += uint64_t(total);
+  batch_.found(total);
   c_.per_reap[kAfterSubmit].add(total);
   if (total == 0) c_.empty_peeks++;
   return total;
@@ -384,8 +384,8 @@ void QueueEngine::counters(std::vector<DriverCounter>* out) const {
   add("aio_ring_full_blocks", c_.ring_full_blocks);
   add("aio_eagain", c_.eagain);
   add("aio_submit_errors", c_.submit_errors);
-  add("aio_batch_limit", uint64_t(batch_));
-  add("aio_batch_changes", c_.batch_changes);
+  add("aio_batch_limit", uint64_t(batch_.limit()));
+  add("aio_batch_changes", batch_.changes());
   add("aio_poll_withdrawals", c_.poll_withdrawals);
   add("aio_poll_retries", c_.poll_retries);
   add("aio_poll_declined", c_.poll_declined);

@@ -38,16 +38,10 @@
 // one submission: a device that completes inside the submission (zram)
 // keeps full batches.
 //
-// Batch size.  With adapt_batch, the most requests per submission follow
-// the device: max_batch while the peeks after a submission find at least
-// half of the requests already done (the device completes inside the
-// submission, like zram: big batches save system calls); async_batch (4)
-// once they find fewer than a quarter (an asynchronous device: the first
-// requests reach it sooner instead of waiting for 31 others, and a virtual
-// disk or the loop worker starts on them while the rest are prepared).  In
-// between the limit stays (a loop device at QD 128 hovers around a half and
-// would flip every window).  Decided per window of kBatchWindow submitted
-// requests; needs peek_after_submit.  docs/file-driver.md has the numbers.
+// Batch size.  The most requests per submission: max_batch, or with
+// adapt_batch (and peek_after_submit) what the BatchSizer (batch_sizer.h)
+// decides from how many the peeks after a submission find done.
+// docs/file-driver.md has the numbers.
 //
 // Polling.  The PollHandler is registered per Config::poll_mode; kAuto
 // withdraws it while the loop's polling does not find the completions (see
@@ -67,6 +61,7 @@
 #include <vector>
 
 #include "block/driver.h"
+#include "block/file/batch_sizer.h"
 #include "block/file/completion_pace.h"
 #include "block/file/kernel_queue.h"
 #include "util/aio_context.h"
@@ -145,15 +140,6 @@ class QueueEngine final : public PollHandler {
   KernelQueue& queue() { return *queue_; }
   int in_flight() const { return in_flight_; }
   int queued() const { return queued_; }
-  // The adapt_batch rule: the batch limit after a window in which
-  // `submitted` requests went out with limit `current` and the peeks after
-  // a submission found `found` of them done.
-  static int ChooseBatch(uint64_t found, uint64_t submitted, int current, int max_batch,
-                         int async_batch) {
-    if (found * 2 >= submitted) return max_batch;
-    if (found * 4 < submitted) return std::min(max_batch, async_batch);
-    return current;
-  }
 
   // Appends counters: the policy's prefixed with "aio_", then the queue's.
   void counters(std::vector<DriverCounter>* out) const;
@@ -198,12 +184,13 @@ class QueueEngine final : public PollHandler {
     uint64_t poll_withdrawals = 0;  // kAuto: poll handler removed
     uint64_t poll_retries = 0;      // kAuto: poll handler registered again
     uint64_t poll_declined = 0;     // poll_worthwhile() said no
-    uint64_t batch_changes = 0;     // adapt_batch: limit switched
   };
-  static constexpr uint64_t kBatchWindow = 512;
   static constexpr int kPollWindow = 128;
   static constexpr int kPollRetryWindows = 8;
   static constexpr int kPollRetryMax = 256;
+
+  // cfg with its defaults filled in and what `queue` cannot do turned off.
+  static Config Normalized(Config cfg, const KernelQueue& queue);
 
   // Queues req; sends unless plugged.  False when req already completed
   // (the caller then does not suspend).
@@ -263,9 +250,7 @@ class QueueEngine final : public PollHandler {
   int win_wait_ = 0;           //   ... by the eventfd
   int retry_left_ = 0;         // windows until polling is tried again
   int retry_windows_ = kPollRetryWindows;
-  int batch_ = 32;             // current most per submission (<= max_batch)
-  uint64_t win_submitted_ = 0;  // adapt_batch window: requests sent
-  uint64_t win_found_ = 0;      //   ... found done by the peeks after a submission
+  BatchSizer batch_;           // the most requests per submission
   std::vector<IoRequest*> batch_reqs_;
   Counters c_;
 };
