@@ -40,6 +40,7 @@ QueueEngine::Config QueueEngine::Normalized(Config cfg, const KernelQueue& queue
 QueueEngine::QueueEngine(const Config& cfg, std::unique_ptr<KernelQueue> queue)
     : cfg_(Normalized(cfg, *queue)),
       queue_(std::move(queue)),
+      poll_(cfg_.poll_mode),
       batch_(cfg_.max_batch, cfg_.async_batch, cfg_.adapt_batch) {
   batch_reqs_.resize(size_t(cfg_.max_batch));
 }
@@ -64,13 +65,7 @@ void QueueEngine::attach(AioContext& ctx) {
   // syscalls per request, the submission and epoll_wait, like fio's io_submit and
   // io_getevents).  The counter cannot overflow in practice (2^64 - 1).
   ctx.set_fd_handler(queue_->event_fd(), [this] { reap_top(kEventfd); }, {}, AioContext::FdTrigger::kEdge);
-  win_poll_ = win_wait_ = 0;
-  pace_.idle();
-  poll_declined_ = false;
-  if (cfg_.poll_mode != PollMode::kOff) {
-    ctx.add_poll_handler(this);
-    poll_registered_ = true;
-  }
+  if (poll_.attach()) ctx.add_poll_handler(this);
 }
 
 void QueueEngine::CheckNotReaping(const char* what) const {
@@ -87,8 +82,8 @@ void QueueEngine::CheckNotReaping(const char* what) const {
 void QueueEngine::detach() {
   if (!ctx_) return;
   CheckNotReaping("detached");
-  if (poll_registered_) ctx_->remove_poll_handler(this);
-  poll_registered_ = false;
+  if (poll_.registered()) ctx_->remove_poll_handler(this);
+  poll_.detach();
   ctx_->remove_fd_handler(queue_->event_fd());
   // Never scheduled here: with nothing in flight the deferred list is empty.
   resumer_frame_.destroy();
@@ -219,7 +214,7 @@ int QueueEngine::reap_top(Source src) {
     const int n = queue_->fetch(ev, std::min(kReapBatch, budget - total));
     if (n <= 0) break;
     in_flight_ -= n;
-    completions_ += uint64_t(n);
+    poll_.completed(n);
     total += n;
     for (int i = 0; i < n; i++) {
       Request* r = ev[i].req;
@@ -232,35 +227,23 @@ int QueueEngine::reap_top(Source src) {
   c_.reaped[src] += total;
   c_.per_reap[src].add(total);
   if (total == 0) c_.empty_peeks++;
-  if (total > 0 && cfg_.poll_mode == PollMode::kAuto) note_wakeup(src);
+  if (total > 0) note_wakeup(src);
   unplug();
   reaping_--;
   return total;
 }
 
 void QueueEngine::note_wakeup(Source src) {
-  // A wake-up after a sleep the loop chose without polling says nothing
-  // about whether polling would have caught it.
-  if (src == kEventfd && poll_declined_) return;
-  if (src == kPoll) win_poll_++; else win_wait_++;
-  if (src != kEventfd || win_poll_ + win_wait_ < kPollWindow) return;
-  const bool paid = win_poll_ * 4 >= win_poll_ + win_wait_;
-  win_poll_ = win_wait_ = 0;
-  if (poll_registered_) {
-    if (paid) {
-      retry_windows_ = kPollRetryWindows;
-      return;
-    }
-    ctx_->remove_poll_handler(this);
-    poll_registered_ = false;
-    c_.poll_withdrawals++;
-    retry_left_ = retry_windows_;
-    retry_windows_ = std::min(retry_windows_ * 2, kPollRetryMax);
-  } else if (--retry_left_ <= 0) {
-    pace_.idle();  // unsampled while withdrawn: the span may hold a pause
-    ctx_->add_poll_handler(this);
-    poll_registered_ = true;
-    c_.poll_retries++;
+  switch (poll_.on_wakeup(src == kPoll ? PollGovernor::Wakeup::kPoll
+                                       : PollGovernor::Wakeup::kEventfd)) {
+    case PollGovernor::Change::kWithdraw:
+      ctx_->remove_poll_handler(this);
+      break;
+    case PollGovernor::Change::kRegister:
+      ctx_->add_poll_handler(this);
+      break;
+    case PollGovernor::Change::kNone:
+      break;
   }
 }
 
@@ -271,7 +254,7 @@ int QueueEngine::reap_in_submit() {
     const int n = queue_->fetch(ev, kReapBatch);
     if (n <= 0) break;
     in_flight_ -= n;
-    completions_ += uint64_t(n);
+    poll_.completed(n);
     total += n;
     for (int i = 0; i < n; i++) {
       complete_in_submit(ev[i].req, ev[i].res);
@@ -346,20 +329,7 @@ bool QueueEngine::poll() {
 }
 
 bool QueueEngine::poll_worthwhile() {
-  if (cfg_.poll_mode == PollMode::kOn) return true;
-  bool worth = false;
-  // Sampled only here, when the loop is about to wait: in flight dropping to
-  // 0 inside an iteration and refilled before it ends is not a pause.
-  if (in_flight_ == 0) {
-    pace_.idle();
-  } else {
-    pace_.busy(NowNs(), completions_);
-    const int64_t pace = pace_.interval_ns();
-    worth = pace == 0 || int64_t(in_flight_) * pace <= ctx_->poll_params().max_ns;
-  }
-  poll_declined_ = !worth;
-  if (!worth) c_.poll_declined++;
-  return worth;
+  return poll_.worthwhile(in_flight_, ctx_->poll_params().max_ns, NowNs);
 }
 
 void QueueEngine::counters(std::vector<DriverCounter>* out) const {
@@ -386,11 +356,11 @@ void QueueEngine::counters(std::vector<DriverCounter>* out) const {
   add("aio_submit_errors", c_.submit_errors);
   add("aio_batch_limit", uint64_t(batch_.limit()));
   add("aio_batch_changes", batch_.changes());
-  add("aio_poll_withdrawals", c_.poll_withdrawals);
-  add("aio_poll_retries", c_.poll_retries);
-  add("aio_poll_declined", c_.poll_declined);
-  add("aio_pace_ns", uint64_t(pace_.interval_ns()));
-  add("aio_polling", poll_registered_ ? 1 : 0);
+  add("aio_poll_withdrawals", poll_.withdrawals());
+  add("aio_poll_retries", poll_.retries());
+  add("aio_poll_declined", poll_.declined());
+  add("aio_pace_ns", uint64_t(poll_.pace_ns()));
+  add("aio_polling", poll_.registered() ? 1 : 0);
   add("aio_in_flight", uint64_t(in_flight_));
   queue_->counters(out);
 }

@@ -43,9 +43,10 @@
 // decides from how many the peeks after a submission find done.
 // docs/file-driver.md has the numbers.
 //
-// Polling.  The PollHandler is registered per Config::poll_mode; kAuto
-// withdraws it while the loop's polling does not find the completions (see
-// PollMode).
+// Polling.  The PollHandler is registered per Config::poll_mode as the
+// PollGovernor (poll_governor.h) decides: kAuto withdraws it while the
+// loop's polling does not find the completions, and it tells the loop not
+// to spin while the queue outlasts the poll window (poll_worthwhile).
 //
 // The file driver keeps one QueueEngine per loop and engine setting, shared
 // by all its nodes there (LoopEngine, loop_engine.h), as QEMU does.
@@ -53,7 +54,6 @@
 // Threading: everything on the attached loop's thread.
 #pragma once
 
-#include <algorithm>
 #include <coroutine>
 #include <cstdint>
 #include <memory>
@@ -62,8 +62,8 @@
 
 #include "block/driver.h"
 #include "block/file/batch_sizer.h"
-#include "block/file/completion_pace.h"
 #include "block/file/kernel_queue.h"
+#include "block/file/poll_governor.h"
 #include "util/aio_context.h"
 #include "util/result.h"
 #include "util/task.h"
@@ -73,21 +73,11 @@ namespace blk {
 class QueueEngine final : public PollHandler {
  public:
   enum class SubmitMode { kImmediate, kBottomHalf };
-  // Busy polling of the ring by the loop (the PollHandler):
-  //   kAuto: registered, but withdrawn while it does not pay: when, over a
-  //     window of kPollWindow wake-ups with completions, the loop's polling
-  //     found fewer than a quarter and the eventfd (the loop slept) the rest.
-  //     That is a device whose completions come from a kernel worker that
-  //     needs this CPU (the loop device: spinning delays the very completion
-  //     it waits for) or slower than the poll window (a disk).  Polling is
-  //     tried again after kPollRetryWindows windows, doubling up to
-  //     kPollRetryMax windows while it keeps failing.  While registered, the
-  //     loop spins only when poll_worthwhile() (a shallow enough queue);
-  //     wake-ups after sleeps it declined do not count in the window.
-  //   kOn: always registered, always worthwhile.  kOff: never registered.
-  //   Without the ring in user space (use_ring off, or a ring layout this
-  //   code does not know) the mode is kOff: poll() cannot see completions.
-  enum class PollMode { kAuto, kOn, kOff };
+  // Busy polling of the ring by the loop (the PollHandler): kAuto, kOn or
+  // kOff, as PollGovernor::Mode (poll_governor.h) describes.  Without the
+  // ring in user space (use_ring off, or a ring layout this code does not
+  // know) the mode is kOff: poll() cannot see completions.
+  using PollMode = PollGovernor::Mode;
   struct Config {
     int max_batch = 32;       // most requests per submission
     bool adapt_batch = true;  // async_batch on a device that completes late
@@ -99,7 +89,6 @@ class QueueEngine final : public PollHandler {
   };
 
   using Request = IoRequest;
-
 
   // Takes ownership of `queue`.
   QueueEngine(const Config& cfg, std::unique_ptr<KernelQueue> queue);
@@ -146,18 +135,12 @@ class QueueEngine final : public PollHandler {
 
   // PollHandler: reaps the ring without system calls.
   bool poll() override;
-  // PollHandler.  kOn: always.  kAuto: only with requests in flight
-  // whose next completion is expected within the loop's poll window:
-  // in_flight * pace <= poll max_ns, pace being the device's mean time
-  // between completions while busy (CompletionPace; unknown counts as
-  // worthwhile).  At a deep queue the device stays busy for longer than any
-  // poll window, so sleeping costs it nothing, while spinning costs a CPU
-  // and reaps one completion per wake-up: on the loop device at QD 32 the
-  // same IOPS at about a third of the user CPU.  At QD 1 the next
-  // completion is the one the guest waits for, and polling stays.
+  // PollHandler: PollGovernor::worthwhile() with the requests in flight and
+  // the loop's poll window (on the loop device at QD 32 declining gives the
+  // same IOPS at about a third of the user CPU).
   bool poll_worthwhile() override;
   // True while registered as the loop's PollHandler.
-  bool polling() const { return poll_registered_; }
+  bool polling() const { return poll_.registered(); }
 
  private:
   enum Source { kAfterSubmit = 0, kEventfd = 1, kPoll = 2, kSources = 3 };
@@ -181,13 +164,7 @@ class QueueEngine final : public PollHandler {
     uint64_t ring_full_blocks = 0;
     uint64_t eagain = 0;
     uint64_t submit_errors = 0;
-    uint64_t poll_withdrawals = 0;  // kAuto: poll handler removed
-    uint64_t poll_retries = 0;      // kAuto: poll handler registered again
-    uint64_t poll_declined = 0;     // poll_worthwhile() said no
   };
-  static constexpr int kPollWindow = 128;
-  static constexpr int kPollRetryWindows = 8;
-  static constexpr int kPollRetryMax = 256;
 
   // cfg with its defaults filled in and what `queue` cannot do turned off.
   static Config Normalized(Config cfg, const KernelQueue& queue);
@@ -215,9 +192,10 @@ class QueueEngine final : public PollHandler {
   // the next iteration, so a device that completes inside a submission cannot
   // starve timers and fds).
   Task<void> resumer();
-  // kAuto: a wake-up that reaped completions, from the poll handler or the
-  // eventfd.  Only the eventfd handler (outside the loop's poll-handler
-  // iteration) registers or removes the poll handler.
+  // A wake-up that reaped completions, from the poll handler or the
+  // eventfd: tells the governor, and registers or withdraws the poll
+  // handler as it says (only ever from the eventfd handler, outside the
+  // loop's iteration over its poll handlers).
   void note_wakeup(Source src);
   // Aborts with a message if called while reap_top()/run_deferred() run.
   void CheckNotReaping(const char* what) const;
@@ -242,15 +220,8 @@ class QueueEngine final : public PollHandler {
   bool resumer_scheduled_ = false;
   Request* submitting_ = nullptr;  // the request whose await_suspend is running
   int reaping_ = 0;                // reap_top()/run_deferred() on the stack
-  bool poll_registered_ = false;
-  CompletionPace pace_;
-  uint64_t completions_ = 0;   // reaped in all (pace_ samples)
-  bool poll_declined_ = false;  // the last poll_worthwhile() said no
-  int win_poll_ = 0;           // kAuto window: wake-ups reaped by polling
-  int win_wait_ = 0;           //   ... by the eventfd
-  int retry_left_ = 0;         // windows until polling is tried again
-  int retry_windows_ = kPollRetryWindows;
-  BatchSizer batch_;           // the most requests per submission
+  PollGovernor poll_;              // whether the poll handler is registered
+  BatchSizer batch_;               // the most requests per submission
   std::vector<IoRequest*> batch_reqs_;
   Counters c_;
 };

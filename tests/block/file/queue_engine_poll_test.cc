@@ -1,4 +1,4 @@
-// QueueEngine's aio-poll=auto governor (QueueEngine::PollMode, note_wakeup) on a
+// QueueEngine's aio-poll=auto governor (PollGovernor, poll_governor.h) on a
 // device that always completes later than a loop iteration: a FaultQueue
 // (fault_queue.h) over a real queue on an O_DIRECT file, holding each
 // completion back until 200 us after its submission and then signalling the
@@ -35,8 +35,8 @@ namespace blk::test {
 namespace {
 
 constexpr int64_t kDelayNs = 200'000;
-constexpr int kWindow = 128;     // QueueEngine::kPollWindow
-constexpr int kRetryWindows = 8;  // QueueEngine::kPollRetryWindows
+constexpr int kWindow = PollGovernor::kWindow;  // 128
+constexpr int kRetryWindows = PollGovernor::kRetryWindows;  // 8
 
 struct Backend {
   const char* name;
