@@ -81,14 +81,16 @@ void BlockNode::detach_aio_context() {
 
 // ---- tracking ----
 
-Status BlockNode::check_request(uint64_t offset, uint64_t bytes, bool write) const {
+// check_request() and begin() are `inline` so that RequestScope::enter_now()
+// takes them in rather than calling them (see its cost note).
+inline Status BlockNode::check_request(uint64_t offset, uint64_t bytes, bool write) const {
   if (write && read_only_) return Status(-EPERM);
   uint64_t len = drv_->length();
   if (offset > len || bytes > len - offset) return Status(-EIO);
   return Status();
 }
 
-void BlockNode::begin(Tracked* t, uint64_t offset, uint64_t bytes) {
+inline void BlockNode::begin(Tracked* t, uint64_t offset, uint64_t bytes) {
   t->offset = offset;
   t->bytes = bytes;
   t->seq = next_seq_++;
@@ -127,21 +129,20 @@ void BlockNode::end(Tracked* t) {
   }
 }
 
-// Waits while an older in-flight request overlaps `t` and one of the two is
-// a read-modify-write.  Only older requests are waited for, so no cycle.
-Task<void> BlockNode::wait_serialising(Tracked* t) {
-  for (;;) {
-    bool conflict = false;
-    for (Tracked* o = head_; o && o != t; o = o->next) {
-      if (!(t->serialising || o->serialising)) continue;
-      if (o->offset < t->offset + t->bytes && t->offset < o->offset + o->bytes) {
-        conflict = true;
-        break;
-      }
-    }
-    if (!conflict) co_return;
-    co_await WaitOn{&overlap_waiters_};
+// True when an older in-flight request overlaps `t` and one of the two is a
+// read-modify-write.
+bool BlockNode::overlaps_older(const Tracked* t) const {
+  for (const Tracked* o = head_; o && o != t; o = o->next) {
+    if (!(t->serialising || o->serialising)) continue;
+    if (o->offset < t->offset + t->bytes && t->offset < o->offset + o->bytes) return true;
   }
+  return false;
+}
+
+// Waits while overlaps_older(t).  Only older requests are waited for, so no
+// cycle.
+Task<void> BlockNode::wait_serialising(Tracked* t) {
+  while (overlaps_older(t)) co_await WaitOn{&overlap_waiters_};
 }
 
 Task<void> BlockNode::wait_not_drained() {
@@ -179,6 +180,119 @@ void BlockNode::account(IoOp op, uint64_t bytes, Status s, int64_t t0) {
   if (account_latency_) o.latency_ns.record(uint64_t(NowNs() - t0));
 }
 
+// ---- the request scope ----
+
+// What every public I/O method does around its request, written once:
+// admission, tracking and accounting.  One per request, in the frame of the
+// public method:
+//
+//   RequestScope<IoOp::kRead> rq(*this, offset, bytes);
+//   if (!rq.enter_now()) co_await rq.wait_to_enter();
+//   Status s = rq.status();
+//   if (!s.ok()) co_return s;      // refused
+//   s = ...the request (rq.tracked() for the read-modify-write paths)...;
+//   co_return rq.finish(s);
+//
+// Entering is, in this order:
+//   1. off the loop thread: -EXDEV; nothing touched, nothing accounted;
+//   2. waiting while the node is drained (drained_begin);
+//   3. starting the latency clock (when latency accounting is on);
+//   4. bounds (-EIO) and read-only (-EPERM; writes, discard, write-zeroes),
+//      not for flush; a refusal is accounted like a completed request;
+//   5. joining the in-flight list (what co_drain waits for); a write or
+//      write-zeroes not aligned to request_alignment claims its whole
+//      aligned range (it will read-modify-write);
+//   6. except for flush: waiting while an older in-flight request overlaps
+//      it and one of the two is a read-modify-write.
+// status() is then OK (admitted and tracked) or the refusal.  Once
+// admitted, finish() must follow: it leaves the list (waking drain and
+// overlap waiters through the loop's ready queue) and accounts `s` with
+// `bytes`.
+//
+// Cost (null_bench, callgrind: the same instructions per request as the
+// five hand-written prologues it replaced): the operation is a template
+// argument, so each method compiles only its own checks; enter_now() takes
+// the common case (not drained, no read-modify-write in flight) with no
+// suspension and no coroutine frame, and only a wait runs wait_to_enter(),
+// a coroutine.  enter_now() is out of line on purpose: inlined into the
+// public coroutine it made GCC save two more registers on each of that
+// coroutine's resumptions (+25 instructions per request); a plain awaiter
+// in place of the two calls cost +17.
+template <IoOp kOp>
+class BlockNode::RequestScope {
+ public:
+  RequestScope(BlockNode& node, uint64_t offset, uint64_t bytes)
+      : node_(node), offset_(offset), bytes_(bytes) {}
+  RequestScope(const RequestScope&) = delete;
+  RequestScope& operator=(const RequestScope&) = delete;
+
+  // Steps 1 to 6 without waiting: true when decided (status() says how),
+  // false when the request must wait (step 2 or 6): co_await
+  // wait_to_enter() next.
+  [[gnu::noinline]] bool enter_now() {
+    if (!node_.on_loop_thread()) {
+      status_ = Status(-EXDEV);
+      return true;
+    }
+    if (node_.drained_) return false;
+    if (!start()) return true;
+    return !must_wait_for_overlap();
+  }
+  // The rest of entering from where enter_now() stopped: at step 2 while
+  // the node is drained (nothing ran in between), else at step 6.
+  Task<void> wait_to_enter() {
+    if (node_.drained_) {
+      co_await node_.wait_not_drained();
+      if (!start()) co_return;
+      if (!kBounded || !node_.serialising_) co_return;
+    }
+    co_await node_.wait_serialising(&tracked_);
+  }
+  // OK when admitted, else the refusal.
+  Status status() const { return status_; }
+
+  // REQUIRES: admitted.  Returns `s`.
+  Status finish(Status s) {
+    node_.end(&tracked_);
+    node_.account(kOp, bytes_, s, t0_);
+    return s;
+  }
+
+  // The in-flight entry (for the read-modify-write paths' checks).
+  Tracked* tracked() { return &tracked_; }
+
+ private:
+  static constexpr bool kWrites = kOp != IoOp::kRead && kOp != IoOp::kFlush;
+  static constexpr bool kMayRmw = kOp == IoOp::kWrite || kOp == IoOp::kWriteZeroes;
+  static constexpr bool kBounded = kOp != IoOp::kFlush;
+
+  // Steps 3 to 5; false (status_ set, accounted) when refused.
+  bool start() {
+    t0_ = node_.account_latency_ ? NowNs() : 0;
+    if constexpr (kBounded) {
+      status_ = node_.check_request(offset_, bytes_, kWrites);
+      if (!status_.ok()) {
+        node_.account(kOp, bytes_, status_, t0_);
+        return false;
+      }
+    }
+    if constexpr (kMayRmw) node_.begin_write(&tracked_, offset_, bytes_);
+    else node_.begin(&tracked_, offset_, bytes_);
+    return true;
+  }
+
+  bool must_wait_for_overlap() const {
+    return kBounded && node_.serialising_ && node_.overlaps_older(&tracked_);
+  }
+
+  BlockNode& node_;
+  const uint64_t offset_;
+  const uint64_t bytes_;
+  int64_t t0_;  // set by start()
+  Status status_;
+  Tracked tracked_;
+};
+
 // ---- reads and writes ----
 
 // True when the driver can take (offset, qiov) as it is: offset and length
@@ -192,18 +306,11 @@ bool BlockNode::meets_limits(uint64_t offset, const IoVec& qiov) const {
 }
 
 Task<Status> BlockNode::co_preadv(uint64_t offset, const IoVec& qiov, uint32_t flags) {
-  if (!on_loop_thread()) co_return Status(-EXDEV);
-  if (drained_) co_await wait_not_drained();
-  const int64_t t0 = account_latency_ ? NowNs() : 0;
   const uint64_t bytes = qiov.size();
-  Status s = check_request(offset, bytes, false);
-  if (!s.ok()) {
-    account(IoOp::kRead, bytes, s, t0);
-    co_return s;
-  }
-  Tracked t;
-  begin(&t, offset, bytes);
-  if (serialising_) co_await wait_serialising(&t);
+  RequestScope<IoOp::kRead> rq(*this, offset, bytes);
+  if (!rq.enter_now()) co_await rq.wait_to_enter();
+  Status s = rq.status();
+  if (!s.ok()) co_return s;
   const bool aligned = meets_limits(offset, qiov);
   if (bytes == 0) {
     s = Status();
@@ -212,26 +319,17 @@ Task<Status> BlockNode::co_preadv(uint64_t offset, const IoVec& qiov, uint32_t f
   } else if (aligned) {
     s = co_await do_split(IoOp::kRead, offset, qiov, flags);
   } else {
-    s = co_await do_padded(IoOp::kRead, offset, qiov, flags, &t);
+    s = co_await do_padded(IoOp::kRead, offset, qiov, flags, rq.tracked());
   }
-  end(&t);
-  account(IoOp::kRead, bytes, s, t0);
-  co_return s;
+  co_return rq.finish(s);
 }
 
 Task<Status> BlockNode::co_pwritev(uint64_t offset, const IoVec& qiov, uint32_t flags) {
-  if (!on_loop_thread()) co_return Status(-EXDEV);
-  if (drained_) co_await wait_not_drained();
-  const int64_t t0 = account_latency_ ? NowNs() : 0;
   const uint64_t bytes = qiov.size();
-  Status s = check_request(offset, bytes, true);
-  if (!s.ok()) {
-    account(IoOp::kWrite, bytes, s, t0);
-    co_return s;
-  }
-  Tracked t;
-  begin_write(&t, offset, bytes);
-  if (serialising_) co_await wait_serialising(&t);
+  RequestScope<IoOp::kWrite> rq(*this, offset, bytes);
+  if (!rq.enter_now()) co_await rq.wait_to_enter();
+  Status s = rq.status();
+  if (!s.ok()) co_return s;
   const bool emulate_fua = (flags & kReqFua) && !caps_.fua;
   if (emulate_fua) flags &= ~uint32_t(kReqFua);
   const bool aligned = meets_limits(offset, qiov);
@@ -242,15 +340,13 @@ Task<Status> BlockNode::co_pwritev(uint64_t offset, const IoVec& qiov, uint32_t 
   } else if (aligned) {
     s = co_await do_split(IoOp::kWrite, offset, qiov, flags);
   } else {
-    s = co_await do_padded(IoOp::kWrite, offset, qiov, flags, &t);
+    s = co_await do_padded(IoOp::kWrite, offset, qiov, flags, rq.tracked());
   }
   if (s.ok() && emulate_fua) {
     stats_.fua_emulated++;
     s = co_await drv_->co_flush();
   }
-  end(&t);
-  account(IoOp::kWrite, bytes, s, t0);
-  co_return s;
+  co_return rq.finish(s);
 }
 
 // Aligned (offset, size, memory) request that may exceed max_transfer.
@@ -319,29 +415,19 @@ Task<Status> BlockNode::do_padded(IoOp op, uint64_t offset, const IoVec& qiov, u
 // ---- flush, discard, write-zeroes ----
 
 Task<Status> BlockNode::co_flush() {
-  if (!on_loop_thread()) co_return Status(-EXDEV);
-  if (drained_) co_await wait_not_drained();
-  const int64_t t0 = account_latency_ ? NowNs() : 0;
-  Tracked t;
-  begin(&t, 0, 0);
-  Status s = co_await drv_->co_flush();
-  end(&t);
-  account(IoOp::kFlush, 0, s, t0);
-  co_return s;
+  RequestScope<IoOp::kFlush> rq(*this, 0, 0);
+  if (!rq.enter_now()) co_await rq.wait_to_enter();
+  Status s = rq.status();
+  if (!s.ok()) co_return s;
+  s = co_await drv_->co_flush();
+  co_return rq.finish(s);
 }
 
 Task<Status> BlockNode::co_pdiscard(uint64_t offset, uint64_t bytes) {
-  if (!on_loop_thread()) co_return Status(-EXDEV);
-  if (drained_) co_await wait_not_drained();
-  const int64_t t0 = account_latency_ ? NowNs() : 0;
-  Status s = check_request(offset, bytes, true);
-  if (!s.ok()) {
-    account(IoOp::kDiscard, bytes, s, t0);
-    co_return s;
-  }
-  Tracked t;
-  begin(&t, offset, bytes);
-  if (serialising_) co_await wait_serialising(&t);
+  RequestScope<IoOp::kDiscard> rq(*this, offset, bytes);
+  if (!rq.enter_now()) co_await rq.wait_to_enter();
+  Status s = rq.status();
+  if (!s.ok()) co_return s;
   if (caps_.discard) {
     // Discard is advisory: only the aligned middle is passed down.
     const uint64_t align = limits_.request_alignment;
@@ -357,27 +443,16 @@ Task<Status> BlockNode::co_pdiscard(uint64_t offset, uint64_t bytes) {
       start += chunk;
     }
   }
-  end(&t);
-  account(IoOp::kDiscard, bytes, s, t0);
-  co_return s;
+  co_return rq.finish(s);
 }
 
 Task<Status> BlockNode::co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) {
-  if (!on_loop_thread()) co_return Status(-EXDEV);
-  if (drained_) co_await wait_not_drained();
-  const int64_t t0 = account_latency_ ? NowNs() : 0;
-  Status s = check_request(offset, bytes, true);
-  if (!s.ok()) {
-    account(IoOp::kWriteZeroes, bytes, s, t0);
-    co_return s;
-  }
-  Tracked t;
-  begin_write(&t, offset, bytes);
-  if (serialising_) co_await wait_serialising(&t);
-  s = co_await do_write_zeroes(offset, bytes, flags, &t);
-  end(&t);
-  account(IoOp::kWriteZeroes, bytes, s, t0);
-  co_return s;
+  RequestScope<IoOp::kWriteZeroes> rq(*this, offset, bytes);
+  if (!rq.enter_now()) co_await rq.wait_to_enter();
+  Status s = rq.status();
+  if (!s.ok()) co_return s;
+  s = co_await do_write_zeroes(offset, bytes, flags, rq.tracked());
+  co_return rq.finish(s);
 }
 
 Task<Status> BlockNode::do_write_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags,

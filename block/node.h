@@ -104,6 +104,9 @@ class BlockNode {
 
  private:
   struct Tracked;
+  // One request's admission, tracking and accounting (node.cc).
+  template <IoOp kOp>
+  class RequestScope;
 
   Task<Status> do_rw(IoOp op, uint64_t offset, const IoVec& qiov, uint32_t flags);
   Task<Status> do_padded(IoOp op, uint64_t offset, const IoVec& qiov, uint32_t flags,
@@ -118,6 +121,7 @@ class BlockNode {
   void begin(Tracked* t, uint64_t offset, uint64_t bytes);
   void begin_write(Tracked* t, uint64_t offset, uint64_t bytes);
   void end(Tracked* t);
+  bool overlaps_older(const Tracked* t) const;
   Task<void> wait_serialising(Tracked* t);
   Task<void> wait_not_drained();
   void account(IoOp op, uint64_t bytes, Status s, int64_t t0);

@@ -1,12 +1,12 @@
 // CompletionPace: how fast a device completes requests while it has some in
-// flight, for deciding whether busy polling can pay (LinuxAio::
-// poll_worthwhile).
+// flight, for deciding whether busy polling can pay
+// (PollGovernor::worthwhile, poll_governor.h).
 //
 // The estimate is the mean time between completions over busy time only: the
 // owner samples (time, completions so far) at moments when requests are in
 // flight and calls idle() at moments when none are, so a span holding a gap
 // with nothing in flight (a paused workload, think time) is never counted.
-// LinuxAio samples when its loop is about to wait.  The mean is recomputed once
+// PollGovernor samples when its loop is about to wait.  The mean is recomputed once
 // kWindow completions have been seen across samples, so it follows a device
 // whose speed changes (a loop device that starts writing back) within a few
 // thousand requests.

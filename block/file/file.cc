@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "block/file/geometry.h"
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 #include "block/file/loop_engine.h"
 #include "block/file/thread_pool.h"
 
@@ -67,7 +67,7 @@ class FileDriver final : public BlockDriver {
     if (!e.ok()) return e.error();
     int index = -1;
     if (cfg.register_file) {
-      index = e.value().aio().queue().register_file(fd);
+      index = e.value().engine().queue().register_file(fd);
       if (index < 0) {
         return MakeError(index, "aio-register-file: io_uring_register_files_update: " +
                                     ErrnoString(index));
@@ -95,7 +95,7 @@ class FileDriver final : public BlockDriver {
 
   // The node keeps the engine Open joined while it stays on that loop; on
   // another loop it joins that loop's engine at the first call there
-  // (aio()), on that loop's thread: move_to() attaches from the old one.
+  // (queue_engine()), on that loop's thread: move_to() attaches from the old one.
   void attach_aio_context(AioContext& ctx) override {
     ctx_ = &ctx;
     if (engine_ && engine_.ctx() != &ctx) release_engine();
@@ -106,29 +106,29 @@ class FileDriver final : public BlockDriver {
     ctx_ = nullptr;
   }
   void plug() override {
-    if (KernelAio* a = aio()) a->plug();
+    if (QueueEngine* qe = queue_engine()) qe->plug();
   }
   void unplug() override {
-    if (KernelAio* a = aio()) a->unplug();
+    if (QueueEngine* qe = queue_engine()) qe->unplug();
   }
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t) override {
-    KernelAio* a = aio();
-    if (!a) co_return Status(no_engine_error());
+    QueueEngine* qe = queue_engine();
+    if (!qe) co_return Status(no_engine_error());
     // The common case inline: one frame, no extra coroutine.
     IoRequest req = make_req(IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset));
-    const int64_t res = co_await a->submit(req);
+    const int64_t res = co_await qe->submit(req);
     if (res == int64_t(bytes)) co_return Status();
     co_return co_await finish_rw(false, offset, bytes, qiov, res);
   }
 
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t) override {
-    KernelAio* a = aio();
-    if (!a) co_return Status(no_engine_error());
+    QueueEngine* qe = queue_engine();
+    if (!qe) co_return Status(no_engine_error());
     IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
-    const int64_t res = co_await a->submit(req);
+    const int64_t res = co_await qe->submit(req);
     const bool past_eof = offset + bytes > geo_.length;
     if (res == int64_t(bytes) && !past_eof) co_return Status();
     Status s = res == int64_t(bytes) ? Status() : co_await finish_rw(true, offset, bytes, qiov, res);
@@ -161,22 +161,22 @@ class FileDriver final : public BlockDriver {
     }
     // The loop's engine: shared with the other nodes on it (loop_engine.h).
     out->push_back({"aio_engine_users", uint64_t(engine_.users())});
-    if (engine_) engine_.aio().counters(out);
+    if (engine_) engine_.engine().counters(out);
   }
 
   // aio-fixed-buffers=on: pins the range in the engine's ring.  Ranges must
   // not overlap one registered before.
   int register_buf(void* host, size_t size) override {
     if (!cfg_.fixed_buffers || size == 0) return 0;
-    KernelAio* a = aio();
-    if (!a) return no_engine_error();
+    QueueEngine* qe = queue_engine();
+    if (!qe) return no_engine_error();
     char* base = static_cast<char*>(host);
     auto it = RegionAfter(base);
     if ((it != regions_.end() && base + size > it->base) ||
         (it != regions_.begin() && std::prev(it)->base + std::prev(it)->len > base)) {
       return -EEXIST;
     }
-    const int i = a->queue().register_buffer(host, size);
+    const int i = qe->queue().register_buffer(host, size);
     if (i < 0) return i;
     regions_.insert(it, Region{base, size, i});
     return 0;
@@ -184,7 +184,7 @@ class FileDriver final : public BlockDriver {
   void unregister_buf(void* host, size_t size) override {
     for (auto it = regions_.begin(); it != regions_.end(); ++it) {
       if (it->base != host || it->len != size) continue;
-      if (engine_ && it->index >= 0) engine_.aio().queue().unregister_buffer(it->index);
+      if (engine_ && it->index >= 0) engine_.engine().queue().unregister_buffer(it->index);
       regions_.erase(it);
       return;
     }
@@ -196,7 +196,7 @@ class FileDriver final : public BlockDriver {
   // The engine on the attached loop, joined on first use there; null when
   // joining failed (join_error_ says why, and stderr said it once: requests
   // fail with it, nothing falls back).
-  KernelAio* aio() {
+  QueueEngine* queue_engine() {
     if (!engine_ && join_error_ == 0 && ctx_) {
       auto j = JoinEngine(*ctx_, cfg_, fd_);
       if (!j.ok()) {
@@ -209,15 +209,15 @@ class FileDriver final : public BlockDriver {
         // The buffers registered on the old loop's ring, in the new one
         // (one that does not fit goes as plain requests).
         for (Region& g : regions_) {
-          const int i = engine_.aio().queue().register_buffer(g.base, g.len);
+          const int i = engine_.engine().queue().register_buffer(g.base, g.len);
           g.index = i >= 0 ? i : -1;
         }
       }
     }
-    return engine_ ? &engine_.aio() : nullptr;
+    return engine_ ? &engine_.engine() : nullptr;
   }
 
-  // What a request fails with when aio() has no engine: the join's errno,
+  // What a request fails with when queue_engine() has none: the join's errno,
   // or -EIO on a node attached to no loop (never an error-free no-op).
   int no_engine_error() const { return join_error_ < 0 ? join_error_ : -EIO; }
 
@@ -258,9 +258,9 @@ class FileDriver final : public BlockDriver {
   // engine.  regions_ stays: the next engine registers them again.
   void release_engine() {
     if (engine_) {
-      if (file_index_ >= 0) engine_.aio().queue().unregister_file(file_index_);
+      if (file_index_ >= 0) engine_.engine().queue().unregister_file(file_index_);
       for (Region& g : regions_) {
-        if (g.index >= 0) engine_.aio().queue().unregister_buffer(g.index);
+        if (g.index >= 0) engine_.engine().queue().unregister_buffer(g.index);
         g.index = -1;
       }
     }
@@ -275,11 +275,11 @@ class FileDriver final : public BlockDriver {
 
   // One read or write of `iov` at `offset`: byte count or negative errno.
   Task<int64_t> rw_once(bool write, uint64_t offset, const IoVec& iov) {
-    KernelAio* a = aio();
-    if (!a) co_return no_engine_error();
+    QueueEngine* qe = queue_engine();
+    if (!qe) co_return no_engine_error();
     IoRequest req = make_req(write ? IoRequest::Write(fd_, iov.data(), int(iov.count()), offset)
                                    : IoRequest::Read(fd_, iov.data(), int(iov.count()), offset));
-    co_return co_await a->submit(req);
+    co_return co_await qe->submit(req);
   }
 
   // A write reaching past the end: only the generic layer's padding does
@@ -347,10 +347,10 @@ class FileDriver final : public BlockDriver {
 };
 
 Task<Status> FileDriver::co_flush() {
-  if (!aio()) co_return Status(no_engine_error());
+  if (!queue_engine()) co_return Status(no_engine_error());
   if (fdsync_ != kNo) {
     IoRequest req = make_req(IoRequest::Fdatasync(fd_));
-    int64_t res = co_await aio()->submit(req);
+    int64_t res = co_await queue_engine()->submit(req);
     if (res != -EINVAL || fdsync_ == kYes) {
       fdsync_ = kYes;
       flush_aio_++;
@@ -497,11 +497,11 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   es.uring.sqpoll_cpu = int(o.integer("aio-sqpoll-cpu"));
   cfg.force_async = o.flag("aio-force-async");
   cfg.fixed_buffers = o.flag("aio-fixed-buffers");
-  es.policy.poll_mode = o.choice("aio-poll") == "on"    ? KernelAio::PollMode::kOn
-                        : o.choice("aio-poll") == "off" ? KernelAio::PollMode::kOff
-                                                        : KernelAio::PollMode::kAuto;
-  es.policy.submit_mode = o.choice("aio-submit") == "bh" ? KernelAio::SubmitMode::kBottomHalf
-                                                           : KernelAio::SubmitMode::kImmediate;
+  es.policy.poll_mode = o.choice("aio-poll") == "on"    ? QueueEngine::PollMode::kOn
+                        : o.choice("aio-poll") == "off" ? QueueEngine::PollMode::kOff
+                                                        : QueueEngine::PollMode::kAuto;
+  es.policy.submit_mode = o.choice("aio-submit") == "bh" ? QueueEngine::SubmitMode::kBottomHalf
+                                                           : QueueEngine::SubmitMode::kImmediate;
   const std::string where = "driver 'file': '" + cfg.path + "': ";
   if (cfg.path.empty()) return MakeError(-EINVAL, "driver 'file': option 'filename' is empty");
   if (cfg.engine != FileConfig::Engine::kIoUring) {

@@ -14,7 +14,7 @@
 // aio=native uses Linux native AIO, aio=io_uring io_uring, and aio=sync runs
 // preadv/pwritev in the loop's own thread, blocking it (fio's synchronous
 // engines, for benchmarks: block/file/sync_queue.h).  All four go through
-// one policy, KernelAio (block/file/kernel_aio.h: plug batching,
+// one policy, QueueEngine (block/file/queue_engine.h: plug batching,
 // completion peeks after each submission and from the loop's polling, the
 // poll governor), over a ThreadQueue, LibaioQueue, UringQueue or SyncQueue, and one
 // engine per loop serves every file node there with the same settings

@@ -1,16 +1,15 @@
-// KernelQueue: the mechanism under KernelAio (kernel_aio.h), one per I/O
-// interface: Linux native AIO (libaio_queue.h), io_uring (uring_queue.h) or
-// the worker pool (thread_queue.h).  KernelAio holds the policy both share (queueing, plug
-// batching, the adaptive batch size, where completions are reaped, busy
-// polling and its governor, resuming coroutines); a KernelQueue only sends
-// requests and hands back completions.
+// KernelQueue: the mechanism under QueueEngine (queue_engine.h), one per I/O
+// interface: Linux native AIO (libaio_queue.h), io_uring (uring_queue.h),
+// the worker pool (thread_queue.h) or the loop's own thread (sync_queue.h).
+// QueueEngine holds the policy they share (queueing, plug batching, the
+// adaptive batch size, where completions are reaped, busy polling and its
+// governor, resuming coroutines); a KernelQueue only sends requests and
+// hands back completions.
 //
-// Threading: every call on the thread of the loop KernelAio is attached to.
+// Threading: every call on the thread of the loop QueueEngine is attached to.
 #pragma once
 
 #include <sys/uio.h>
-
-#include <libaio.h>
 
 #include <cerrno>
 #include <coroutine>
@@ -23,15 +22,16 @@
 
 namespace blk {
 
-// One read, write or fdatasync.  Lives in the awaiting coroutine's frame
-// and must stay put until KernelAio::submit() resumes it.  The iovec array
-// must stay valid as long.
+// One read, write or fdatasync, as every backend takes it: no type of any
+// one interface in it.  A backend that needs a control block of its own
+// per request (libaio's iocb, an io_uring SQE) fills it from these fields
+// in its own storage when it sends the request, and gets the IoRequest*
+// back from the kernel's completion as user data.  Lives in the awaiting
+// coroutine's frame and must stay put until QueueEngine::submit() resumes it.
+// The iovec array must stay valid as long.
 struct IoRequest {
   enum class Op : uint8_t { kRead, kWrite, kFdatasync };
 
-  // libaio's control block, filled by LibaioQueue.  First member: the
-  // kernel's completion event points back at the request through it.
-  struct iocb iocb;
   Op op = Op::kRead;
   int fd = -1;
   const struct iovec* iov = nullptr;
@@ -47,7 +47,7 @@ struct IoRequest {
   // IORING_OP_READ_FIXED / WRITE_FIXED; -1: a plain request.
   int buf_index = -1;
 
-  // KernelAio's bookkeeping.
+  // QueueEngine's bookkeeping.
   std::coroutine_handle<> waiter;
   SubmitStamp* stamp = nullptr;  // the waiter's, marked when the kernel took it
   int64_t res = 0;  // byte count or negative errno
@@ -90,7 +90,7 @@ class KernelQueue {
 
   // "native" or "io_uring": the aio= value, for counters and messages.
   virtual const char* name() const = 0;
-  // An eventfd that becomes readable (a new edge per completion; KernelAio
+  // An eventfd that becomes readable (a new edge per completion; QueueEngine
   // never reads it) when completions arrive.
   virtual int event_fd() const = 0;
   // The most requests the queue holds in the kernel at once.
@@ -112,7 +112,7 @@ class KernelQueue {
   virtual bool ready() const = 0;
 
   // True when submit() returns once the kernel has taken the requests, which
-  // complete later: KernelAio then marks their SubmitStamp (slat ends
+  // complete later: QueueEngine then marks their SubmitStamp (slat ends
   // there).  False for a mechanism that runs each request to completion
   // elsewhere (the worker pool: its system calls return when the I/O is
   // done, like fio's synchronous engines, which report no slat).

@@ -29,20 +29,21 @@ constexpr unsigned kRingMagic = 0xa10a10a1;
 
 struct io_event* RingEvents(AioRing* r) { return reinterpret_cast<struct io_event*>(r + 1); }
 
-void Prepare(IoRequest* r, int efd) {
+// Fills `cb` for `r`; the completion event carries `r` back (data).
+void Prepare(struct iocb* cb, IoRequest* r, int efd) {
   switch (r->op) {
     case IoRequest::Op::kRead:
-      io_prep_preadv(&r->iocb, r->fd, r->iov, r->iovcnt, int64_t(r->offset));
+      io_prep_preadv(cb, r->fd, r->iov, r->iovcnt, int64_t(r->offset));
       break;
     case IoRequest::Op::kWrite:
-      io_prep_pwritev(&r->iocb, r->fd, r->iov, r->iovcnt, int64_t(r->offset));
+      io_prep_pwritev(cb, r->fd, r->iov, r->iovcnt, int64_t(r->offset));
       break;
     case IoRequest::Op::kFdatasync:
-      io_prep_fdsync(&r->iocb, r->fd);
+      io_prep_fdsync(cb, r->fd);
       break;
   }
-  r->iocb.data = r;
-  io_set_eventfd(&r->iocb, efd);
+  cb->data = r;
+  io_set_eventfd(cb, efd);
 }
 
 }  // namespace
@@ -66,6 +67,8 @@ Expected<std::unique_ptr<LibaioQueue>> LibaioQueue::Create(int ring_size, bool u
 
 LibaioQueue::LibaioQueue(io_context_t io, int efd, int ring_size, bool use_ring)
     : io_(io), efd_(efd), ring_size_(ring_size) {
+  iocbs_.resize(size_t(ring_size));
+  iocb_ptrs_.resize(size_t(ring_size));
   auto* ring = reinterpret_cast<AioRing*>(io);
   if (use_ring && ring->magic == kRingMagic && ring->incompat_features == 0 &&
       ring->header_length == sizeof(AioRing) && ring->nr > 0) {
@@ -78,13 +81,22 @@ LibaioQueue::~LibaioQueue() {
   close(efd_);
 }
 
+// The iocbs live in this queue, one per request of the batch, not in the
+// requests: io_submit(2) copies each one into the kernel (fs/aio.c,
+// io_submit_one: copy_from_user) before it returns, and the completion
+// names the request by `data`, so nothing reads an iocb afterwards (no
+// io_cancel here, which would need its address).  Requests the kernel did
+// not take are prepared again when they are sent again.
 int LibaioQueue::submit(IoRequest* const* reqs, int n) {
-  if (int(iocbs_.size()) < n) iocbs_.resize(size_t(n));
-  for (int i = 0; i < n; i++) {
-    Prepare(reqs[i], efd_);
-    iocbs_[size_t(i)] = &reqs[i]->iocb;
+  if (int(iocbs_.size()) < n) {
+    iocbs_.resize(size_t(n));
+    iocb_ptrs_.resize(size_t(n));
   }
-  const int ret = io_submit(io_, n, iocbs_.data());
+  for (int i = 0; i < n; i++) {
+    Prepare(&iocbs_[size_t(i)], reqs[i], efd_);
+    iocb_ptrs_[size_t(i)] = &iocbs_[size_t(i)];
+  }
+  const int ret = io_submit(io_, n, iocb_ptrs_.data());
   return ret == 0 ? -EAGAIN : ret;  // 0 is not documented; treat as "no room"
 }
 

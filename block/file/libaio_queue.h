@@ -44,7 +44,12 @@ class LibaioQueue final : public KernelQueue {
   int efd_;
   int ring_size_;
   AioRing* ring_ = nullptr;  // nullptr: io_getevents
-  std::vector<struct iocb*> iocbs_;
+  // One submission's control blocks and the array io_submit takes: filled
+  // from the requests in submit(), grown only for a larger batch than any
+  // before (never per request).  io_submit copies each iocb into the
+  // kernel, so they are free again once it returns (see submit()).
+  std::vector<struct iocb> iocbs_;
+  std::vector<struct iocb*> iocb_ptrs_;
   uint64_t getevents_calls_ = 0;
 };
 

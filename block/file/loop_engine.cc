@@ -10,21 +10,21 @@ namespace blk {
 
 class LoopEngineRef::Engine final : public LoopService {
  public:
-  Engine(AioContext& ctx, std::string key, const KernelAio::Config& cfg,
+  Engine(AioContext& ctx, std::string key, const QueueEngine::Config& cfg,
          std::unique_ptr<KernelQueue> q)
-      : ctx_(ctx), key_(std::move(key)), aio_(cfg, std::move(q)) {
-    aio_.attach(ctx_);
+      : ctx_(ctx), key_(std::move(key)), queue_engine_(cfg, std::move(q)) {
+    queue_engine_.attach(ctx_);
   }
-  ~Engine() override { aio_.detach(); }
+  ~Engine() override { queue_engine_.detach(); }
 
   AioContext& ctx_;
   const std::string key_;
-  KernelAio aio_;
+  QueueEngine queue_engine_;
   int users_ = 0;
 };
 
 std::string EngineSettings::key() const {
-  const KernelAio::Config& p = policy;
+  const QueueEngine::Config& p = policy;
   std::string k = std::string("blk.file.engine/") + name() + "/ring=" + std::to_string(ring_size);
   if (kind == Kind::kThreads) {
     k += "/workers=" + std::to_string(threads);
@@ -47,7 +47,7 @@ Expected<LoopEngineRef> LoopEngineRef::Acquire(AioContext& ctx, const EngineSett
   auto* e = static_cast<Engine*>(ctx.find_service(key));
   if (!e) {
     Expected<std::unique_ptr<KernelQueue>> q = MakeError(-EINVAL, "");
-    KernelAio::Config policy = s.policy;
+    QueueEngine::Config policy = s.policy;
     if (s.kind == EngineSettings::Kind::kSync) {
       auto t = SyncQueue::Create(s.ring_size);
       if (!t.ok()) return t.error();
@@ -92,7 +92,7 @@ void LoopEngineRef::reset() {
   if (e && --e->users_ == 0) e->ctx_.remove_service(e->key_);  // destroys e
 }
 
-KernelAio& LoopEngineRef::aio() const { return engine_->aio_; }
+QueueEngine& LoopEngineRef::engine() const { return engine_->queue_engine_; }
 AioContext* LoopEngineRef::ctx() const { return engine_ ? &engine_->ctx_ : nullptr; }
 int LoopEngineRef::users() const { return engine_ ? engine_->users_ : 0; }
 

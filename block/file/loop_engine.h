@@ -1,4 +1,4 @@
-// LoopEngine: the I/O engine of one loop.  One KernelAio -- one worker pool,
+// LoopEngine: the I/O engine of one loop.  One QueueEngine -- one worker pool,
 // libaio context or io_uring, its eventfd handler and its poll handler -- per
 // AioContext and engine setting, shared by every file node on that loop
 // with the same setting, as QEMU keeps one LinuxAioState / LuringState per
@@ -16,13 +16,13 @@
 // same loop.
 //
 // Threading: Acquire, the ref's methods and its destructor on the loop's
-// thread (or while no thread runs the loop), like everything of KernelAio.
+// thread (or while no thread runs the loop), like everything of QueueEngine.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 #include "block/file/uring_queue.h"
 #include "util/aio_context.h"
 #include "util/result.h"
@@ -36,7 +36,7 @@ struct EngineSettings {
   bool use_ring = true;     // native: read completions in user space
   UringQueue::Config uring;  // io_uring: SQPOLL set-up (entries from ring_size)
   int threads = 16;         // threads: workers
-  KernelAio::Config policy;
+  QueueEngine::Config policy;
 
   // The aio= value: "threads", "native", "io_uring" or "sync".
   const char* name() const {
@@ -61,7 +61,7 @@ class LoopEngineRef {
   static Expected<LoopEngineRef> Acquire(AioContext& ctx, const EngineSettings& s);
   // Lets go; the last ref destroys the engine.  REQUIRES: this holder has
   // no request in flight, and not inside the engine's completion path (see
-  // ~KernelAio).
+  // ~QueueEngine).
   ~LoopEngineRef() { reset(); }
   LoopEngineRef(LoopEngineRef&& o) noexcept;
   LoopEngineRef& operator=(LoopEngineRef&& o) noexcept;
@@ -70,7 +70,7 @@ class LoopEngineRef {
 
   void reset();
   explicit operator bool() const { return engine_ != nullptr; }
-  KernelAio& aio() const;
+  QueueEngine& engine() const;
   AioContext* ctx() const;
   // Holders of this engine now (this one included).
   int users() const;

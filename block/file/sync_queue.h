@@ -5,7 +5,7 @@
 // measure what those engines measure; an application loop wants
 // aio=threads or a kernel queue instead, which never block it.
 //
-// The results wait on a list for fetch(); KernelAio's peek right after the
+// The results wait on a list for fetch(); QueueEngine's peek right after the
 // submission finds them (the engine forces peek-after-submit on), so no
 // eventfd write is needed and none is made: the eventfd only satisfies the
 // interface.  Requests carry no submission stamp (no slat, like fio's

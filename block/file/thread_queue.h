@@ -1,16 +1,16 @@
 // ThreadQueue: aio=threads as a KernelQueue, so the worker pool sits under
-// the same policy as libaio and io_uring (KernelAio: plug batching,
+// the same policy as libaio and io_uring (QueueEngine: plug batching,
 // completion peeks, the poll governor, resuming coroutines).  Each request
 // is a preadv / pwritev / fdatasync on a ThreadPool worker (the syscall is
 // retried on EINTR; a short count is the caller's to handle).  A finished
 // request goes on a completion list in user memory; fetch() takes it from
 // there, and ready() is one atomic load, so the loop's busy polling can spin
 // on it like on a kernel ring.  The eventfd gets one write when the list
-// goes from empty to not empty (KernelAio watches it edge-triggered and
+// goes from empty to not empty (QueueEngine watches it edge-triggered and
 // never reads it; every write is a new edge).
 //
 // At most `capacity` requests are with the workers at once (each needs a
-// slot); more wait in KernelAio's queue.
+// slot); more wait in QueueEngine's queue.
 //
 // Threading: as KernelQueue (the loop's thread); the workers touch only
 // their slot and the completion list (under its lock).

@@ -1,6 +1,6 @@
 // FaultQueue: a KernelQueue (block/file/kernel_queue.h) that owns a real
 // one (LibaioQueue, UringQueue) and forwards to it, with two seams for
-// KernelAio's tests:
+// QueueEngine's tests:
 //
 //   Submission faults.  Each submit() call takes the next scripted Action
 //   (FIFO; with the script empty, the chooser function if one is set, else
@@ -13,7 +13,7 @@
 //                 than n, and the caller must send the rest again.
 //   Every call is logged (Call: n, the action, the result, the requests in
 //   the kernel before it, reqs[0]'s offset), so a test can derive what
-//   KernelAio must have done with each request.
+//   QueueEngine must have done with each request.
 //
 //   Late completions.  With set_completion_delay(ns), a completion is handed
 //   out by fetch() (and reported by ready()) only `ns` after its submission,
@@ -65,7 +65,7 @@ class FaultQueue final : public KernelQueue {
   static Action Fail(int neg_errno) { return {Action::kFail, neg_errno}; }
   static Action Take(int k) { return {Action::kTake, k}; }
 
-  // One submit() call as KernelAio made it.
+  // One submit() call as QueueEngine made it.
   struct Call {
     int n;              // requests offered
     Action action;      // what the script did

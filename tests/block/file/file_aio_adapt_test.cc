@@ -5,11 +5,11 @@
 // peek, which sanitizer instrumentation changes (under TSan a quarter of the
 // reads already show as done right after io_submit and the per-window rule
 // flips; with the compiler busy on both cores, a fifth do even at -O2); it
-// runs alone (tag "exclusive") and in the optimised build only.  The rule itself is tested
-// without timing in file_io_test (FileAioTest.ChooseBatchRule).
+// runs alone (tag "exclusive") and in the optimised build only.  The rule
+// itself is tested without timing in batch_sizer_test.
 #include <cstdio>
 
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 #include "tests/block/file/file_test_util.h"
 
 namespace blk::test {

@@ -7,7 +7,6 @@
 #include <set>
 #include <vector>
 
-#include "block/file/kernel_aio.h"
 #include "tests/block/file/file_test_util.h"
 
 namespace blk::test {
@@ -16,7 +15,7 @@ namespace {
 struct Mode {
   const char* name;
   const char* opts;
-  bool native;  // a kernel interface (KernelAio): aio=native or aio=io_uring
+  bool native;  // a kernel interface (QueueEngine): aio=native or aio=io_uring
   bool direct;
   bool uring;
 };
@@ -511,18 +510,6 @@ TEST(FileAioTest, PeekAfterSubmitKeepsBatching) {
   // aio-batch-adapt keeps the full batch on a device that completes inside
   // io_submit.
   EXPECT_EQ(Counter(*b, "aio_batch_limit"), 32u);
-}
-
-TEST(FileAioTest, ChooseBatchRule) {
-  // At least half found done inside io_submit: full batches.
-  EXPECT_EQ(KernelAio::ChooseBatch(256, 512, 4, 32, 4), 32);
-  EXPECT_EQ(KernelAio::ChooseBatch(512, 512, 32, 32, 4), 32);
-  // Fewer than a quarter: small batches (never above max_batch).
-  EXPECT_EQ(KernelAio::ChooseBatch(127, 512, 32, 32, 4), 4);
-  EXPECT_EQ(KernelAio::ChooseBatch(0, 512, 32, 2, 4), 2);
-  // In between: unchanged, whichever it was.
-  EXPECT_EQ(KernelAio::ChooseBatch(128, 512, 32, 32, 4), 32);
-  EXPECT_EQ(KernelAio::ChooseBatch(255, 512, 4, 32, 4), 4);
 }
 
 }  // namespace

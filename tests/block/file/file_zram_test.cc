@@ -1,5 +1,5 @@
 // The file driver's data path on a zram device: a real block device that
-// completes inside the submitting system call (the case KernelAio's
+// completes inside the submitting system call (the case QueueEngine's
 // peek-after-submit and deferred resumption are written for), with 4 KiB
 // logical blocks, and that stores all-zero and same-byte pages specially.
 // Every engine mode: aio=threads, aio=native with O_DIRECT, and io_uring

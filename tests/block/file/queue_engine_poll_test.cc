@@ -1,4 +1,4 @@
-// KernelAio's aio-poll=auto governor (KernelAio::PollMode, note_wakeup) on a
+// QueueEngine's aio-poll=auto governor (PollGovernor, poll_governor.h) on a
 // device that always completes later than a loop iteration: a FaultQueue
 // (fault_queue.h) over a real queue on an O_DIRECT file, holding each
 // completion back until 200 us after its submission and then signalling the
@@ -25,7 +25,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 #include "block/file/libaio_queue.h"
 #include "block/file/uring_queue.h"
 #include "tests/block/file/fault_queue.h"
@@ -35,8 +35,8 @@ namespace blk::test {
 namespace {
 
 constexpr int64_t kDelayNs = 200'000;
-constexpr int kWindow = 128;     // KernelAio::kPollWindow
-constexpr int kRetryWindows = 8;  // KernelAio::kPollRetryWindows
+constexpr int kWindow = PollGovernor::kWindow;  // 128
+constexpr int kRetryWindows = PollGovernor::kRetryWindows;  // 8
 
 struct Backend {
   const char* name;
@@ -44,15 +44,15 @@ struct Backend {
 };
 void PrintTo(const Backend& b, std::ostream* os) { *os << b.name; }
 
-Task<int64_t> ReadBlock(KernelAio& aio, int fd, uint64_t block, uint8_t* buf) {
+Task<int64_t> ReadBlock(QueueEngine& engine, int fd, uint64_t block, uint8_t* buf) {
   struct iovec iov = {buf, 4096};
   IoRequest req = IoRequest::Read(fd, &iov, 1, block * 4096);
-  co_return co_await aio.submit(req);
+  co_return co_await engine.submit(req);
 }
 
-class KernelAioPollTest : public ::testing::TestWithParam<Backend> {};
+class QueueEnginePollTest : public ::testing::TestWithParam<Backend> {};
 
-TEST_P(KernelAioPollTest, AutoWithdrawsAndRetriesOnALateDevice) {
+TEST_P(QueueEnginePollTest, AutoWithdrawsAndRetriesOnALateDevice) {
   AioContext ctx;
   ctx.set_poll_params({.max_ns = 0, .grow = 0, .shrink = 0});
   TempFile f(1 << 20);
@@ -63,17 +63,17 @@ TEST_P(KernelAioPollTest, AutoWithdrawsAndRetriesOnALateDevice) {
   auto owned = std::make_unique<FaultQueue>(std::move(real.value()));
   FaultQueue& fq = *owned;
   fq.set_completion_delay(kDelayNs);
-  KernelAio::Config cfg;
+  QueueEngine::Config cfg;
   // Completions are reaped only where the loop waits: by its poll of the
   // ring or by the eventfd handler.
   cfg.peek_after_submit = false;
-  cfg.poll_mode = KernelAio::PollMode::kAuto;
-  KernelAio aio(cfg, std::move(owned));
-  aio.attach(ctx);
+  cfg.poll_mode = QueueEngine::PollMode::kAuto;
+  QueueEngine engine(cfg, std::move(owned));
+  engine.attach(ctx);
 
   auto counter = [&](const char* name) {
     std::vector<DriverCounter> v;
-    aio.counters(&v);
+    engine.counters(&v);
     for (const auto& c : v) {
       if (c.name == name) return c.value;
     }
@@ -90,7 +90,7 @@ TEST_P(KernelAioPollTest, AutoWithdrawsAndRetriesOnALateDevice) {
       if (done()) return true;
       const uint64_t block = uint64_t(reads % 256);
       memset(buf.data(), 0xee, 4096);
-      const int64_t res = RunSync(ctx, ReadBlock(aio, fd, block, buf.data()));
+      const int64_t res = RunSync(ctx, ReadBlock(engine, fd, block, buf.data()));
       reads++;
       if (res != 4096) {
         ADD_FAILURE() << "read " << reads << ": " << res;
@@ -158,11 +158,11 @@ TEST_P(KernelAioPollTest, AutoWithdrawsAndRetriesOnALateDevice) {
   EXPECT_EQ(counter("aio_in_flight"), 0u);
   EXPECT_EQ(fq.anomalies(), 0u);
   EXPECT_EQ(fq.fetched(), uint64_t(reads));
-  aio.detach();
+  engine.detach();
   close(fd);
 }
 
-INSTANTIATE_TEST_SUITE_P(Queues, KernelAioPollTest,
+INSTANTIATE_TEST_SUITE_P(Queues, QueueEnginePollTest,
                          ::testing::Values(Backend{"libaio", false}, Backend{"io_uring", true}),
                          [](const auto& info) { return std::string(info.param.name); });
 

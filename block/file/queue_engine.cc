@@ -1,4 +1,4 @@
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,30 +18,39 @@ const char* const kSourceNames[] = {"after_submit", "eventfd", "poll"};
 
 }  // namespace
 
-void KernelAio::Buckets::add(uint64_t v) {
+void QueueEngine::Buckets::add(uint64_t v) {
   int b = 0;
   if (v > 0) b = std::min(kBuckets - 1, 1 + (63 - __builtin_clzll(v)));
   n[b]++;
 }
 
-KernelAio::KernelAio(const Config& cfg, std::unique_ptr<KernelQueue> queue)
-    : cfg_(cfg), queue_(std::move(queue)) {
-  if (cfg_.max_inflight <= 0) cfg_.max_inflight = queue_->capacity();
-  if (cfg_.max_batch <= 0) cfg_.max_batch = 32;
-  if (cfg_.async_batch <= 0) cfg_.async_batch = 1;
-  batch_ = cfg_.max_batch;
-  batch_reqs_.resize(size_t(cfg_.max_batch));
+QueueEngine::Config QueueEngine::Normalized(Config cfg, const KernelQueue& queue) {
+  if (cfg.max_inflight <= 0) cfg.max_inflight = queue.capacity();
+  if (cfg.max_batch <= 0) cfg.max_batch = 32;
+  if (cfg.async_batch <= 0) cfg.async_batch = 1;
+  // The batch follows what the peeks after a submission find: no peeks,
+  // nothing to follow.
+  if (!cfg.peek_after_submit) cfg.adapt_batch = false;
   // The poll handler reads the ring: without it (io_getevents fallback)
   // there is nothing to spin on, whatever poll_mode asked for.
-  if (!queue_->user_space_ring()) cfg_.poll_mode = PollMode::kOff;
+  if (!queue.user_space_ring()) cfg.poll_mode = PollMode::kOff;
+  return cfg;
 }
 
-KernelAio::~KernelAio() {
+QueueEngine::QueueEngine(const Config& cfg, std::unique_ptr<KernelQueue> queue)
+    : cfg_(Normalized(cfg, *queue)),
+      queue_(std::move(queue)),
+      poll_(cfg_.poll_mode),
+      batch_(cfg_.max_batch, cfg_.async_batch, cfg_.adapt_batch) {
+  batch_reqs_.resize(size_t(cfg_.max_batch));
+}
+
+QueueEngine::~QueueEngine() {
   CheckNotReaping("destroyed");
   if (ctx_) detach();
 }
 
-void KernelAio::attach(AioContext& ctx) {
+void QueueEngine::attach(AioContext& ctx) {
   ctx_ = &ctx;
   resumer_frame_ = resumer().release();
   resumer_frame_.resume();  // runs to its first park
@@ -56,31 +65,25 @@ void KernelAio::attach(AioContext& ctx) {
   // syscalls per request, the submission and epoll_wait, like fio's io_submit and
   // io_getevents).  The counter cannot overflow in practice (2^64 - 1).
   ctx.set_fd_handler(queue_->event_fd(), [this] { reap_top(kEventfd); }, {}, AioContext::FdTrigger::kEdge);
-  win_poll_ = win_wait_ = 0;
-  pace_.idle();
-  poll_declined_ = false;
-  if (cfg_.poll_mode != PollMode::kOff) {
-    ctx.add_poll_handler(this);
-    poll_registered_ = true;
-  }
+  if (poll_.attach()) ctx.add_poll_handler(this);
 }
 
-void KernelAio::CheckNotReaping(const char* what) const {
+void QueueEngine::CheckNotReaping(const char* what) const {
   if (reaping_ == 0) return;
   // A use-after-free in the making: the reaping loop below us would go on
   // with freed state.  Loud and named instead of silent memory corruption.
   std::fprintf(stderr,
-               "blkstack: KernelAio %s inside its own completion path: close a graph only "
+               "blkstack: QueueEngine %s inside its own completion path: close a graph only "
                "after `co_await drain()`, which returns at the loop's top level\n",
                what);
   std::abort();
 }
 
-void KernelAio::detach() {
+void QueueEngine::detach() {
   if (!ctx_) return;
   CheckNotReaping("detached");
-  if (poll_registered_) ctx_->remove_poll_handler(this);
-  poll_registered_ = false;
+  if (poll_.registered()) ctx_->remove_poll_handler(this);
+  poll_.detach();
   ctx_->remove_fd_handler(queue_->event_fd());
   // Never scheduled here: with nothing in flight the deferred list is empty.
   resumer_frame_.destroy();
@@ -91,7 +94,7 @@ void KernelAio::detach() {
   ctx_ = nullptr;
 }
 
-bool KernelAio::enqueue(Request* req, std::coroutine_handle<> h) {
+bool QueueEngine::enqueue(Request* req, std::coroutine_handle<> h) {
   req->waiter = h;
   req->done = false;
   req->res = 0;
@@ -99,7 +102,7 @@ bool KernelAio::enqueue(Request* req, std::coroutine_handle<> h) {
   if (q_tail_) q_tail_->next = req; else q_head_ = req;
   q_tail_ = req;
   queued_++;
-  if (queued_ < batch_) {
+  if (queued_ < batch_.limit()) {
     if (plugged_) return true;
     if (cfg_.submit_mode == SubmitMode::kBottomHalf) {
       if (!submit_bh_pending_) {
@@ -135,11 +138,11 @@ bool KernelAio::enqueue(Request* req, std::coroutine_handle<> h) {
   return true;
 }
 
-void KernelAio::unplug() {
+void QueueEngine::unplug() {
   if (--plugged_ == 0 && q_head_) submit_queued();
 }
 
-void KernelAio::submit_queued() {
+void QueueEngine::submit_queued() {
   while (q_head_) {
     const int room = cfg_.max_inflight - in_flight_;
     if (room <= 0) {
@@ -147,7 +150,7 @@ void KernelAio::submit_queued() {
       c_.ring_full_blocks++;
       break;  // reap_top() sends the rest when completions free slots
     }
-    const int n = std::min({queued_, batch_, room});
+    const int n = std::min({queued_, batch_.limit(), room});
     Request* r = q_head_;
     for (int i = 0; i < n; i++, r = r->next) batch_reqs_[size_t(i)] = r;
     const int ret = queue_->submit(batch_reqs_.data(), n);
@@ -173,23 +176,15 @@ void KernelAio::submit_queued() {
     in_flight_ += ret;
     c_.requests_submitted += ret;
     c_.per_submit.add(ret);
-    win_submitted_ += uint64_t(ret);
+    batch_.submitted(ret);
   }
   if (cfg_.peek_after_submit && in_flight_ > 0) reap_in_submit();
-  if (cfg_.adapt_batch && cfg_.peek_after_submit && win_submitted_ >= kBatchWindow) {
-    const int b = ChooseBatch(win_found_, win_submitted_, batch_, cfg_.max_batch,
-                                cfg_.async_batch);
-    if (b != batch_) {
-      batch_ = b;
-      c_.batch_changes++;
-    }
-    win_submitted_ = win_found_ = 0;
-  }
+  batch_.end_of_pass();
 }
 
 // One clock read for the whole submission, and none when no request of it
 // carries a stamp.
-void KernelAio::MarkSubmitted(Request* const* reqs, int n) {
+void QueueEngine::MarkSubmitted(Request* const* reqs, int n) {
   int64_t now = 0;
   for (int i = 0; i < n; i++) {
     if (SubmitStamp* s = reqs[i]->stamp) {
@@ -199,7 +194,7 @@ void KernelAio::MarkSubmitted(Request* const* reqs, int n) {
   }
 }
 
-KernelAio::Request* KernelAio::pop_queue(int n) {
+QueueEngine::Request* QueueEngine::pop_queue(int n) {
   Request* first = q_head_;
   for (int i = 0; i < n; i++) q_head_ = q_head_->next;
   if (!q_head_) q_tail_ = nullptr;
@@ -207,7 +202,7 @@ KernelAio::Request* KernelAio::pop_queue(int n) {
   return first;
 }
 
-int KernelAio::reap_top(Source src) {
+int QueueEngine::reap_top(Source src) {
   IoCompletion ev[kReapBatch];
   int total = 0;
   // Only what was in flight on entry: a device that completes inside
@@ -219,7 +214,7 @@ int KernelAio::reap_top(Source src) {
     const int n = queue_->fetch(ev, std::min(kReapBatch, budget - total));
     if (n <= 0) break;
     in_flight_ -= n;
-    completions_ += uint64_t(n);
+    poll_.completed(n);
     total += n;
     for (int i = 0; i < n; i++) {
       Request* r = ev[i].req;
@@ -232,46 +227,34 @@ int KernelAio::reap_top(Source src) {
   c_.reaped[src] += total;
   c_.per_reap[src].add(total);
   if (total == 0) c_.empty_peeks++;
-  if (total > 0 && cfg_.poll_mode == PollMode::kAuto) note_wakeup(src);
+  if (total > 0) note_wakeup(src);
   unplug();
   reaping_--;
   return total;
 }
 
-void KernelAio::note_wakeup(Source src) {
-  // A wake-up after a sleep the loop chose without polling says nothing
-  // about whether polling would have caught it.
-  if (src == kEventfd && poll_declined_) return;
-  if (src == kPoll) win_poll_++; else win_wait_++;
-  if (src != kEventfd || win_poll_ + win_wait_ < kPollWindow) return;
-  const bool paid = win_poll_ * 4 >= win_poll_ + win_wait_;
-  win_poll_ = win_wait_ = 0;
-  if (poll_registered_) {
-    if (paid) {
-      retry_windows_ = kPollRetryWindows;
-      return;
-    }
-    ctx_->remove_poll_handler(this);
-    poll_registered_ = false;
-    c_.poll_withdrawals++;
-    retry_left_ = retry_windows_;
-    retry_windows_ = std::min(retry_windows_ * 2, kPollRetryMax);
-  } else if (--retry_left_ <= 0) {
-    pace_.idle();  // unsampled while withdrawn: the span may hold a pause
-    ctx_->add_poll_handler(this);
-    poll_registered_ = true;
-    c_.poll_retries++;
+void QueueEngine::note_wakeup(Source src) {
+  switch (poll_.on_wakeup(src == kPoll ? PollGovernor::Wakeup::kPoll
+                                       : PollGovernor::Wakeup::kEventfd)) {
+    case PollGovernor::Change::kWithdraw:
+      ctx_->remove_poll_handler(this);
+      break;
+    case PollGovernor::Change::kRegister:
+      ctx_->add_poll_handler(this);
+      break;
+    case PollGovernor::Change::kNone:
+      break;
   }
 }
 
-int KernelAio::reap_in_submit() {
+int QueueEngine::reap_in_submit() {
   IoCompletion ev[kReapBatch];
   int total = 0;
   for (;;) {
     const int n = queue_->fetch(ev, kReapBatch);
     if (n <= 0) break;
     in_flight_ -= n;
-    completions_ += uint64_t(n);
+    poll_.completed(n);
     total += n;
     for (int i = 0; i < n; i++) {
       complete_in_submit(ev[i].req, ev[i].res);
@@ -280,13 +263,13 @@ int KernelAio::reap_in_submit() {
   }
   c_.reaps[kAfterSubmit]++;
   c_.reaped[kAfterSubmit] += total;
-  win_found_ += uint64_t(total);
+  batch_.found(total);
   c_.per_reap[kAfterSubmit].add(total);
   if (total == 0) c_.empty_peeks++;
   return total;
 }
 
-void KernelAio::complete_in_submit(Request* req, int64_t res) {
+void QueueEngine::complete_in_submit(Request* req, int64_t res) {
   req->res = res;
   if (req == submitting_) {
     req->done = true;  // enqueue() returns false: the coroutine goes on
@@ -296,7 +279,7 @@ void KernelAio::complete_in_submit(Request* req, int64_t res) {
   defer_request(req);
 }
 
-void KernelAio::defer_request(Request* req) {
+void QueueEngine::defer_request(Request* req) {
   req->next = nullptr;
   if (deferred_tail_) deferred_tail_->next = req; else deferred_head_ = req;
   deferred_tail_ = req;
@@ -306,11 +289,11 @@ void KernelAio::defer_request(Request* req) {
   }
 }
 
-Task<void> KernelAio::resumer() {
+Task<void> QueueEngine::resumer() {
   struct Park {
-    KernelAio* aio;
+    QueueEngine* engine;
     bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> h) noexcept { aio->resumer_ = h; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { engine->resumer_ = h; }
     void await_resume() const noexcept {}
   };
   for (;;) {
@@ -319,7 +302,7 @@ Task<void> KernelAio::resumer() {
   }
 }
 
-void KernelAio::run_deferred() {
+void QueueEngine::run_deferred() {
   resumer_scheduled_ = false;
   // Only what is listed now: completions found while these run wait for the
   // next pass (complete_in_submit schedules it).
@@ -340,29 +323,16 @@ void KernelAio::run_deferred() {
   if (plug) unplug();
 }
 
-bool KernelAio::poll() {
+bool QueueEngine::poll() {
   if (in_flight_ == 0 || !queue_->ready()) return false;
   return reap_top(kPoll) > 0;
 }
 
-bool KernelAio::poll_worthwhile() {
-  if (cfg_.poll_mode == PollMode::kOn) return true;
-  bool worth = false;
-  // Sampled only here, when the loop is about to wait: in flight dropping to
-  // 0 inside an iteration and refilled before it ends is not a pause.
-  if (in_flight_ == 0) {
-    pace_.idle();
-  } else {
-    pace_.busy(NowNs(), completions_);
-    const int64_t pace = pace_.interval_ns();
-    worth = pace == 0 || int64_t(in_flight_) * pace <= ctx_->poll_params().max_ns;
-  }
-  poll_declined_ = !worth;
-  if (!worth) c_.poll_declined++;
-  return worth;
+bool QueueEngine::poll_worthwhile() {
+  return poll_.worthwhile(in_flight_, ctx_->poll_params().max_ns, NowNs);
 }
 
-void KernelAio::counters(std::vector<DriverCounter>* out) const {
+void QueueEngine::counters(std::vector<DriverCounter>* out) const {
   auto add = [out](std::string name, uint64_t v) { out->push_back({std::move(name), v}); };
   add("aio_submit_calls", c_.submit_calls);
   add("aio_requests_submitted", c_.requests_submitted);
@@ -384,13 +354,13 @@ void KernelAio::counters(std::vector<DriverCounter>* out) const {
   add("aio_ring_full_blocks", c_.ring_full_blocks);
   add("aio_eagain", c_.eagain);
   add("aio_submit_errors", c_.submit_errors);
-  add("aio_batch_limit", uint64_t(batch_));
-  add("aio_batch_changes", c_.batch_changes);
-  add("aio_poll_withdrawals", c_.poll_withdrawals);
-  add("aio_poll_retries", c_.poll_retries);
-  add("aio_poll_declined", c_.poll_declined);
-  add("aio_pace_ns", uint64_t(pace_.interval_ns()));
-  add("aio_polling", poll_registered_ ? 1 : 0);
+  add("aio_batch_limit", uint64_t(batch_.limit()));
+  add("aio_batch_changes", batch_.changes());
+  add("aio_poll_withdrawals", poll_.withdrawals());
+  add("aio_poll_retries", poll_.retries());
+  add("aio_poll_declined", poll_.declined());
+  add("aio_pace_ns", uint64_t(poll_.pace_ns()));
+  add("aio_polling", poll_.registered() ? 1 : 0);
   add("aio_in_flight", uint64_t(in_flight_));
   queue_->counters(out);
 }

@@ -1,8 +1,11 @@
-// KernelAio: requests sent to the kernel through a KernelQueue (Linux
-// native AIO or io_uring, kernel_queue.h), driven by one loop.  The policy
-// both interfaces share lives here; the queue is the mechanism.
+// QueueEngine: the engine that drives one KernelQueue (kernel_queue.h) --
+// Linux native AIO, io_uring, the worker pool or aio=sync -- from one loop.
+// The policy the four share lives here; the queue is the mechanism.  (It
+// was KernelAio, a name from when it drove libaio only; "queue engine"
+// says what it is: the engine over a KernelQueue, whichever aio= chose.
+// LoopEngine, loop_engine.h, is what shares one per loop.)
 //
-// `co_await aio.submit(req)` queues the request (IoRequest, in the awaiting
+// `co_await engine.submit(req)` queues the request (IoRequest, in the awaiting
 // coroutine's frame), sends it and resumes with the kernel's result (byte
 // count or negative errno).
 //
@@ -35,28 +38,22 @@
 // one submission: a device that completes inside the submission (zram)
 // keeps full batches.
 //
-// Batch size.  With adapt_batch, the most requests per submission follow
-// the device: max_batch while the peeks after a submission find at least
-// half of the requests already done (the device completes inside the
-// submission, like zram: big batches save system calls); async_batch (4)
-// once they find fewer than a quarter (an asynchronous device: the first
-// requests reach it sooner instead of waiting for 31 others, and a virtual
-// disk or the loop worker starts on them while the rest are prepared).  In
-// between the limit stays (a loop device at QD 128 hovers around a half and
-// would flip every window).  Decided per window of kBatchWindow submitted
-// requests; needs peek_after_submit.  docs/file-driver.md has the numbers.
+// Batch size.  The most requests per submission: max_batch, or with
+// adapt_batch (and peek_after_submit) what the BatchSizer (batch_sizer.h)
+// decides from how many the peeks after a submission find done.
+// docs/file-driver.md has the numbers.
 //
-// Polling.  The PollHandler is registered per Config::poll_mode; kAuto
-// withdraws it while the loop's polling does not find the completions (see
-// PollMode).
+// Polling.  The PollHandler is registered per Config::poll_mode as the
+// PollGovernor (poll_governor.h) decides: kAuto withdraws it while the
+// loop's polling does not find the completions, and it tells the loop not
+// to spin while the queue outlasts the poll window (poll_worthwhile).
 //
-// The file driver keeps one KernelAio per loop and engine setting, shared by
-// all its nodes there (LoopEngine, loop_engine.h), as QEMU does.
+// The file driver keeps one QueueEngine per loop and engine setting, shared
+// by all its nodes there (LoopEngine, loop_engine.h), as QEMU does.
 //
 // Threading: everything on the attached loop's thread.
 #pragma once
 
-#include <algorithm>
 #include <coroutine>
 #include <cstdint>
 #include <memory>
@@ -64,32 +61,23 @@
 #include <vector>
 
 #include "block/driver.h"
-#include "block/file/completion_pace.h"
+#include "block/file/batch_sizer.h"
 #include "block/file/kernel_queue.h"
+#include "block/file/poll_governor.h"
 #include "util/aio_context.h"
 #include "util/result.h"
 #include "util/task.h"
 
 namespace blk {
 
-class KernelAio final : public PollHandler {
+class QueueEngine final : public PollHandler {
  public:
   enum class SubmitMode { kImmediate, kBottomHalf };
-  // Busy polling of the ring by the loop (the PollHandler):
-  //   kAuto: registered, but withdrawn while it does not pay: when, over a
-  //     window of kPollWindow wake-ups with completions, the loop's polling
-  //     found fewer than a quarter and the eventfd (the loop slept) the rest.
-  //     That is a device whose completions come from a kernel worker that
-  //     needs this CPU (the loop device: spinning delays the very completion
-  //     it waits for) or slower than the poll window (a disk).  Polling is
-  //     tried again after kPollRetryWindows windows, doubling up to
-  //     kPollRetryMax windows while it keeps failing.  While registered, the
-  //     loop spins only when poll_worthwhile() (a shallow enough queue);
-  //     wake-ups after sleeps it declined do not count in the window.
-  //   kOn: always registered, always worthwhile.  kOff: never registered.
-  //   Without the ring in user space (use_ring off, or a ring layout this
-  //   code does not know) the mode is kOff: poll() cannot see completions.
-  enum class PollMode { kAuto, kOn, kOff };
+  // Busy polling of the ring by the loop (the PollHandler): kAuto, kOn or
+  // kOff, as PollGovernor::Mode (poll_governor.h) describes.  Without the
+  // ring in user space (use_ring off, or a ring layout this code does not
+  // know) the mode is kOff: poll() cannot see completions.
+  using PollMode = PollGovernor::Mode;
   struct Config {
     int max_batch = 32;       // most requests per submission
     bool adapt_batch = true;  // async_batch on a device that completes late
@@ -102,16 +90,15 @@ class KernelAio final : public PollHandler {
 
   using Request = IoRequest;
 
-
   // Takes ownership of `queue`.
-  KernelAio(const Config& cfg, std::unique_ptr<KernelQueue> queue);
+  QueueEngine(const Config& cfg, std::unique_ptr<KernelQueue> queue);
   // REQUIRES: no request in flight, and not called from a coroutine that
   // this object's completion path resumed (reap_top/run_deferred are still
   // on the stack then): close after BlockNode::co_drain(), which returns at
   // the loop's top level.  A violation aborts with a message.
-  ~KernelAio() override;
-  KernelAio(const KernelAio&) = delete;
-  KernelAio& operator=(const KernelAio&) = delete;
+  ~QueueEngine() override;
+  QueueEngine(const QueueEngine&) = delete;
+  QueueEngine& operator=(const QueueEngine&) = delete;
 
   // Registers the eventfd handler and the poll handler on `ctx`.
   void attach(AioContext& ctx);
@@ -121,13 +108,13 @@ class KernelAio final : public PollHandler {
 
   // Awaitable: sends `req` and resumes with its result.
   struct SubmitAwaiter {
-    KernelAio* aio;
+    QueueEngine* engine;
     Request* req;
     bool await_ready() const noexcept { return false; }
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) {
       req->stamp = SubmitStampOf(h);
-      return aio->enqueue(req, h);
+      return engine->enqueue(req, h);
     }
     int64_t await_resume() const noexcept { return req->res; }
   };
@@ -142,33 +129,18 @@ class KernelAio final : public PollHandler {
   KernelQueue& queue() { return *queue_; }
   int in_flight() const { return in_flight_; }
   int queued() const { return queued_; }
-  // The adapt_batch rule: the batch limit after a window in which
-  // `submitted` requests went out with limit `current` and the peeks after
-  // a submission found `found` of them done.
-  static int ChooseBatch(uint64_t found, uint64_t submitted, int current, int max_batch,
-                         int async_batch) {
-    if (found * 2 >= submitted) return max_batch;
-    if (found * 4 < submitted) return std::min(max_batch, async_batch);
-    return current;
-  }
 
   // Appends counters: the policy's prefixed with "aio_", then the queue's.
   void counters(std::vector<DriverCounter>* out) const;
 
   // PollHandler: reaps the ring without system calls.
   bool poll() override;
-  // PollHandler.  kOn: always.  kAuto: only with requests in flight
-  // whose next completion is expected within the loop's poll window:
-  // in_flight * pace <= poll max_ns, pace being the device's mean time
-  // between completions while busy (CompletionPace; unknown counts as
-  // worthwhile).  At a deep queue the device stays busy for longer than any
-  // poll window, so sleeping costs it nothing, while spinning costs a CPU
-  // and reaps one completion per wake-up: on the loop device at QD 32 the
-  // same IOPS at about a third of the user CPU.  At QD 1 the next
-  // completion is the one the guest waits for, and polling stays.
+  // PollHandler: PollGovernor::worthwhile() with the requests in flight and
+  // the loop's poll window (on the loop device at QD 32 declining gives the
+  // same IOPS at about a third of the user CPU).
   bool poll_worthwhile() override;
   // True while registered as the loop's PollHandler.
-  bool polling() const { return poll_registered_; }
+  bool polling() const { return poll_.registered(); }
 
  private:
   enum Source { kAfterSubmit = 0, kEventfd = 1, kPoll = 2, kSources = 3 };
@@ -192,15 +164,10 @@ class KernelAio final : public PollHandler {
     uint64_t ring_full_blocks = 0;
     uint64_t eagain = 0;
     uint64_t submit_errors = 0;
-    uint64_t poll_withdrawals = 0;  // kAuto: poll handler removed
-    uint64_t poll_retries = 0;      // kAuto: poll handler registered again
-    uint64_t poll_declined = 0;     // poll_worthwhile() said no
-    uint64_t batch_changes = 0;     // adapt_batch: limit switched
   };
-  static constexpr uint64_t kBatchWindow = 512;
-  static constexpr int kPollWindow = 128;
-  static constexpr int kPollRetryWindows = 8;
-  static constexpr int kPollRetryMax = 256;
+
+  // cfg with its defaults filled in and what `queue` cannot do turned off.
+  static Config Normalized(Config cfg, const KernelQueue& queue);
 
   // Queues req; sends unless plugged.  False when req already completed
   // (the caller then does not suspend).
@@ -225,9 +192,10 @@ class KernelAio final : public PollHandler {
   // the next iteration, so a device that completes inside a submission cannot
   // starve timers and fds).
   Task<void> resumer();
-  // kAuto: a wake-up that reaped completions, from the poll handler or the
-  // eventfd.  Only the eventfd handler (outside the loop's poll-handler
-  // iteration) registers or removes the poll handler.
+  // A wake-up that reaped completions, from the poll handler or the
+  // eventfd: tells the governor, and registers or withdraws the poll
+  // handler as it says (only ever from the eventfd handler, outside the
+  // loop's iteration over its poll handlers).
   void note_wakeup(Source src);
   // Aborts with a message if called while reap_top()/run_deferred() run.
   void CheckNotReaping(const char* what) const;
@@ -252,17 +220,8 @@ class KernelAio final : public PollHandler {
   bool resumer_scheduled_ = false;
   Request* submitting_ = nullptr;  // the request whose await_suspend is running
   int reaping_ = 0;                // reap_top()/run_deferred() on the stack
-  bool poll_registered_ = false;
-  CompletionPace pace_;
-  uint64_t completions_ = 0;   // reaped in all (pace_ samples)
-  bool poll_declined_ = false;  // the last poll_worthwhile() said no
-  int win_poll_ = 0;           // kAuto window: wake-ups reaped by polling
-  int win_wait_ = 0;           //   ... by the eventfd
-  int retry_left_ = 0;         // windows until polling is tried again
-  int retry_windows_ = kPollRetryWindows;
-  int batch_ = 32;             // current most per submission (<= max_batch)
-  uint64_t win_submitted_ = 0;  // adapt_batch window: requests sent
-  uint64_t win_found_ = 0;      //   ... found done by the peeks after a submission
+  PollGovernor poll_;              // whether the poll handler is registered
+  BatchSizer batch_;               // the most requests per submission
   std::vector<IoRequest*> batch_reqs_;
   Counters c_;
 };

@@ -1,6 +1,6 @@
-// KernelAio's submission error paths, over a FaultQueue (fault_queue.h)
+// QueueEngine's submission error paths, over a FaultQueue (fault_queue.h)
 // wrapping a real LibaioQueue or UringQueue on an O_DIRECT file: the
-// contract of kernel_aio.h / kernel_queue.h, checked request by request.
+// contract of queue_engine.h / kernel_queue.h, checked request by request.
 //   * A partial submission (the kernel took k < n): the rest is sent again.
 //   * -EAGAIN with requests in flight: the refused requests wait in the
 //     queue and go out after a completion; with nothing in flight (no
@@ -19,7 +19,7 @@
 #include <map>
 #include <vector>
 
-#include "block/file/kernel_aio.h"
+#include "block/file/queue_engine.h"
 #include "block/file/libaio_queue.h"
 #include "block/file/uring_queue.h"
 #include "tests/block/file/fault_queue.h"
@@ -49,25 +49,26 @@ struct Outcome {
   int64_t res = 0;
 };
 
-// One request through KernelAio, the IoRequest in this frame.
-Task<void> Issue(KernelAio& aio, int fd, Op op, uint8_t* buf, Outcome* out) {
+// One request through QueueEngine, the IoRequest in this frame.
+Task<void> Issue(QueueEngine& engine, int fd, Op op, uint8_t* buf, Outcome* out) {
   struct iovec iov = {buf, 4096};
   IoRequest req = op.write ? IoRequest::Write(fd, &iov, 1, op.block * 4096)
                            : IoRequest::Read(fd, &iov, 1, op.block * 4096);
-  out->res = co_await aio.submit(req);
+  out->res = co_await engine.submit(req);
   out->completions++;
 }
 
 // Ops one after another, each after the previous completed (as a guest's
 // queue slot): the next request is issued from the completion path.
-Task<void> IssueSeries(KernelAio& aio, int fd, std::vector<int> ids, const std::vector<Op>* ops,
-                       std::vector<AlignedBuffer>* bufs, std::vector<Outcome>* outs) {
+Task<void> IssueSeries(QueueEngine& engine, int fd, std::vector<int> ids,
+                       const std::vector<Op>* ops, std::vector<AlignedBuffer>* bufs,
+                       std::vector<Outcome>* outs) {
   for (int i : ids) {
-    co_await Issue(aio, fd, (*ops)[size_t(i)], (*bufs)[size_t(i)].data(), &(*outs)[size_t(i)]);
+    co_await Issue(engine, fd, (*ops)[size_t(i)], (*bufs)[size_t(i)].data(), &(*outs)[size_t(i)]);
   }
 }
 
-class KernelAioFaultTest : public ::testing::TestWithParam<Backend> {
+class QueueEngineFaultTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     file_ = std::make_unique<TempFile>(uint64_t(kBlocks) * 4096);
@@ -75,24 +76,24 @@ class KernelAioFaultTest : public ::testing::TestWithParam<Backend> {
     ASSERT_GE(fd_, 0) << file_->path() << ": O_DIRECT: " << strerror(errno);
   }
   void TearDown() override {
-    aio_.reset();
+    engine_.reset();
     if (fd_ >= 0) close(fd_);
   }
 
-  // A fresh KernelAio over a FaultQueue over the real queue (128 entries).
-  void Make(const KernelAio::Config& cfg) {
-    aio_.reset();
+  // A fresh QueueEngine over a FaultQueue over the real queue (128 entries).
+  void Make(const QueueEngine::Config& cfg) {
+    engine_.reset();
     auto real = MakeRealQueue(GetParam().uring);
     ASSERT_TRUE(real.ok()) << real.error().message;
     auto fq = std::make_unique<FaultQueue>(std::move(real.value()));
     fq_ = fq.get();
-    aio_ = std::make_unique<KernelAio>(cfg, std::move(fq));
-    aio_->attach(ctx_);
+    engine_ = std::make_unique<QueueEngine>(cfg, std::move(fq));
+    engine_->attach(ctx_);
   }
 
   uint64_t Counter(const std::string& name) const {
     std::vector<DriverCounter> v;
-    aio_->counters(&v);
+    engine_->counters(&v);
     for (const auto& c : v) {
       if (c.name == name) return c.value;
     }
@@ -129,11 +130,11 @@ class KernelAioFaultTest : public ::testing::TestWithParam<Backend> {
   // Starts every op at once, inside one plug when `plugged`.
   void RunAtOnce(const std::vector<Op>& ops, bool plugged) {
     Prepare(ops);
-    if (plugged) aio_->plug();
+    if (plugged) engine_->plug();
     for (size_t i = 0; i < ops.size(); i++) {
-      SpawnNow(Issue(*aio_, fd_, ops[i], bufs_[i].data(), &outs_[i]));
+      SpawnNow(Issue(*engine_, fd_, ops[i], bufs_[i].data(), &outs_[i]));
     }
-    if (plugged) aio_->unplug();
+    if (plugged) engine_->unplug();
     RunUntilDone(ops.size());
   }
 
@@ -141,13 +142,13 @@ class KernelAioFaultTest : public ::testing::TestWithParam<Backend> {
   // after another; started inside one plug when `plugged`.
   void RunSeries(const std::vector<Op>& ops, int workers, bool plugged) {
     Prepare(ops);
-    if (plugged) aio_->plug();
+    if (plugged) engine_->plug();
     for (int w = 0; w < workers; w++) {
       std::vector<int> ids;
       for (size_t i = size_t(w); i < ops.size(); i += size_t(workers)) ids.push_back(int(i));
-      SpawnNow(IssueSeries(*aio_, fd_, ids, &ops, &bufs_, &outs_));
+      SpawnNow(IssueSeries(*engine_, fd_, ids, &ops, &bufs_, &outs_));
     }
-    if (plugged) aio_->unplug();
+    if (plugged) engine_->unplug();
     RunUntilDone(ops.size());
   }
 
@@ -205,8 +206,8 @@ class KernelAioFaultTest : public ::testing::TestWithParam<Backend> {
     EXPECT_EQ(fq_->anomalies(), 0u) << "a request sent twice, or a completion of none";
     EXPECT_EQ(fq_->taken() + failed, ops.size()) << "each request taken once or failed once";
     EXPECT_EQ(fq_->fetched(), fq_->taken());
-    EXPECT_EQ(aio_->in_flight(), 0);
-    EXPECT_EQ(aio_->queued(), 0);
+    EXPECT_EQ(engine_->in_flight(), 0);
+    EXPECT_EQ(engine_->queued(), 0);
     EXPECT_EQ(Counter("aio_in_flight"), 0u);
     EXPECT_EQ(Counter("aio_submit_calls"), fq_->calls().size());
     EXPECT_EQ(Counter("aio_requests_submitted"), fq_->taken());
@@ -232,8 +233,8 @@ class KernelAioFaultTest : public ::testing::TestWithParam<Backend> {
   AioContext ctx_;
   std::unique_ptr<TempFile> file_;
   int fd_ = -1;
-  std::unique_ptr<KernelAio> aio_;
-  FaultQueue* fq_ = nullptr;  // owned by aio_
+  std::unique_ptr<QueueEngine> engine_;
+  FaultQueue* fq_ = nullptr;  // owned by engine_
   std::vector<AlignedBuffer> bufs_;
   std::vector<Outcome> outs_;
 };
@@ -252,7 +253,7 @@ std::vector<Op> Reads(int n, uint64_t first_block = 0) {
 
 // The kernel takes 5, then 1, then 10 of a plugged batch of 32: the rest
 // goes out at once in the next call, each request once.
-TEST_P(KernelAioFaultTest, PartialSubmissionSendsTheRestAgain) {
+TEST_P(QueueEngineFaultTest, PartialSubmissionSendsTheRestAgain) {
   ASSERT_NO_FATAL_FAILURE(Make({}));
   fq_->push({FaultQueue::Take(5), FaultQueue::Take(1), FaultQueue::Take(10)});
   const auto ops = Writes(32);
@@ -269,9 +270,9 @@ TEST_P(KernelAioFaultTest, PartialSubmissionSendsTheRestAgain) {
 
 // Unplugged, bottom-half submission: the requests of one loop iteration
 // leave together at its end, and a partial submission's rest right after.
-TEST_P(KernelAioFaultTest, PartialSubmissionInBottomHalfMode) {
-  KernelAio::Config cfg;
-  cfg.submit_mode = KernelAio::SubmitMode::kBottomHalf;
+TEST_P(QueueEngineFaultTest, PartialSubmissionInBottomHalfMode) {
+  QueueEngine::Config cfg;
+  cfg.submit_mode = QueueEngine::SubmitMode::kBottomHalf;
   ASSERT_NO_FATAL_FAILURE(Make(cfg));
   fq_->push({FaultQueue::Take(7), FaultQueue::Take(7)});
   const auto ops = Reads(24, 100);
@@ -283,7 +284,7 @@ TEST_P(KernelAioFaultTest, PartialSubmissionInBottomHalfMode) {
 
 // An errno other than -EAGAIN fails the first request of the batch, which
 // is not sent again; the others go out in the next call.
-TEST_P(KernelAioFaultTest, SubmitErrorFailsOnlyTheFirstRequestOfTheBatch) {
+TEST_P(QueueEngineFaultTest, SubmitErrorFailsOnlyTheFirstRequestOfTheBatch) {
   for (int e : {-EIO, -EBUSY, -EINVAL, -EBADF}) {
     SCOPED_TRACE(strerror(-e));
     ASSERT_NO_FATAL_FAILURE(Make({}));
@@ -302,7 +303,7 @@ TEST_P(KernelAioFaultTest, SubmitErrorFailsOnlyTheFirstRequestOfTheBatch) {
 // Unplugged immediate submission: one request per call; the one whose
 // submission failed completes right away (its coroutine goes on without
 // suspending, or is resumed through the loop), the others are unaffected.
-TEST_P(KernelAioFaultTest, SubmitErrorOnUnpluggedRequests) {
+TEST_P(QueueEngineFaultTest, SubmitErrorOnUnpluggedRequests) {
   ASSERT_NO_FATAL_FAILURE(Make({}));
   fq_->push({FaultQueue::Forward(), FaultQueue::Fail(-EIO), FaultQueue::Forward(),
              FaultQueue::Fail(-ENOMEM), FaultQueue::Forward()});
@@ -319,10 +320,10 @@ TEST_P(KernelAioFaultTest, SubmitErrorOnUnpluggedRequests) {
 // -EAGAIN with requests in the kernel: the refused requests stay queued and
 // leave after a completion freed a slot (the next call comes with fewer in
 // the kernel), all of them; nothing fails.
-TEST_P(KernelAioFaultTest, EagainWithRequestsInFlightWaitsForACompletion) {
+TEST_P(QueueEngineFaultTest, EagainWithRequestsInFlightWaitsForACompletion) {
   for (bool peek : {false, true}) {
     SCOPED_TRACE(peek ? "peek after submit" : "no peek");
-    KernelAio::Config cfg;
+    QueueEngine::Config cfg;
     cfg.peek_after_submit = peek;
     ASSERT_NO_FATAL_FAILURE(Make(cfg));
     fq_->push({FaultQueue::Take(4), FaultQueue::Fail(-EAGAIN)});
@@ -340,7 +341,7 @@ TEST_P(KernelAioFaultTest, EagainWithRequestsInFlightWaitsForACompletion) {
 
 // -EAGAIN with nothing in the kernel: no completion will free a slot, so
 // the first request fails with -EAGAIN (each time), the rest go on.
-TEST_P(KernelAioFaultTest, EagainWithNothingInFlightFailsTheFirstRequest) {
+TEST_P(QueueEngineFaultTest, EagainWithNothingInFlightFailsTheFirstRequest) {
   ASSERT_NO_FATAL_FAILURE(Make({}));
   fq_->push({FaultQueue::Fail(-EAGAIN), FaultQueue::Fail(-EAGAIN)});
   const auto ops = Reads(8, 500);
@@ -363,8 +364,8 @@ TEST_P(KernelAioFaultTest, EagainWithNothingInFlightFailsTheFirstRequest) {
 
 // max_inflight 4: never more than 4 in the kernel, the rest waits in the
 // queue ("ring full") and leaves as completions free slots.
-TEST_P(KernelAioFaultTest, RingFullKeepsTheRestQueued) {
-  KernelAio::Config cfg;
+TEST_P(QueueEngineFaultTest, RingFullKeepsTheRestQueued) {
+  QueueEngine::Config cfg;
   cfg.max_inflight = 4;
   cfg.peek_after_submit = false;
   ASSERT_NO_FATAL_FAILURE(Make(cfg));
@@ -382,19 +383,19 @@ TEST_P(KernelAioFaultTest, RingFullKeepsTheRestQueued) {
 // max_inflight, 32 coroutines issuing series of reads and writes whose
 // next request comes from the completion path.  Plugged start, unplugged
 // immediate, bottom half; with and without peek after submit.
-TEST_P(KernelAioFaultTest, RandomFaultsLoseAndDoubleNothing) {
+TEST_P(QueueEngineFaultTest, RandomFaultsLoseAndDoubleNothing) {
   struct Variant {
     const char* name;
     bool plugged;
-    KernelAio::SubmitMode mode;
+    QueueEngine::SubmitMode mode;
     bool peek;
   };
   const Variant variants[] = {
-      {"plugged_peek", true, KernelAio::SubmitMode::kImmediate, true},
-      {"plugged_nopeek", true, KernelAio::SubmitMode::kImmediate, false},
-      {"unplugged_peek", false, KernelAio::SubmitMode::kImmediate, true},
-      {"unplugged_nopeek", false, KernelAio::SubmitMode::kImmediate, false},
-      {"bh", false, KernelAio::SubmitMode::kBottomHalf, true},
+      {"plugged_peek", true, QueueEngine::SubmitMode::kImmediate, true},
+      {"plugged_nopeek", true, QueueEngine::SubmitMode::kImmediate, false},
+      {"unplugged_peek", false, QueueEngine::SubmitMode::kImmediate, true},
+      {"unplugged_nopeek", false, QueueEngine::SubmitMode::kImmediate, false},
+      {"bh", false, QueueEngine::SubmitMode::kBottomHalf, true},
   };
   // Writes to blocks 0..510 (even), reads of blocks 513..1023 (odd).
   std::vector<Op> ops;
@@ -404,7 +405,7 @@ TEST_P(KernelAioFaultTest, RandomFaultsLoseAndDoubleNothing) {
   uint64_t seed = 1;
   for (const Variant& v : variants) {
     SCOPED_TRACE(v.name);
-    KernelAio::Config cfg;
+    QueueEngine::Config cfg;
     cfg.max_batch = 8;
     cfg.max_inflight = 16;
     cfg.submit_mode = v.mode;
@@ -443,7 +444,7 @@ TEST_P(KernelAioFaultTest, RandomFaultsLoseAndDoubleNothing) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Queues, KernelAioFaultTest,
+INSTANTIATE_TEST_SUITE_P(Queues, QueueEngineFaultTest,
                          ::testing::Values(Backend{"libaio", false}, Backend{"io_uring", true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
