@@ -1247,36 +1247,8 @@ std::vector<size_t> PausesBefore(const Recorded& rec, int64_t min_ns) {
   return at;
 }
 
-// thinktime_blocks_type=issue pauses after every thinktime_blocks issued
-// I/Os; complete (the default) once that many completed, after letting the
-// I/O in flight complete (fio's handle_thinktime).
-TEST(Runner, ThinktimeCountsIssuedOrCompletedBlocks) {
-  const std::vector<std::string> base = {"--name=t", "--ioengine=null", "--rw=randread", "--bs=4k",
-                                         "--size=512k", "--iodepth=8", "--thinktime=50ms",
-                                         "--thinktime_blocks=16"};
-  // Pauses are gaps of 40 ms or more between issues: far above a scheduler
-  // slice on a loaded machine, which a 5 ms pause was not.
-  Recorded issue, complete;
-  auto a = base;
-  a.push_back("--thinktime_blocks_type=issue");
-  ASSERT_FALSE(RunRecorded(ParseJobs(a), &issue).failed());
-  ASSERT_EQ(issue.ios.size(), 128u);
-  // After the 16th, 32nd, ... issue: 7 pauses with an issue after them.
-  EXPECT_EQ(PausesBefore(issue, 40'000'000),
-            (std::vector<size_t>{16, 32, 48, 64, 80, 96, 112}));
-  ASSERT_FALSE(RunRecorded(ParseJobs(base), &complete).failed());
-  ASSERT_EQ(complete.ios.size(), 128u);
-  // The null driver completes each request on the next loop round, so the
-  // 16th completion is seen at a later issue than the 16th; the pauses
-  // come every 16 completions all the same (8 in 128 I/Os, the last
-  // possibly at the end).
-  const auto p = PausesBefore(complete, 40'000'000);
-  ASSERT_GE(p.size(), 6u);
-  EXPECT_LE(p.size(), 8u);
-  for (size_t k = 1; k < p.size(); k++) EXPECT_EQ(p[k] - p[k - 1], 16u) << k;
-  EXPECT_GT(p[0], 16u);
-}
-
+// The thinktime decisions (blocks issued or completed, iotime) are
+// features/think_time_test's; here the pauses of whole runs.
 // thinktime_iotime: a pause every iotime + thinktime from the start (no
 // blocks count without thinktime_blocks); rate_ignore_thinktime: the rate
 // goes on after a pause instead of catching up (fio 3.33, same jobs: 902

@@ -4,9 +4,13 @@
 // Each write picked (trim_percentage of them, from the clone's seed) joins
 // the trim list when issued.  Before fetching each I/O the loop asks fio
 // 3.33's question (check_get_trim): with blocks listed, is a batch under
-// way, or has the history (VerifyTracker::history()) reached a multiple of
-// trim_backlog right after a write (a batch of trim_backlog_batch, 0:
-// trim_backlog, starts)?  If so, the I/O in flight completes and a trim of
+// way, or is the history (VerifyTracker::history()) a multiple of
+// trim_backlog with the last I/O issued not a read (a batch of
+// trim_backlog_batch, 0: trim_backlog, starts)?  A trim counts as not a
+// read, and with trim_verify_zero a trim leaves the history as it was, so
+// a batch that ended at a multiple starts the next at once (fio 3.33 does
+// the same; it asks of the last completed I/O, which differs only at
+// iodepth > 1).  If so, the I/O in flight completes and a trim of
 // the oldest listed block still written is queued (issued next).  With
 // trim_verify_zero the block stays in the verify list, marked trimmed: it
 // must read back as zeros; without, it leaves the list and the history

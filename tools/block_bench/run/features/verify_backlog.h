@@ -1,8 +1,9 @@
 // VerifyBacklog: fio's verify_backlog / verify_backlog_batch for one clone.
 //
 // The tracker's history (VerifyTracker::history()) counts the writes issued
-// and not yet read back.  When it reaches a multiple of verify_backlog
-// right after a write, a batch of verify_backlog_batch (0: verify_backlog)
+// and not yet read back.  When it is a multiple of verify_backlog and the
+// last I/O issued was not a read (fio 3.33 asks of the last completed one;
+// the two differ only at iodepth > 1), a batch of verify_backlog_batch (0: verify_backlog)
 // reads starts: the loop lets the I/O in flight complete and queues reads
 // of the oldest completed writes still unchecked (SubmitLoop::inject), which
 // go out before anything else.  What is left of a batch when no completed
