@@ -25,6 +25,11 @@ namespace blk::bench {
 // Data directions, in the order fio uses for comma-separated values.
 enum class Dir : int { kRead = 0, kWrite = 1, kTrim = 2 };
 inline constexpr int kNumDirs = 3;
+// "read", "write", "trim": the direction in messages.
+inline const char* OpName(Dir d) {
+  static constexpr const char* kNames[kNumDirs] = {"read", "write", "trim"};
+  return kNames[int(d)];
+}
 template <class T>
 using PerDir = std::array<T, kNumDirs>;
 

@@ -14,12 +14,6 @@
 #include "util/clock.h"
 
 namespace blk::bench {
-namespace {
-
-double Sec(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
-
-}  // namespace
-
 Clone::Clone(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
              RunShared* shared)
     : job_(job),
@@ -175,8 +169,7 @@ void Clone::add_features() {
   // write's generation).
   const IoSource& src = *source_.source;
   const bool writes = src.has_dir(Dir::kWrite);
-  std::vector<std::string> names;
-  for (uint32_t f = 0; f < files_.size(); f++) names.push_back(files_.display(f));
+  const std::vector<std::string> names = files_.names();
   if (MaxLatency::Wanted(job_)) {
     features_.max_latency = std::make_unique<MaxLatency>(job_, errors_, names);
     loop_->add_hook(features_.max_latency.get());
@@ -223,10 +216,8 @@ void Clone::add_verify(bool writes) {
   o.count_history = job_.verify_backlog || trim;
   o.backlog = o.skip_checked = job_.verify_backlog != 0;
   o.fatal = job_.verify_fatal;
-  std::vector<std::string> names;
-  for (uint32_t f = 0; f < files_.size(); f++) names.push_back(files_.display(f));
   features_.verify = std::make_unique<VerifyTracker>(o, content_.layout, files_.keys(),
-                                                     std::move(names), slots_, errors_, res_);
+                                                     files_.names(), slots_, errors_, res_);
   VerifyTracker& t = *features_.verify;
   loop_->add_hook(&t);
   if (job_.verify_only && writes) loop_->set_source(t.record_only(*source_.source));
@@ -444,12 +435,9 @@ void Clone::snapshot(CloneResult* out) const {
 void Clone::usage_since_begin(CloneResult* out, int64_t now) const {
   rusage ru1;
   getrusage(RUSAGE_THREAD, &ru1);
-  const rusage& ru0 = begin_.ru;
-  out->usr_s = Sec(ru1.ru_utime) - Sec(ru0.ru_utime);
-  out->sys_s = Sec(ru1.ru_stime) - Sec(ru0.ru_stime);
-  out->ctx = uint64_t((ru1.ru_nvcsw - ru0.ru_nvcsw) + (ru1.ru_nivcsw - ru0.ru_nivcsw));
-  out->majf = uint64_t(ru1.ru_majflt - ru0.ru_majflt);
-  out->minf = uint64_t(ru1.ru_minflt - ru0.ru_minflt);
+  out->usr_s = out->sys_s = 0;
+  out->ctx = out->majf = out->minf = 0;
+  AddUsage(begin_.ru, ru1, out);
   out->elapsed_ns = now - begin_.ns;
   if (offload_) offload_->add_usage(out);
 }

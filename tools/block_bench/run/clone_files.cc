@@ -152,6 +152,12 @@ void CloneFiles::cancel_waits() {
     if (f.blk) f.blk->cancel_waits();
 }
 
+std::vector<std::string> CloneFiles::names() const {
+  std::vector<std::string> n;
+  for (const File& f : files_) n.push_back(f.target.display);
+  return n;
+}
+
 bool CloneFiles::any_spin() const {
   return std::any_of(files_.begin(), files_.end(), [](const File& f) { return f.target.spin; });
 }

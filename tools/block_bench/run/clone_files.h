@@ -91,6 +91,8 @@ class CloneFiles {
   std::vector<File>& files() { return files_; }
   // For messages: the file, image or spec.
   const std::string& display(uint32_t f) const { return files_[f].target.display; }
+  // Every file's display name, in file order (for components' messages).
+  std::vector<std::string> names() const;
   const FileKeys& keys() const { return keys_; }
   // read_iolog: the trace (null otherwise).
   const std::shared_ptr<const trace::Trace>& trace() const { return trace_; }

@@ -3,6 +3,19 @@
 #include <algorithm>
 
 namespace blk::bench {
+namespace {
+
+double Sec(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
+
+}  // namespace
+
+void AddUsage(const rusage& from, const rusage& to, CloneResult* out) {
+  out->usr_s += Sec(to.ru_utime) - Sec(from.ru_utime);
+  out->sys_s += Sec(to.ru_stime) - Sec(from.ru_stime);
+  out->ctx += uint64_t((to.ru_nvcsw - from.ru_nvcsw) + (to.ru_nivcsw - from.ru_nivcsw));
+  out->majf += uint64_t(to.ru_majflt - from.ru_majflt);
+  out->minf += uint64_t(to.ru_minflt - from.ru_minflt);
+}
 
 void CloneStats::sync_done(int64_t t0, int64_t t1, bool measured) {
   if (!measured) return;

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <algorithm>
+#include <sys/resource.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -39,6 +41,10 @@ struct LiveCounters {
   std::atomic<uint64_t> planned_bytes{0};
   std::atomic<bool> done{false};
 };
+
+// Adds a thread's CPU time, context switches and faults between two
+// getrusage(RUSAGE_THREAD) readings to `out`.
+void AddUsage(const rusage& from, const rusage& to, CloneResult* out);
 
 class CloneStats {
  public:

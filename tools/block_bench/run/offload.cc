@@ -1,12 +1,7 @@
 #include "tools/block_bench/run/offload.h"
+#include "tools/block_bench/run/clone_stats.h"
 
 namespace blk::bench {
-namespace {
-
-double Sec(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
-
-}  // namespace
-
 Task<Expected<void>> Offload::start(CloneFiles& files, AioContext& home) {
   auto t = IOThread::Create(name_);
   if (!t) {
@@ -56,12 +51,7 @@ void Offload::add_usage(CloneResult* out) const {
   rusage o1{};
   thread_->run_sync([&o1] { getrusage(RUSAGE_THREAD, &o1); });
   // The submitter's share (fio counts its workers' CPU as the job's).
-  const rusage& o0 = ru0_;
-  out->usr_s += Sec(o1.ru_utime) - Sec(o0.ru_utime);
-  out->sys_s += Sec(o1.ru_stime) - Sec(o0.ru_stime);
-  out->ctx += uint64_t((o1.ru_nvcsw - o0.ru_nvcsw) + (o1.ru_nivcsw - o0.ru_nivcsw));
-  out->majf += uint64_t(o1.ru_majflt - o0.ru_majflt);
-  out->minf += uint64_t(o1.ru_minflt - o0.ru_minflt);
+  AddUsage(ru0_, o1, out);
 }
 
 }  // namespace blk::bench

@@ -7,12 +7,6 @@
 #include "util/clock.h"
 
 namespace blk::bench {
-namespace {
-
-const char* const kOpName[] = {"read", "write", "trim"};
-
-}  // namespace
-
 void SubmitLoop::add_hook(SubmitHook* h) {
   const unsigned p = h->points();
   if (p & SubmitHook::kBeforeFetch) hooks_.before_fetch.push_back(h);
@@ -224,7 +218,7 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
     }
     if (!st.ok()) {
       p_.errors.io_error(u.dir, -st.error(),
-                         std::string(kOpName[d]) + " error on '" + p_.files.display(u.file) +
+                         std::string(OpName(u.dir)) + " error on '" + p_.files.display(u.file) +
                              "' at offset " + std::to_string(u.offset) + " length " +
                              std::to_string(u.len) + ": " + ErrnoString(st.error()));
     }

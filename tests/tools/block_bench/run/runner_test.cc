@@ -300,7 +300,9 @@ TEST(Runner, RateIopsKeepsItsSchedule) {
     EXPECT_NEAR(iops, 5000, 5000 * 0.25) << process;
     EXPECT_NEAR(double(c.runtime_ns) / 1e9, 2.0, 2.0 * 0.25);
     EXPECT_EQ(c.schedule.kind, ScheduleResult::Kind::kRate);
-    if (std::string(process) == "linear") EXPECT_LE(c.dir[0].ios, 2u * 5000 + 1);
+    if (std::string(process) == "linear") {
+      EXPECT_LE(c.dir[0].ios, 2u * 5000 + 1);
+    }
   }
 }
 

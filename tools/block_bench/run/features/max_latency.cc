@@ -3,12 +3,6 @@
 #include <cerrno>
 
 namespace blk::bench {
-namespace {
-
-const char* const kOpName[] = {"read", "write", "trim"};
-
-}  // namespace
-
 bool MaxLatency::Wanted(const JobOptions& job) {
   for (int d = 0; d < kNumDirs; d++)
     if (job.max_latency[d].count() > 0) return true;
@@ -20,7 +14,7 @@ void MaxLatency::on_complete(const DoneIo& io) {
   const int64_t max_us = job_.max_latency[d].count();
   if (!io.measured || max_us <= 0 || io.lat <= uint64_t(max_us) * 1000 || !io.st.ok()) return;
   errors_.count(ETIMEDOUT, "max_latency exceeded");
-  errors_.fail(ETIMEDOUT, std::string(kOpName[d]) + " on '" + names_[io.u.file] + "' at offset " +
+  errors_.fail(ETIMEDOUT, std::string(OpName(io.u.dir)) + " on '" + names_[io.u.file] + "' at offset " +
                               std::to_string(io.u.offset) + " took " + std::to_string(io.lat) +
                               " ns, more than max_latency=" + std::to_string(max_us * 1000) + " ns");
 }

@@ -3,12 +3,6 @@
 #include <cerrno>
 
 namespace blk::bench {
-namespace {
-
-const char* const kOpName[] = {"read", "write", "trim"};
-
-}  // namespace
-
 bool RateGuard::Wanted(const JobOptions& job) {
   for (int d = 0; d < kNumDirs; d++)
     if (job.rate_min[d] || job.rate_iops_min[d]) return true;
@@ -22,10 +16,10 @@ std::string RateGuard::miss(int d, int64_t spent) const {
   const double bytes = double(stats_.raw_bytes(d) - m.bytes) / sec;
   const double ios = double(stats_.raw_ios(d) - m.ios) / sec;
   if (min_bytes && bytes < double(min_bytes))
-    return "rate_min=" + std::to_string(min_bytes) + " B/s not met for " + kOpName[d] +
+    return "rate_min=" + std::to_string(min_bytes) + " B/s not met for " + OpName(Dir(d)) +
            "s: " + std::to_string(uint64_t(bytes)) + " B/s";
   if (min_ios && ios < double(min_ios))
-    return "rate_iops_min=" + std::to_string(min_ios) + " not met for " + kOpName[d] + "s: " +
+    return "rate_iops_min=" + std::to_string(min_ios) + " not met for " + OpName(Dir(d)) + "s: " +
            std::to_string(uint64_t(ios)) + " IOPS";
   return "";
 }
