@@ -137,6 +137,7 @@ bool Clone::prepare(AioContext& ctx) {
   auto layout = MakeVerifyLayout(job_, *source_.source);
   if (!layout.ok()) return failed_setup(layout.error());
   content_.layout = std::move(*layout);
+  content_.layout.thread = (res_->job_index << 16) | (res_->clone & 0xffff);  // verify=meta's writer
   const QueueShape shape = QueueShapeOf(job_, files_.trace().get());
   res_->schedule.depth = shape.depth;
   auto s = slots_.allocate(shape.depth, source_.source->max_bs(), content_.filler.get());
