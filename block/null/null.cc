@@ -135,6 +135,9 @@ class NullDriver final : public BlockDriver {
     auto* d = static_cast<NullDriver*>(opaque);
     if (!d->head_) return;
     int64_t now = NowNs();
+    // The request the timer was armed for may be gone (its frame destroyed
+    // while waiting): never spin longer than latency-spin-ns.
+    if (d->head_->due - now > d->spin_ns_) return d->arm();
     while (now < d->head_->due) {
       CpuRelax();
       now = NowNs();
