@@ -4,11 +4,9 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 
 #include "util/aligned_buffer.h"
 
@@ -54,19 +52,6 @@ void ProbeByReading(int fd, uint32_t* req, uint32_t* mem) {
   }
 }
 
-// The device's max_sectors_kb from sysfs, in bytes; 0 if unknown.
-uint64_t DeviceMaxTransfer(dev_t rdev) {
-  char path[96];
-  snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/max_sectors_kb", major(rdev),
-           minor(rdev));
-  FILE* f = fopen(path, "re");
-  if (!f) return 0;
-  unsigned long long kb = 0;
-  if (fscanf(f, "%llu", &kb) != 1) kb = 0;
-  fclose(f);
-  return kb * 1024;
-}
-
 }  // namespace
 
 int64_t FileLength(int fd, bool block_device) {
@@ -103,7 +88,6 @@ Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direc
     return MakeError(int(len), "cannot get the size of '" + path + "': " + ErrnoString(int(len)));
   }
   g.length = uint64_t(len);
-  if (g.block_device) g.max_transfer = DeviceMaxTransfer(st.st_rdev);
   if (!direct) {
     g.alignment_source = "buffered";
     return g;
@@ -130,7 +114,6 @@ Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direc
   }
   g.request_alignment = req;
   g.memory_alignment = mem;
-  if (g.max_transfer && g.max_transfer < req) g.max_transfer = 0;
   return g;
 }
 

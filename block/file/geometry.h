@@ -25,7 +25,14 @@ struct FileGeometry {
   uint64_t length = 0;
   uint32_t request_alignment = 1;
   uint32_t memory_alignment = 1;
-  uint64_t max_transfer = 0;  // 0: no limit known
+  // The most bytes one request may carry: the kernel's own cap on a single
+  // read or write (MAX_RW_COUNT, INT_MAX rounded down to a page).  Not the
+  // device's max_sectors_kb: for O_DIRECT the kernel splits bios at the
+  // device's limits itself (a bio-based device such as zram takes them
+  // whole), so splitting here would only turn one request into several, as
+  // fio never does.  A larger pread/pwrite would come back short.
+  static constexpr uint64_t kMaxRwCount = 0x7ffff000;
+  uint64_t max_transfer = kMaxRwCount;
   std::string alignment_source;  // "statx", "ioctl", "probe", "default", "buffered"
 };
 

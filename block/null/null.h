@@ -6,7 +6,11 @@
 //
 // Options: size (default 1G), read-zeroes (default off, as QEMU's long-time
 // default: a benchmark then measures the layer, not memset), latency-ns
-// (default 0: complete in the next loop iteration).
+// (default 0: complete in the next loop iteration), latency-spin-ns (default
+// 50000: with latency-ns, the loop thread wakes this long before a request is
+// due and spins until it is, so a request completes within a few µs of its
+// latency instead of late by the host's timer slack and wake-up delay; the
+// loop's other work waits at most this long; 0: sleep until due).
 #pragma once
 
 #include "block/driver_info.h"

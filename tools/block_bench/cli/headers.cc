@@ -68,6 +68,8 @@ std::string RunHeaders(const std::vector<JobOptions>& jobs, int ranks) {
     if (i > 0 && jobs[i].name == jobs[i - 1].name) continue;
     text += JobHeader(jobs[i], groups[i]);
     if (jobs[i].numjobs > 1) text += "...\n";  // fio's line for clones
+    const std::string diff = FioDifference(jobs[i]);
+    if (!diff.empty()) text += jobs[i].name + ": note: " + diff + "\n";
   }
   return text + StartingLine(jobs, ranks);
 }

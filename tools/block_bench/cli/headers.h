@@ -2,6 +2,9 @@
 //
 //   j: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=null, iodepth=1
 //   ...                        (when the job has numjobs > 1)
+//   j: note: submissions batched adaptively, ... (fio: ...)
+//                              (where the job runs with a default other
+//                              than fio's: run/target.h FioDifference)
 //   block-bench-0.1
 //   Starting 2 threads         ("on each of N ranks" under MPI)
 //

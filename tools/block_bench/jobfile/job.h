@@ -296,6 +296,16 @@ struct JobOptions {
   uint32_t iodepth = 1;
   bool iodepth_given = false;  // iodepth= was written (a replay's cap defaults otherwise)
   uint32_t iodepth_batch_submit = 1;        // 0: iodepth
+  // iodepth_batch_submit= was written.  Without it block-bench batches
+  // submissions adaptively (run/target.h SubmitBatching); with it, or with
+  // fio_defaults, at most iodepth_batch_submit requests per io_submit, as fio.
+  bool iodepth_batch_submit_given = false;
+  // fio_defaults=1 (block-bench's own; --fio_defaults on the command line):
+  // where block-bench's default differs from fio's, take fio's.  Today that
+  // is submission batching (one request per io_submit unless
+  // iodepth_batch_submit= says more) and the loop's busy polling of the
+  // completion ring (off: completions are waited for, as fio's io_getevents).
+  bool fio_defaults = false;
   uint32_t iodepth_batch_complete_min = 1;
   std::optional<uint32_t> iodepth_batch_complete_max;  // empty: = min
   std::optional<uint32_t> iodepth_low;                 // empty: = iodepth

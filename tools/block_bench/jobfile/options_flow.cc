@@ -182,6 +182,25 @@ FioOptionSpec IoDepth() {
   return s;
 }
 
+FioOptionSpec IodepthBatchSubmit() {
+  FioOptionSpec s = internal::UintOption<&JobOptions::iodepth_batch_submit, 0>(
+      "iodepth_batch_submit", "I/Os submitted at once (0: iodepth)");
+  s.aliases = {"iodepth_batch"};
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 0, UINT32_MAX);
+    if (!n.ok()) return n.error();
+    job.iodepth_batch_submit = static_cast<uint32_t>(n.value());
+    job.iodepth_batch_submit_given = true;
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.iodepth_batch_submit != DefaultJob().iodepth_batch_submit ||
+        job.iodepth_batch_submit_given)
+      out.push_back({std::string(n), std::to_string(job.iodepth_batch_submit)});
+  };
+  return s;
+}
+
 constexpr uint32_t kMaxCpu = 4095;
 
 // cpus_allowed=0-3,6 (fio's list syntax): the CPUs, sorted, without repeats.
@@ -298,10 +317,11 @@ std::vector<FioOptionSpec> FlowOptions() {
   using namespace internal;
   std::vector<FioOptionSpec> v;
   v.push_back(IoDepth());
-  v.push_back(WithAliases(
-      UintOption<&JobOptions::iodepth_batch_submit, 0>("iodepth_batch_submit",
-                                                       "I/Os submitted at once (0: iodepth)"),
-      {"iodepth_batch"}));
+  v.push_back(IodepthBatchSubmit());
+  v.push_back(FlagOption<&JobOptions::fio_defaults>(
+      "fio_defaults",
+      "block-bench: take fio's default where block-bench's differs (submission batching: one "
+      "request per io_submit unless iodepth_batch_submit says more; no busy polling)"));
   v.push_back(WithAliases(
       UintOption<&JobOptions::iodepth_batch_complete_min, 0>("iodepth_batch_complete_min",
                                                              "minimum completions reaped at once"),

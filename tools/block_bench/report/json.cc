@@ -7,6 +7,7 @@
 
 #include "tools/block_bench/jobfile/render.h"
 #include "tools/block_bench/report/common.h"
+#include "tools/block_bench/run/target.h"
 
 namespace blk::bench {
 namespace report_internal {
@@ -254,6 +255,7 @@ ojson BlkstackJson(const ReportUnit& u, const std::string& name) {
   ojson bs;
   bs["target"] = r.target;
   bs["engine"] = EngineOf(r.target);
+  if (const std::string d = FioDifference(job); !d.empty()) bs["differs_from_fio"] = d;
   if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) bs["file"] = FileJson(r);
   bs["jobs"] = u.jobs;
   bs["seed"] = r.seed;

@@ -138,7 +138,9 @@ bool Clone::prepare(AioContext& ctx) {
   if (!layout.ok()) return failed_setup(layout.error());
   content_.layout = std::move(*layout);
   content_.layout.thread = (res_->job_index << 16) | (res_->clone & 0xffff);  // verify=meta's writer
-  const QueueShape shape = QueueShapeOf(job_, files_.trace().get());
+  // The target's job: a replay onto the graph its trace names is not run
+  // one I/O at a time because the job's ioengine (default psync) would be.
+  const QueueShape shape = QueueShapeOf(files_.target_job(), files_.trace().get());
   res_->schedule.depth = shape.depth;
   auto s = slots_.allocate(shape.depth, source_.source->max_bs(), content_.filler.get());
   if (!s.ok()) return failed_setup(s.error());

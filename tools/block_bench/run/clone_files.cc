@@ -38,16 +38,9 @@ Expected<void> CloneFiles::load_trace() {
     tj->blockdev.clear();
   } else if (tj->filenames.empty() && tj->blockdev.empty() && tj->ioengine != IoEngine::kNull &&
              tj->ioengine != IoEngine::kRbd) {
-    // As fio: an iolog's I/O goes to the file it names.
-    if (trace_->files.size() != 1) {
-      std::string why = trace_->files.empty()
-                            ? "the trace names no file"
-                            : "the trace names " + std::to_string(trace_->files.size()) + " files ('" +
-                                  trace_->files[0] + "', '" + trace_->files[1] + "'...)";
-      return Error{-EINVAL, "read_iolog '" + path + "': " + why +
-                                ": give the target with filename=, blockdev= or replay_redirect="};
-    }
-    tj->filenames = {trace_->files[0]};
+    // The file or graph the trace names (TakeTraceTarget).
+    auto taken = TakeTraceTarget(*trace_, path, tj);
+    if (!taken.ok()) return taken;
   }
   // A new file (or a null device) is as large as the trace reaches.
   if (!tj->size) {

@@ -5,9 +5,10 @@
 // lock (layout, preallocation, invalidate, pre_read: PrepareTarget; clones
 // of one job share a file), and the open graph (OpenBackend, read-only for a
 // job that only reads).  With read_iolog it first loads the trace (parsed
-// once per run, RunShared::traces) and takes the target from it as fio does
-// (the file the iolog names, unless filename=, blockdev= or replay_redirect=
-// say otherwise), sized to the trace's extent when no size= is given.
+// once per run, RunShared::traces) and takes the target from it
+// (TakeTraceTarget: the graph spec or existing file the iolog names, unless
+// filename=, blockdev=, replay_redirect= or ioengine=null/rbd say otherwise),
+// sized to the trace's extent when no size= is given.
 // fio's "Laid out IO file" line and preallocation warnings go to
 // RunOptions::messages.
 //
@@ -94,6 +95,9 @@ class CloneFiles {
   // Every file's display name, in file order (for components' messages).
   std::vector<std::string> names() const;
   const FileKeys& keys() const { return keys_; }
+  // The clone's job with the target it runs on (a replay's blockdev= or
+  // filename= taken from its trace).  After load_trace().
+  const JobOptions& target_job() const { return target_job_; }
   // read_iolog: the trace (null otherwise).
   const std::shared_ptr<const trace::Trace>& trace() const { return trace_; }
   bool any_spin() const;

@@ -113,6 +113,14 @@ void AddFileOptions(const JobOptions& job, uint32_t clone_files, Target* t) {
     t->spec += ",aio-poll=on";
     t->spin = true;
   }
+  // Only the kernel queues have a submission call to batch.
+  const bool kernel_queue = t->spec.find(",aio=native,") != std::string::npos ||
+                            t->spec.find(",aio=io_uring,") != std::string::npos;
+  if (!kernel_queue) return;
+  const SubmitBatching b = SubmitBatchingOf(job);
+  t->spec += ",aio-max-batch=" + std::to_string(b.max_batch) +
+             ",aio-batch-adapt=" + (b.adaptive ? "on" : "off");
+  if (job.fio_defaults && !t->spin) t->spec += ",aio-poll=off";
 }
 
 // How the file is set up (PrepareTarget) for a job that needs `want` bytes.
@@ -161,6 +169,31 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
 }
 
 }  // namespace
+
+SubmitBatching SubmitBatchingOf(const JobOptions& job) {
+  // The file driver's bounds for aio-max-batch.
+  constexpr uint32_t kMaxBatch = 1024;
+  const uint32_t depth = std::clamp<uint32_t>(job.iodepth, 1, kMaxBatch);
+  SubmitBatching b;
+  if (job.iodepth_batch_submit_given || job.fio_defaults) {
+    const uint32_t n = job.iodepth_batch_submit ? job.iodepth_batch_submit : depth;
+    b.max_batch = std::clamp<uint32_t>(n, 1, kMaxBatch);
+    b.adaptive = false;
+    return b;
+  }
+  b.max_batch = depth;
+  b.adaptive = true;
+  return b;
+}
+
+std::string FioDifference(const JobOptions& job) {
+  if (!job.blockdev.empty() || SubstitutedEngine(job)) return "";
+  if (job.ioengine != IoEngine::kLibaio && job.ioengine != IoEngine::kIoUring) return "";
+  if (!SubmitBatchingOf(job).adaptive) return "";
+  return "submissions batched adaptively, up to iodepth=" + std::to_string(job.iodepth) +
+         " per system call (fio: iodepth_batch_submit=1, one per call; "
+         "iodepth_batch_submit= or fio_defaults=1 gives fio's)";
+}
 
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files) {
   if (!job.blockdev.empty()) {

@@ -23,6 +23,10 @@
 //                          [,write-cache=off when direct=1]
 // F is filename (the first of filename=a:b, prefixed by directory=), or fio's
 // default "<jobname>.<clone>.0".
+// A file spec with aio=native or aio=io_uring ends with the submission
+// batching SubmitBatchingOf (below) decides: ,aio-max-batch=N,
+// aio-batch-adapt=on|off, and with fio_defaults=1 ,aio-poll=off (unless the
+// spin above asked for polling).
 //
 // File set-up (PrepareTarget), as fio's: a regular file that does not exist
 // or is shorter than offset+size is
@@ -100,6 +104,27 @@ std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job);
 // iodepth= says ("increasing iodepth beyond 1 will not affect synchronous
 // ioengines").
 bool SyncEngine(const JobOptions& job);
+
+// How a file job's submissions are batched (the file driver's aio-max-batch
+// and aio-batch-adapt):
+//  * iodepth_batch_submit=N written (0: iodepth), or fio_defaults=1 (then
+//    N is iodepth_batch_submit, 1 unless written): at most N requests per
+//    io_submit / io_uring_enter, fixed, as fio (one request per system
+//    call at fio's default of 1);
+//  * else block-bench's default: adaptive, up to iodepth requests per call
+//    (the batch sizer, block/file/batch_sizer.h), a difference from fio
+//    that FioDifference names.
+struct SubmitBatching {
+  uint32_t max_batch = 1;
+  bool adaptive = false;
+};
+SubmitBatching SubmitBatchingOf(const JobOptions& job);
+
+// One line saying where this job runs with a default other than fio's
+// ("" when none): submission batching on a file target with libaio or
+// io_uring, when neither iodepth_batch_submit= nor fio_defaults=1 was
+// written.  The report's header and JSON carry it.
+std::string FioDifference(const JobOptions& job);
 
 // What PrepareTarget did, for the report.
 struct Prepared {

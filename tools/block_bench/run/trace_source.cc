@@ -1,6 +1,12 @@
 #include "tools/block_bench/run/trace_source.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+
+#include "block/options.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -19,6 +25,34 @@ void Scale(const trace::Record& r, const JobOptions& job, uint64_t* off, uint64_
 
 const std::string& TracePathFor(const JobOptions& job, uint32_t clone) {
   return job.read_iolog[clone % job.read_iolog.size()];
+}
+
+bool IsGraphSpec(std::string_view name) {
+  auto o = Options::Parse(name);
+  return o.ok() && o->Has("driver");
+}
+
+Expected<void> TakeTraceTarget(const trace::Trace& t, const std::string& path, JobOptions* tj) {
+  constexpr const char* kHow = ": give the target with filename=, blockdev= or replay_redirect=";
+  if (t.files.size() != 1) {
+    const std::string why = t.files.empty()
+                                ? "the trace names no file"
+                                : "the trace names " + std::to_string(t.files.size()) +
+                                      " files ('" + t.files[0] + "', '" + t.files[1] + "'...)";
+    return Error{-EINVAL, "read_iolog '" + path + "': " + why + kHow};
+  }
+  const std::string& file = t.files[0];
+  if (IsGraphSpec(file)) {
+    tj->blockdev = file;
+    return {};
+  }
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) {
+    return Error{-EINVAL, "read_iolog '" + path + "': the trace's file " + QuoteInput(file) +
+                              " does not exist and is not a graph spec" + kHow};
+  }
+  tj->filenames = {file};
+  return {};
 }
 
 Expected<std::shared_ptr<const trace::Trace>> TraceCache::get(const std::string& path,

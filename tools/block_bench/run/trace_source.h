@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/source.h"
@@ -31,6 +32,24 @@ namespace blk::bench {
 
 // The trace clone `clone` of `job` replays: read_iolog's entries in turn.
 const std::string& TracePathFor(const JobOptions& job, uint32_t clone);
+
+// True when `name` (an iolog's file column) is a driver-graph spec: text
+// that parses as a spec (QEMU -blockdev style or JSON, block/options.h) and
+// has a `driver` key.  block-bench's write_iolog on a graph target and
+// tools/emulator --write-iolog name the graph this way.
+bool IsGraphSpec(std::string_view name);
+
+// The target of a replay whose job names none (no filename=, blockdev= or
+// replay_redirect=, and an ioengine other than null and rbd), taken from
+// the one file trace `t` (read from `path`) names, into `tj`:
+//  * a graph spec (IsGraphSpec) becomes tj->blockdev: the replay opens that
+//    graph exactly as blockdev= would;
+//  * a path that exists becomes tj->filenames (fio's behaviour);
+//  * anything else is refused: nothing is ever created under a name the
+//    trace only mentions (fio 3.33 fails to open it too).
+// Errors (-EINVAL) are one line naming `path`, what the trace names, and
+// the options that give a target.  Only stats the name.
+Expected<void> TakeTraceTarget(const trace::Trace& t, const std::string& path, JobOptions* tj);
 
 // Traces loaded once per run and shared by the clones that replay them.
 class TraceCache {

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "block/options.h"
+
 namespace blk::bench::trace {
 namespace {
 
@@ -57,6 +59,12 @@ IologWriter::~IologWriter() {
 
 uint16_t IologWriter::add_file(int64_t t_us, std::string_view name) {
   std::string clean(name);
+  // A JSON graph spec holds blanks the format cannot: its key=value form is
+  // one token naming the same graph.
+  const size_t first = name.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (name[first] == '{' || name.substr(first, 5) == "json:")) {
+    if (auto o = Options::Parse(name); o.ok()) clean = o->ToString();
+  }
   for (char& c : clean)
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') c = '_';
   if (clean.empty()) clean = "_";

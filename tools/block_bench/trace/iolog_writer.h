@@ -12,7 +12,9 @@
 // Flushes are written as "sync 0 0" (fio writes OFFSET LENGTH on every I/O
 // line and its reader needs them), trims as "trim"; FUA is not expressible in
 // the format and is dropped.  File names must not contain whitespace (the
-// format splits on it): such characters are written as '_'.
+// format splits on it): such characters are written as '_'; a JSON graph
+// spec (block/options.h) is first written in its key=value form, so that
+// read_iolog opens the same graph from it (run/trace_source.h).
 //
 // Errors: a failed open is returned by Open(); a failed write (ENOSPC, EIO)
 // is remembered and returned by close(), which every caller must check.

@@ -75,6 +75,10 @@ struct Common {
   Expected<bool> Take(const std::string& arg) {
     if (arg == "--help" || arg == "-h") return help = true;
     if (auto v = Value(arg, "metric")) {
+      if (*v == "auto") {
+        cmp.metrics.clear();
+        return true;
+      }
       auto m = ParseMetrics(*v);
       if (!m) return Error{-EINVAL, "--metric: " + m.error().message};
       cmp.metrics = *m;
@@ -115,7 +119,13 @@ struct Common {
 
 const char* kCommonHelp =
     "  --metric=LIST        deciding metrics, comma-separated: iops, bw, mean, p50,\n"
-    "                       p99, p99.9 (clat; default p99); all are shown\n"
+    "                       p99, p99.9 (clat), sched_p50, sched_p99; all are shown.\n"
+    "                       Default (or auto): by run-to-run spread (IQR/median),\n"
+    "                       the first of sched_p99, sched_p50 (paced jobs), p99,\n"
+    "                       p50 whose spread is at most 2x the band, else the\n"
+    "                       least noisy; a note says which and why.  A named\n"
+    "                       metric too noisy to decide gets a note naming one\n"
+    "                       that is not\n"
     "  --threshold=PCT      noise band: a change whose whole confidence interval\n"
     "                       lies within +-PCT is \"same\" (default 5%)\n"
     "  --confidence=PCT     of the bootstrap interval (default 95%)\n"

@@ -27,6 +27,15 @@ double Quantile(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
+double Spread(std::span<const double> v) {
+  if (v.size() < 2) return NAN;
+  std::vector<double> sorted(v.begin(), v.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double median = Quantile(sorted, 0.5);
+  if (median == 0) return NAN;
+  return (Quantile(sorted, 0.75) - Quantile(sorted, 0.25)) / std::fabs(median);
+}
+
 double Median(std::span<const double> v) {
   std::vector<double> c(v.begin(), v.end());
   return MedianInPlace(c);

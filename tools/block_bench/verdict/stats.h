@@ -14,6 +14,11 @@ namespace blk::bench::verdict {
 // REQUIRES: !v.empty().
 double Median(std::span<const double> v);
 
+// Run-to-run spread: interquartile range / median (quartiles linear between
+// neighbours), e.g. 0.02 for runs whose middle half lies within 2 % of the
+// median.  NaN for fewer than 2 values or a median of 0.
+double Spread(std::span<const double> v);
+
 struct Interval {
   double lo = 0, hi = 0;
 };

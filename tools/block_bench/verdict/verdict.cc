@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "tools/block_bench/verdict/stats.h"
@@ -91,6 +92,77 @@ std::string RightAligned(const std::string& s, size_t width) {
   return chars >= width ? s : std::string(width - chars, ' ') + s;
 }
 
+// The largest spread of metric m over the rows that have values on both
+// sides; NaN when none has.
+double MetricSpread(const Comparison& c, Metric m) {
+  double worst = NAN;
+  for (const Row& r : c.rows)
+    if (r.metric == m && !r.base.empty() && !r.neu.empty() && !std::isnan(r.spread))
+      worst = std::isnan(worst) ? r.spread : std::max(worst, r.spread);
+  return worst;
+}
+
+std::string SpreadText(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100 * x);
+  return buf;
+}
+
+// Sets c.deciding (and c.chosen, c.notes): the named metrics, or the
+// candidate chosen by spread (verdict.h).
+void ChooseDeciding(const CompareOptions& o, Comparison& c) {
+  const double limit = kNoisyFactor * o.threshold;
+  const Metric candidates[] = {Metric::kSchedP99, Metric::kSchedP50, Metric::kP99, Metric::kP50};
+  // The first candidate within the limit, and the least noisy one.
+  std::optional<Metric> quiet, least;
+  double least_spread = NAN;
+  for (Metric m : candidates) {
+    const double x = MetricSpread(c, m);
+    if (std::isnan(x)) continue;
+    if (!quiet && x <= limit) quiet = m;
+    if (!least || x < least_spread) least = m, least_spread = x;
+  }
+  const std::string limit_text =
+      " (limit " + SpreadText(limit) + ", " + std::to_string(int(kNoisyFactor)) + "x the band)";
+  auto too_noisy = [&](Metric m) {
+    return std::string(Info(m).name) + " too noisy to decide: run-to-run spread " +
+           SpreadText(MetricSpread(c, m)) + limit_text;
+  };
+  if (!o.metrics.empty()) {
+    c.deciding = o.metrics;
+    for (Metric m : o.metrics) {
+      const double x = MetricSpread(c, m);
+      if (std::isnan(x) || x <= limit) continue;
+      std::string note = too_noisy(m);
+      if (quiet && *quiet != m)
+        note += "; " + std::string(Info(*quiet).name) + "'s is " +
+                SpreadText(MetricSpread(c, *quiet)) + ": use --metric=" + Info(*quiet).name;
+      c.notes.push_back(note);
+    }
+    return;
+  }
+  c.chosen = true;
+  if (!least) {  // no latency values on both sides: p99, as before
+    c.deciding = {Metric::kP99};
+    return;
+  }
+  const Metric pick = quiet ? *quiet : *least;
+  c.deciding = {pick};
+  for (Metric m : candidates) {
+    if (m == pick) break;
+    if (!std::isnan(MetricSpread(c, m))) c.notes.push_back(too_noisy(m));
+  }
+  if (quiet) {
+    c.notes.push_back("deciding on " + std::string(Info(pick).name) + " (run-to-run spread " +
+                      SpreadText(MetricSpread(c, pick)) + ")");
+  } else {
+    c.notes.push_back("every latency metric is too noisy: deciding on the least noisy, " +
+                      std::string(Info(pick).name) +
+                      "; expect unknown unless the change is large (more I/Os per run, or a "
+                      "wider --threshold, narrow it)");
+  }
+}
+
 }  // namespace
 
 const char* Name(Verdict v) {
@@ -131,7 +203,6 @@ Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultD
     if (!b.keys.count(k))
       c.problems.push_back("job '" + k.first + "' " + DirName(k.second) + " is in NEW only");
 
-  bool any_deciding = false, any_worse = false, any_unknown = false, any_better = false;
   uint64_t seed = o.seed;
   for (const Key& k : b.keys) {
     if (!n.keys.count(k)) continue;
@@ -147,7 +218,6 @@ Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultD
       r.job = k.first;
       r.dir = k.second;
       r.metric = mi.metric;
-      r.deciding = std::find(o.metrics.begin(), o.metrics.end(), mi.metric) != o.metrics.end();
       r.base = bv;
       r.neu = nv;
       // A side that has the metric shows its median even when the other
@@ -161,6 +231,8 @@ Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultD
         r.change = r.base_median != 0 ? r.new_median / r.base_median - 1 : NAN;
         r.ci = BootstrapChange(bv, nv, o.confidence, o.resamples, seed++);
         r.p_value = MannWhitneyP(bv, nv);
+        const double sb = Spread(bv), sn = Spread(nv);
+        r.spread = std::isnan(sb) ? sn : std::isnan(sn) ? sb : std::max(sb, sn);
         if (int(bv.size()) < o.min_runs || int(nv.size()) < o.min_runs) {
           r.note = "fewer than " + std::to_string(o.min_runs) + " runs on a side";
         } else if (r.base_median == 0) {
@@ -172,20 +244,25 @@ Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultD
             r.note = "may be better";
         }
       }
-      if (r.deciding) {
-        any_deciding = true;
-        any_worse |= r.verdict == Verdict::kWorse;
-        any_unknown |= r.verdict == Verdict::kUnknown;
-        any_better |= r.verdict == Verdict::kBetter;
-      }
       c.rows.push_back(std::move(r));
     }
   }
+
+  ChooseDeciding(o, c);
+  bool any_deciding = false, any_worse = false, any_unknown = false, any_better = false;
+  for (Row& r : c.rows) {
+    r.deciding = std::find(c.deciding.begin(), c.deciding.end(), r.metric) != c.deciding.end();
+    if (!r.deciding) continue;
+    any_deciding = true;
+    any_worse |= r.verdict == Verdict::kWorse;
+    any_unknown |= r.verdict == Verdict::kUnknown;
+    any_better |= r.verdict == Verdict::kBetter;
+  }
   if (!any_deciding) {
     std::string names;
-    for (Metric m : o.metrics) names += std::string(names.empty() ? "" : ",") + Info(m).name;
+    for (Metric m : c.deciding) names += std::string(names.empty() ? "" : ",") + Info(m).name;
     c.problems.push_back("no job has the deciding metric" +
-                         std::string(o.metrics.size() > 1 ? "s " : " ") + names + " on both sides");
+                         std::string(c.deciding.size() > 1 ? "s " : " ") + names + " on both sides");
   }
   if (any_worse) c.overall = Verdict::kWorse;
   else if (any_unknown || !c.problems.empty()) c.overall = Verdict::kUnknown;
@@ -205,24 +282,28 @@ std::string TextReport(const Comparison& c, const CompareOptions& o) {
                 c.base_runs, c.base_runs == 1 ? "" : "s", c.new_runs, c.new_runs == 1 ? "" : "s",
                 100 * o.threshold, 100 * o.confidence);
   out += buf;
-  std::snprintf(buf, sizeof buf, "%-24s %-5s %-11s %12s %12s %8s %20s  %s\n", "job", "dir",
-                "metric", "BASE", "NEW", "change", "interval", "verdict");
+  std::snprintf(buf, sizeof buf, "%-24s %-5s %-13s %12s %12s %8s %20s %7s  %s\n", "job", "dir",
+                "metric", "BASE", "NEW", "change", "interval", "spread", "verdict");
   out += buf;
   for (const Row& r : c.rows) {
     const std::string ci = "[" + Percent(r.ci.lo) + ", " + Percent(r.ci.hi) + "]";
     std::string verdict = Name(r.verdict);
     if (r.deciding) verdict += " *";
     if (!r.note.empty()) verdict += " (" + r.note + ")";
+    char spread[16] = "-";
+    if (!std::isnan(r.spread)) std::snprintf(spread, sizeof spread, "%.1f%%", 100 * r.spread);
     const std::string base = r.base.empty() ? kNoValue : Value(r.metric, r.base_median);
     const std::string neu = r.neu.empty() ? kNoValue : Value(r.metric, r.new_median);
-    std::snprintf(buf, sizeof buf, "%-24s %-5s %-11s %s %s %8s %20s  %s\n",
+    std::snprintf(buf, sizeof buf, "%-24s %-5s %-13s %s %s %8s %20s %7s  %s\n",
                   r.job.size() > 24 ? (r.job.substr(0, 21) + "...").c_str() : r.job.c_str(),
                   DirName(r.dir), Info(r.metric).title, RightAligned(base, 12).c_str(),
-                  RightAligned(neu, 12).c_str(), Percent(r.change).c_str(), ci.c_str(),
+                  RightAligned(neu, 12).c_str(), Percent(r.change).c_str(), ci.c_str(), spread,
                   verdict.c_str());
     out += buf;
   }
-  out += "(* deciding metric)\n";
+  out += c.chosen ? "(* deciding metric, chosen by run-to-run spread = IQR/median)\n"
+                  : "(* deciding metric; spread = run-to-run IQR/median)\n";
+  for (const std::string& n : c.notes) out += "note: " + n + "\n";
   for (const std::string& p : c.problems) out += "problem: " + p + "\n";
   std::snprintf(buf, sizeof buf, "verdict: %s (exit %d)\n", Name(c.overall), ExitCode(c.overall));
   out += buf;
@@ -234,8 +315,9 @@ nlohmann::ordered_json JsonReport(const Comparison& c, const CompareOptions& o) 
   auto num = [](double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nullptr; };
   nlohmann::ordered_json opts;
   std::vector<std::string> metrics;
-  for (Metric m : o.metrics) metrics.push_back(Info(m).name);
+  for (Metric m : c.deciding) metrics.push_back(Info(m).name);
   opts["metrics"] = metrics;
+  opts["metrics_chosen_by_spread"] = c.chosen;
   opts["threshold"] = o.threshold;
   opts["confidence"] = o.confidence;
   opts["min_runs"] = o.min_runs;
@@ -258,11 +340,13 @@ nlohmann::ordered_json JsonReport(const Comparison& c, const CompareOptions& o) 
     x["ci_low"] = num(r.ci.lo);
     x["ci_high"] = num(r.ci.hi);
     x["mann_whitney_p"] = num(r.p_value);
+    x["spread"] = num(r.spread);
     x["verdict"] = Name(r.verdict);
     if (!r.note.empty()) x["note"] = r.note;
     rows.push_back(std::move(x));
   }
   j["rows"] = rows;
+  j["notes"] = c.notes;
   j["problems"] = c.problems;
   j["verdict"] = Name(c.overall);
   j["exit_code"] = ExitCode(c.overall);

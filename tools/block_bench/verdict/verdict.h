@@ -21,11 +21,26 @@
 //              "unknown" otherwise (a regression beyond the band is possible
 //                        but not shown: more runs narrow the interval), and
 //                        whenever either side has fewer than `min_runs` runs.
-// The deciding metrics (`metrics`) give the overall verdict: worse if any is
+// The deciding metrics give the overall verdict: worse if any is
 // worse, else unknown if any is unknown, else better if any is better, else
 // same.  The overall verdict is unknown as well when a run failed (its JSON
 // reports an error), when a job or direction is on one side only, or when no
 // deciding value exists.
+//
+// Which metrics decide: those named (`metrics`), or, when none are named,
+// one chosen by its measured run-to-run spread (Spread in stats.h: IQR /
+// median of the runs' values, the larger of BASE's and NEW's, the largest
+// over jobs and directions).  A metric whose spread exceeds
+// kNoisyFactor x threshold is "too noisy to decide": its interval cannot
+// shrink into the band within the rounds ab runs (the half-width of the
+// change's interval is about 2.6 x spread / sqrt(runs): 10 % of spread needs
+// ~30 runs a side to fit a +-5 % band).  The candidates, in order of
+// preference: sched_p99 and sched_p50 (paced jobs only: latency from the
+// due time), then clat p99 and p50; the first not too noisy decides, else
+// the least noisy.  The choice is never made on the change itself (only on
+// each side's own spread), so it does not bias the verdict towards "worse".
+// With named metrics, a named one that is too noisy gets a note
+// recommending the least noisy candidate that is not.
 //
 // Exit codes (ExitCode) follow `git bisect run`: 0 same or better, 1 worse,
 // 125 unknown ("cannot test this commit": git skips it); never 126-255.
@@ -34,6 +49,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -48,8 +64,11 @@ const char* Name(Verdict v);  // "better", "same", "worse", "unknown"
 // 0 for better and same, 1 for worse, 125 for unknown.
 int ExitCode(Verdict v);
 
+// Spread above kNoisyFactor x threshold: too noisy to decide (see above).
+inline constexpr double kNoisyFactor = 2;
+
 struct CompareOptions {
-  std::vector<Metric> metrics = {Metric::kP99};  // the deciding ones
+  std::vector<Metric> metrics;  // the deciding ones; empty: chosen by spread
   double threshold = 0.05;                       // the noise band, +-5 %
   double confidence = 0.95;
   int min_runs = 5;     // per side, for any verdict but unknown
@@ -67,6 +86,7 @@ struct Row {
   double change = 0;              // new/base - 1 (NaN if base median is 0)
   Interval ci;                    // of change
   double p_value = 1;             // Mann-Whitney U, two-sided (for reference)
+  double spread = NAN;            // run-to-run, the larger side's (Spread)
   Verdict verdict = Verdict::kUnknown;
   std::string note;  // why unknown, when it is for a reason other than noise
 };
@@ -78,6 +98,11 @@ struct Comparison {
   // unmatched jobs, no deciding values.
   std::vector<std::string> problems;
   size_t base_runs = 0, new_runs = 0;
+  std::vector<Metric> deciding;  // named, or chosen by spread
+  bool chosen = false;           // chosen by spread (no metric named)
+  // How the metric was chosen, or why a named one cannot decide, e.g.
+  // "p99 too noisy to decide: run-to-run spread 58.0 % (limit 10.0 %)".
+  std::vector<std::string> notes;
 };
 
 Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultDoc>& neu,

@@ -174,6 +174,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"dedupe_mode", "dedupe_mode=repeat"},
       {"iodepth", "iodepth=128"},
       {"iodepth_batch_submit", "iodepth_batch_submit=0"},
+      {"fio_defaults", "fio_defaults"},
       {"iodepth_batch_complete_min", "iodepth_batch_complete_min=0"},
       {"iodepth_batch_complete_max", "iodepth_batch_complete_max=64"},
       {"iodepth_low", "iodepth_low=3"},

@@ -127,4 +127,58 @@ s=json.load(open('skip.json'))['jobs'][0]['schedule']
 assert s['bad_records']==1 and s['trace_ios']==2, s" || fail "skip_bad counts"
 "$BB" --name=b --ioengine=null --read_iolog=missing.log >m.txt 2>&1 && fail "missing trace accepted"
 grep -q "missing.log" m.txt || fail "missing trace not named: $(cat m.txt)"
+# 8. No target given: block-bench's own iolog names the graph it ran on
+# ("driver=null,size=..."): the replay opens that graph, creates no file in
+# the working directory, and keeps the log's span (a depth of 1 from the
+# default psync engine made it run long).  50k IOPS: a pace this loaded
+# 2-core machine keeps.
+mkdir "$T/own" && cd "$T/own" || fail "cd own"
+"$BB" --name=w --ioengine=null --size=64m --rw=randread --bs=4k --iodepth=8 --runtime=1 \
+  --time_based --rate_iops=50000 --write_iolog="$T/w.log" >/dev/null 2>&1 || fail "write_iolog"
+spec=$(awk 'NR == 2 { print $2 }' "$T/w.log")
+case "$spec" in driver=null,*) ;; *) fail "block-bench's iolog names '$spec'" ;; esac
+"$BB" --name=r --read_iolog="$T/w.log" --output-format=json >"$T/own.json" 2>"$T/own.err" \
+  || fail "replay of block-bench's own iolog: $(cat "$T/own.err")"
+[ -z "$(ls -A)" ] || fail "the replay created files in the working directory: $(ls -A)"
+python3 - "$T/own.json" "$spec" "$(ops "$T/w.log" | wc -l)" <<'PY' || fail "own iolog replay"
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+s = j["schedule"]
+print("own iolog replay: target %s, depth %d, duration error %+.2f %% (trace %.3f s, replay %.3f s)" %
+      (j["blkstack"]["target"], s["depth"], s["duration_error_pct"], s["trace_span_ns"] / 1e9,
+       s["replay_span_ns"] / 1e9))
+assert j["blkstack"]["target"] == sys.argv[2], j["blkstack"]["target"]
+assert s["trace_ios"] == int(sys.argv[3]) > 1000, (s["trace_ios"], sys.argv[3])
+assert abs(s["replay_span_ns"] - s["trace_span_ns"]) <= 0.25 * s["trace_span_ns"], s
+PY
+
+# 9. The emulator's iologs (key=value specs, one naming a file by its path,
+# and a JSON one, written as its key=value form) replay with no target, on
+# the graph they name (a file spec's '/' once made "cannot create: -2").
+truncate -s 64M "$T/emu.img" || fail truncate
+for sp in 'driver=null,size=64M' "driver=file,filename=$T/emu.img" \
+  '{"driver": "null", "size": "64M"}'; do
+  rm -f "$T/emu_own.log"
+  "$EMU" --queues=3 --depth=2 --seconds=0.2 --spec="$sp" --write-iolog="$T/emu_own.log" \
+    >/dev/null || fail "emulator --spec=$sp"
+  "$BB" --name=e --read_iolog="$T/emu_own.log" --write_iolog="$T/emu_back.log" \
+    >"$T/eo.txt" 2>&1 || fail "replay of the emulator's iolog ($sp): $(cat "$T/eo.txt")"
+  ops "$T/emu_own.log" >"$T/eo_want.txt"
+  ops "$T/emu_back.log" >"$T/eo_got.txt"
+  [ "$(wc -l <"$T/eo_want.txt")" -gt 100 ] || fail "emulator recorded too little ($sp)"
+  cmp -s "$T/eo_want.txt" "$T/eo_got.txt" || fail "emulator replay differs ($sp)"
+  want=$(awk 'NR == 2 { print $2 }' "$T/emu_own.log")
+  case "$want" in driver=*) ;; *) fail "the emulator's iolog names '$want'" ;; esac
+  grep -qF "blkstack     : $want" "$T/eo.txt" || fail "not on '$want': $(grep blkstack "$T/eo.txt")"
+  [ -z "$(ls -A)" ] || fail "the replay created files in the working directory: $(ls -A)"
+done
+
+# 10. A file column that is neither an existing path nor a spec, and no
+# target: refused in one line naming the log and the options, exit 1.
+printf 'fio version 3 iolog\n0 nosuch.img add\n1 nosuch.img read 0 4096\n' >"$T/nf.log"
+"$BB" --name=n --read_iolog="$T/nf.log" >"$T/nf.out" 2>"$T/nf.err" && fail "missing file accepted"
+grep -q "read_iolog '$T/nf.log': .*nosuch.img.*filename=, blockdev= or replay_redirect=" "$T/nf.err" \
+  || fail "refusal does not say how to name a target: $(cat "$T/nf.err")"
+[ "$(wc -l <"$T/nf.err")" -eq 1 ] || fail "refusal is not one line: $(cat "$T/nf.err")"
+[ ! -e nosuch.img ] || fail "the trace's file was created"
 echo PASS

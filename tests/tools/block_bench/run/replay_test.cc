@@ -2,6 +2,7 @@
 // in order on an absolute schedule, open loop up to the depth cap,
 // lateness and latency from the due time (coordinated omission visible),
 // write_iolog round trips, and the errors of a bad trace.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -173,6 +174,30 @@ TEST(Replay, ErrorsNameTheTrace) {
   EXPECT_NE(two.clones[0].error_message.find("replay_redirect"), std::string::npos)
       << two.clones[0].error_message;
   EXPECT_TRUE(r.failed());
+}
+
+// block-bench's own iolog names the graph it ran on: with no target given
+// the replay opens that graph (never a regular file named after the spec),
+// and the job's default engine (psync, synchronous on a file) does not cap
+// the replay at one I/O in flight; iodepth= given is the cap, as in fio.
+TEST(Replay, AGraphSpecInTheTraceIsTheTarget) {
+  std::vector<Rec> recs;
+  for (int i = 0; i < 64; i++) recs.push_back({'r', uint64_t(i / 8), uint64_t(i) * 4096, 4096});
+  const std::string spec = "driver=null,size=1048576";
+  const std::string log = WriteIolog("spec", recs, spec);
+  struct stat st;
+  ASSERT_NE(::stat(spec.c_str(), &st), 0) << "left over from an earlier run";
+  RunResult r = RunReplay({"--name=a", "--read_iolog=" + log});
+  const CloneResult& c = r.clones[0];
+  ASSERT_EQ(c.error, 0) << c.error_message;
+  EXPECT_EQ(c.target, spec);
+  EXPECT_NE(::stat(spec.c_str(), &st), 0) << "a file named after the spec was created";
+  EXPECT_EQ(c.dir[0].ios, recs.size());
+  EXPECT_GT(c.schedule.depth, 1u);
+
+  RunResult capped = RunReplay({"--name=a", "--iodepth=3", "--read_iolog=" + log});
+  ASSERT_EQ(capped.clones[0].error, 0) << capped.clones[0].error_message;
+  EXPECT_EQ(capped.clones[0].schedule.depth, 3u);
 }
 
 TEST(Replay, RateJobsReportTheirSchedule) {

@@ -27,16 +27,17 @@ struct Rec {
   uint64_t t_us, offset, len;
 };
 
-// Writes an iolog v3 naming one file.
-inline std::string WriteIolog(const std::string& name, const std::vector<Rec>& recs) {
+// Writes an iolog v3 naming one file, `file`.
+inline std::string WriteIolog(const std::string& name, const std::vector<Rec>& recs,
+                              const std::string& file = "dev") {
   const std::string path = TempPath(name);
   std::ofstream f(path);
-  f << "fio version 3 iolog\n0 dev add\n0 dev open\n";
+  f << "fio version 3 iolog\n0 " << file << " add\n0 " << file << " open\n";
   for (const Rec& r : recs) {
     const char* w = r.op == 'r' ? "read" : r.op == 'w' ? "write" : r.op == 't' ? "trim" : "sync";
-    f << r.t_us << " dev " << w << " " << r.offset << " " << r.len << "\n";
+    f << r.t_us << " " << file << " " << w << " " << r.offset << " " << r.len << "\n";
   }
-  f << (recs.empty() ? 0 : recs.back().t_us) << " dev close\n";
+  f << (recs.empty() ? 0 : recs.back().t_us) << " " << file << " close\n";
   return path;
 }
 

@@ -50,7 +50,9 @@ TEST(JobTarget, TrimJobsDiscard) {
 
 TEST(JobTarget, LibaioThreadsAndSync) {
   Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=native,cache.direct=on,fadvise=sequential");
+  EXPECT_EQ(t.spec,
+            "driver=file,filename=/dev/x,aio=native,cache.direct=on,fadvise=sequential,"
+            "aio-max-batch=1,aio-batch-adapt=on");
   // Buffered libaio would block in io_submit: the thread pool runs it.
   t = Of({"--ioengine=libaio", "--filename=/dev/x"});
   EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=off,fadvise=sequential");
@@ -81,11 +83,68 @@ TEST(JobTarget, UserspaceReapSpinsOnlyWithBatchCompleteMinZero) {
   Target t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x", "--userspace_reap=1",
                  "--iodepth_batch_complete_min=0"});
   EXPECT_EQ(t.spec,
-            "driver=file,filename=/dev/x,aio=native,cache.direct=on,fadvise=sequential,aio-poll=on");
+            "driver=file,filename=/dev/x,aio=native,cache.direct=on,fadvise=sequential,aio-poll=on,"
+            "aio-max-batch=1,aio-batch-adapt=on");
   EXPECT_TRUE(t.spin);
   t = Of({"--ioengine=libaio", "--direct=1", "--filename=/dev/x", "--userspace_reap=1"});
   EXPECT_EQ(t.spec.find("aio-poll"), std::string::npos) << t.spec;
   EXPECT_FALSE(t.spin);
+}
+
+// Submission batching: fio's meaning when iodepth_batch_submit= or
+// fio_defaults=1 is written (fixed, at most N per call, 0: iodepth),
+// block-bench's adaptive batching up to iodepth otherwise, with a note;
+// only the kernel queues get the options.
+TEST(JobTarget, SubmitBatchingFollowsTheJob) {
+  struct Case {
+    std::vector<std::string> args;
+    uint32_t max_batch;
+    bool adaptive;
+  };
+  const Case cases[] = {
+      {{"--iodepth=32"}, 32, true},
+      {{"--iodepth=32", "--iodepth_batch_submit=1"}, 1, false},
+      {{"--iodepth=32", "--iodepth_batch=8"}, 8, false},
+      {{"--iodepth=32", "--iodepth_batch_submit=0"}, 32, false},
+      {{"--iodepth=32", "--fio_defaults"}, 1, false},
+      {{"--iodepth=32", "--fio_defaults", "--iodepth_batch_submit=4"}, 4, false},
+      {{"--iodepth=5000"}, 1024, true},
+      {{"--iodepth=5000", "--iodepth_batch_submit=0"}, 1024, false},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> a = {"--name=j", "--ioengine=io_uring", "--filename=/f"};
+    a.insert(a.end(), c.args.begin(), c.args.end());
+    const JobOptions job = ParseJob(a);
+    const SubmitBatching b = SubmitBatchingOf(job);
+    EXPECT_EQ(b.max_batch, c.max_batch) << c.args.back();
+    EXPECT_EQ(b.adaptive, c.adaptive) << c.args.back();
+    Expected<Target> t = JobTarget(job, 0);
+    ASSERT_TRUE(t.ok());
+    const std::string want = ",aio-max-batch=" + std::to_string(c.max_batch) +
+                             ",aio-batch-adapt=" + (c.adaptive ? "on" : "off");
+    EXPECT_NE(t->spec.find(want), std::string::npos) << t->spec;
+    EXPECT_EQ(FioDifference(job).empty(), !c.adaptive) << c.args.back();
+  }
+  // fio_defaults: no busy polling either, unless fio's own spin asked for it.
+  EXPECT_NE(Of({"--ioengine=libaio", "--direct=1", "--filename=/f", "--fio_defaults"})
+                .spec.find(",aio-poll=off"),
+            std::string::npos);
+  Target spin = Of({"--ioengine=libaio", "--direct=1", "--filename=/f", "--fio_defaults",
+                    "--userspace_reap=1", "--iodepth_batch_complete_min=0"});
+  EXPECT_EQ(spin.spec.find(",aio-poll=off"), std::string::npos) << spin.spec;
+  // No submission call to batch: no options, no note.
+  for (std::vector<std::string> a : {std::vector<std::string>{"--ioengine=psync"},
+                                     {"--ioengine=libaio"},  // direct=0: the thread pool
+                                     {"--ioengine=posixaio"},
+                                     {"--ioengine=null"},
+                                     {"--ioengine=io_uring", "--blockdev=driver=null"}}) {
+    a.insert(a.begin(), {"--name=j", "--filename=/f", "--iodepth=8"});
+    const JobOptions job = ParseJob(a);
+    Expected<Target> t = JobTarget(job, 0);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t->spec.find("aio-max-batch"), std::string::npos) << t->spec;
+    EXPECT_EQ(FioDifference(job), "") << a[3];
+  }
 }
 
 // fio's rbd busy_poll spins without sleeping: completion=poll, and the loop

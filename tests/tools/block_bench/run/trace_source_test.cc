@@ -4,7 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace blk::bench {
@@ -129,6 +135,62 @@ TEST(TraceSource, PathPerCloneInTurn) {
   EXPECT_EQ(TracePathFor(job, 0), "a");
   EXPECT_EQ(TracePathFor(job, 1), "b");
   EXPECT_EQ(TracePathFor(job, 2), "a");
+}
+
+// The file column of block-bench's and the emulator's iologs names the
+// graph they ran on; fio's names a file.
+TEST(TraceTarget, GraphSpecsAreToldFromPaths) {
+  EXPECT_TRUE(IsGraphSpec("driver=null,size=67108864"));
+  EXPECT_TRUE(IsGraphSpec("driver=throttle,file.driver=null,file.size=1G"));
+  EXPECT_TRUE(IsGraphSpec(R"({"driver":"null","size":"64M"})"));
+  EXPECT_FALSE(IsGraphSpec("f.0.0"));
+  EXPECT_FALSE(IsGraphSpec("/dev/vdb"));
+  EXPECT_FALSE(IsGraphSpec("size=1G"));  // parses, but names no driver
+  EXPECT_FALSE(IsGraphSpec(""));
+}
+
+trace::Trace Naming(std::vector<std::string> files) {
+  trace::Trace t;
+  t.files = std::move(files);
+  return t;
+}
+
+TEST(TraceTarget, ASpecBecomesTheJobsBlockdev) {
+  JobOptions tj;
+  ASSERT_TRUE(TakeTraceTarget(Naming({"driver=null,size=1G"}), "g.log", &tj).ok());
+  EXPECT_EQ(tj.blockdev, "driver=null,size=1G");
+  EXPECT_TRUE(tj.filenames.empty());
+}
+
+TEST(TraceTarget, AnExistingFileIsReplayedOnto) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string f = std::string(dir ? dir : "/tmp") + "/tt." + std::to_string(getpid());
+  std::ofstream(f) << "x";
+  JobOptions tj;
+  ASSERT_TRUE(TakeTraceTarget(Naming({f}), "f.log", &tj).ok());
+  EXPECT_EQ(tj.filenames, std::vector<std::string>{f});
+  EXPECT_TRUE(tj.blockdev.empty());
+  ::unlink(f.c_str());
+}
+
+TEST(TraceTarget, AMissingFileIsRefusedNotCreated) {
+  const std::string f = "/nonexistent-dir/dev." + std::to_string(getpid());
+  JobOptions tj;
+  auto r = TakeTraceTarget(Naming({f}), "bad.log", &tj);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, -EINVAL);
+  const std::string& m = r.error().message;
+  EXPECT_NE(m.find("bad.log"), std::string::npos) << m;
+  EXPECT_NE(m.find(f), std::string::npos) << m;
+  EXPECT_NE(m.find("filename="), std::string::npos) << m;
+  EXPECT_NE(m.find("blockdev="), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  EXPECT_TRUE(tj.filenames.empty());
+  EXPECT_TRUE(tj.blockdev.empty());
+
+  // Several files, or none: which one is not guessed.
+  EXPECT_FALSE(TakeTraceTarget(Naming({"a", "b"}), "two.log", &tj).ok());
+  EXPECT_FALSE(TakeTraceTarget(Naming({}), "none.log", &tj).ok());
 }
 
 }  // namespace

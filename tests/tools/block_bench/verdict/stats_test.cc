@@ -17,6 +17,16 @@ TEST(StatsTest, Median) {
   EXPECT_DOUBLE_EQ(Median(std::vector<double>{1.7e308, 1.7e308}), 1.7e308);  // no overflow
 }
 
+// IQR / median, quartiles linear between neighbours.
+TEST(StatsTest, Spread) {
+  EXPECT_DOUBLE_EQ(Spread(std::vector<double>{5, 1, 4, 2, 3}), (4.0 - 2.0) / 3.0);
+  EXPECT_DOUBLE_EQ(Spread(std::vector<double>{10, 10, 10, 10}), 0);
+  // One wild run of nine barely moves it: the middle half decides.
+  EXPECT_NEAR(Spread(std::vector<double>{100, 101, 99, 100, 102, 98, 100, 101, 5000}), 0.01, 1e-9);
+  EXPECT_TRUE(std::isnan(Spread(std::vector<double>{1})));
+  EXPECT_TRUE(std::isnan(Spread(std::vector<double>{-1, 0, 1})));  // median 0
+}
+
 TEST(StatsTest, IdenticalSidesGiveAZeroInterval) {
   const std::vector<double> a = {5, 5, 5, 5};
   const Interval ci = BootstrapChange(a, a, 0.95, 1000, 1);
