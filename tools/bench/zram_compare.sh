@@ -4,7 +4,7 @@
 # given to both tools (fio's defaults against block-bench --fio_defaults).
 #
 # 1. Speed (SPEED=1): 4k randread, --direct=1 --norandommap --randrepeat=0,
-#    the first 1 GiB of DEV, queue depths QDS, each variant below once per
+#    the first SIZE_MB (1024) MiB of DEV, queue depths QDS, each variant below once per
 #    round, the order reversed every other round, ROUNDS rounds of SECS s;
 #    medians per variant, then the best variant of each side and their
 #    ratio.  fio is tuned for peak:
@@ -27,8 +27,8 @@
 #    included; start-up included, so short runs overstate it a little).
 #    block-bench's JSON counters give system calls per I/O.
 # 2. Same command line, fio's defaults (DEFAULTS=1): libaio randread 4k at
-#    QD 1 and 32 on the first GiB and 128k sequential writes at QD 1 and 32
-#    on the second GiB (--offset=1g: the reads' GiB keeps its data), no
+#    QD 1 and 32 on the first SIZE_MB MiB and 128k sequential writes at QD 1 and 32
+#    on the next SIZE_MB MiB (--offset: the reads' region keeps its data), no
 #    tuning options; block-bench gets the same line plus --fio_defaults.
 #    IOPS, clat mean and slat mean, medians of ROUNDS alternating runs, and
 #    whether each is within 5 % (IOPS) / 15 % (means) of fio's.
@@ -36,9 +36,9 @@
 # The device must hold data: on zram, if mm_stat's orig_data_size is under
 # 90 % of disksize the script fills it from /dev/urandom first (FILL=0
 # refuses instead).  A regular file (DEV=/path, for a quick check) is
-# written from /dev/urandom if it is shorter than 2 GiB.
+# written from /dev/urandom if it is shorter than 2 x SIZE_MB MiB.
 #
-# Usage: tools/bench/zram_compare.sh   (env: DEV=/dev/zram0 SECS=3 ROUNDS=5
+# Usage: tools/bench/zram_compare.sh   (env: DEV=/dev/zram0 SIZE_MB=1024 SECS=3 ROUNDS=5
 #        QDS="1 32 128" SPEED=1 DEFAULTS=1 BB=path/to/block_bench FIO=fio
 #        VARIANTS="bb libaio,bb io_uring,bb libaio fio-tuned,bb io_uring fio-tuned,
 #                  fio libaio,fio libaio spin,fio io_uring" (comma-separated subset)
@@ -48,6 +48,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DEV=${DEV:-/dev/zram0}
+SIZE_MB=${SIZE_MB:-1024}
 SECS=${SECS:-3}
 ROUNDS=${ROUNDS:-5}
 QDS=${QDS:-"1 32 128"}
@@ -68,11 +69,11 @@ for t in "$FIO" python3; do
 done
 [ -x "$BB" ] || { echo "zram_compare: no block-bench at $BB" >&2; exit 1; }
 
-GiB=$((1 << 30))
+NEED=$((2 * SIZE_MB << 20))
 if [ -b "$DEV" ]; then
   name=$(basename "$(readlink -f "$DEV")")
   size=$(blockdev --getsize64 "$DEV")
-  [ "$size" -ge $((2 * GiB)) ] || { echo "zram_compare: $DEV is $size bytes, needs 2 GiB" >&2; exit 1; }
+  [ "$size" -ge $NEED ] || { echo "zram_compare: $DEV is $size bytes, needs $NEED" >&2; exit 1; }
   if [ -r "/sys/block/$name/mm_stat" ]; then
     orig=$(awk '{print $1}' "/sys/block/$name/mm_stat")
     if [ "$orig" -lt $((size / 10 * 9)) ]; then
@@ -84,15 +85,15 @@ if [ -b "$DEV" ]; then
   fi
 else
   have=$(stat -c %s "$DEV" 2>/dev/null || echo 0)
-  if [ "$have" -lt $((2 * GiB)) ]; then
-    echo "# $DEV: writing 2 GiB from /dev/urandom" >&2
-    dd if=/dev/urandom of="$DEV" bs=1M count=2048 conv=fsync status=none
+  if [ "$have" -lt $NEED ]; then
+    echo "# $DEV: writing $((2 * SIZE_MB)) MiB from /dev/urandom" >&2
+    dd if=/dev/urandom of="$DEV" bs=1M count=$((2 * SIZE_MB)) conv=fsync status=none
   fi
 fi
 
-python3 - "$BB" "$FIO" "$DEV" "$SECS" "$ROUNDS" "$QDS" "$SPEED" "$DEFAULTS" "$VARIANTS" "$DEFAULT_CELLS" "$RAW" <<'PY'
+python3 - "$BB" "$FIO" "$DEV" "$SECS" "$ROUNDS" "$QDS" "$SPEED" "$DEFAULTS" "$VARIANTS" "$DEFAULT_CELLS" "$RAW" "$SIZE_MB" <<'PY'
 import json, os, resource, statistics, subprocess, sys, time
-bb, fio, dev, secs, rounds, qds, speed, defaults, variants, cells, raw = sys.argv[1:12]
+bb, fio, dev, secs, rounds, qds, speed, defaults, variants, cells, raw, size_mb = sys.argv[1:13]
 secs, rounds = float(secs), int(rounds)
 qds = [int(q) for q in qds.split()]
 variants = [v.strip() for v in variants.split(",") if v.strip()]
@@ -164,7 +165,7 @@ if speed == "1":
         for rnd in range(rounds):
             for v in (variants if rnd % 2 == 0 else variants[::-1]):
                 prog, extra = VAR[v]
-                r = run(prog, ["--name=z"] + common("randread", "4k", qd) + ["--size=1g"] + extra(qd), "randread")
+                r = run(prog, ["--name=z"] + common("randread", "4k", qd) + [f"--size={size_mb}m"] + extra(qd), "randread")
                 res.setdefault((qd, v), []).append(r)
                 print(f"# randread qd={qd} round={rnd} {v}: {r['iops']:.0f} IOPS, "
                       f"{r['cpu_json']:.0f} ns CPU/IO, load {load()[0]}", file=sys.stderr, flush=True)
@@ -207,7 +208,7 @@ if defaults == "1":
     res = {}
     for rw, bs, qd in cells:
         qd = int(qd)
-        where = ["--size=1g"] if "read" in rw else ["--offset=1g", "--size=1g"]
+        where = [f"--size={size_mb}m"] + ([] if "read" in rw else [f"--offset={size_mb}m"])
         args = ["--name=z", "--ioengine=libaio"] + common(rw, bs, qd) + where
         for rnd in range(rounds):
             pair = [("fio", fio, args), ("block-bench --fio_defaults", bb, args + ["--fio_defaults"])]
@@ -218,7 +219,8 @@ if defaults == "1":
                       f"clat {r['clat']:.1f} slat {r['slat']:.1f} us", file=sys.stderr, flush=True)
     print(f"### Same command line, fio defaults (block-bench with --fio_defaults): medians of {rounds} alternating runs of {secs:g} s")
     print()
-    print("libaio, `--direct=1 --norandommap --randrepeat=0 --time_based`, nothing else tuned; "
+    print("libaio, `--direct=1 --norandommap --randrepeat=0 --time_based`, nothing else tuned "
+      "(reads on the first region, writes on the next: `--offset`); "
           "means in µs; ✓ = IOPS within 5 %, clat/slat mean within 15 % of fio's.")
     print()
     print("| job | QD | IOPS fio / bb | clat fio / bb | slat fio / bb | IOPS | clat | slat | CPU ns/IO fio / bb | submits/IO bb |")
