@@ -19,8 +19,8 @@
 #                         fails every I/O with EOPNOTSUPP there; no
 #                         --sqthread_poll: it takes one of the two cores)
 #    block-bench runs its own defaults (bb libaio, bb io_uring) and fio's
-#    tuned command lines verbatim (bb libaio fio-tuned, bb io_uring
-#    fio-tuned).  Both sides keep latency measurement (no --gtod_reduce).
+#    tuned command lines verbatim (bb libaio fio-tuned, bb libaio fio-tuned
+#    spin, bb io_uring fio-tuned).  Both sides keep latency measurement (no --gtod_reduce).
 #    CPU per I/O: usr+sys from each tool's JSON (usr_cpu/sys_cpu, % of the
 #    job's runtime) over its I/Os, and, as a cross-check, getrusage of the
 #    whole process tree (RUSAGE_CHILDREN around the run: fio's main process
@@ -40,8 +40,9 @@
 #
 # Usage: tools/bench/zram_compare.sh   (env: DEV=/dev/zram0 SIZE_MB=1024 SECS=3 ROUNDS=5
 #        QDS="1 32 128" SPEED=1 DEFAULTS=1 BB=path/to/block_bench FIO=fio
-#        VARIANTS="bb libaio,bb io_uring,bb libaio fio-tuned,bb io_uring fio-tuned,
-#                  fio libaio,fio libaio spin,fio io_uring" (comma-separated subset)
+#        VARIANTS="bb libaio,bb io_uring,bb libaio fio-tuned,bb libaio fio-tuned spin,
+#                  bb io_uring fio-tuned,fio libaio,fio libaio spin,fio io_uring"
+#                  (comma-separated subset)
 #        DEFAULT_CELLS="randread:4k:1 randread:4k:32 write:128k:1 write:128k:32"
 #        RAW=file: every run's numbers as JSON lines)
 # Prints markdown tables on stdout, progress on stderr.
@@ -57,7 +58,7 @@ DEFAULTS=${DEFAULTS:-1}
 FILL=${FILL:-1}
 FIO=${FIO:-fio}
 RAW=${RAW:-}
-VARIANTS=${VARIANTS:-"bb libaio,bb io_uring,bb libaio fio-tuned,bb io_uring fio-tuned,fio libaio,fio libaio spin,fio io_uring"}
+VARIANTS=${VARIANTS:-"bb libaio,bb io_uring,bb libaio fio-tuned,bb libaio fio-tuned spin,bb io_uring fio-tuned,fio libaio,fio libaio spin,fio io_uring"}
 DEFAULT_CELLS=${DEFAULT_CELLS:-"randread:4k:1 randread:4k:32 write:128k:1 write:128k:32"}
 BB=${BB:-}
 if [ -z "$BB" ]; then
@@ -145,6 +146,7 @@ VAR = {  # name: (program, options after the common ones)
     "bb libaio": (bb, lambda qd: ["--ioengine=libaio"]),
     "bb io_uring": (bb, lambda qd: ["--ioengine=io_uring"]),
     "bb libaio fio-tuned": (bb, lambda qd: tuned("libaio", qd)),
+    "bb libaio fio-tuned spin": (bb, lambda qd: tuned("libaio", qd, spin=True)),
     "bb io_uring fio-tuned": (bb, lambda qd: tuned("io_uring", qd)),
     "fio libaio": (fio, lambda qd: tuned("libaio", qd)),
     "fio libaio spin": (fio, lambda qd: tuned("libaio", qd, spin=True)),
