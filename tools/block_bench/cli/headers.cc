@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "tools/block_bench/format/format.h"
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/target.h"
@@ -26,9 +27,27 @@ std::string StartingLine(const std::vector<JobOptions>& jobs, int ranks) {
 
 }  // namespace
 
+uint64_t MinBlockSize(const JobOptions& j, int d) {
+  if (j.bssplit[d].empty()) return j.bs[d].min;
+  uint64_t m = UINT64_MAX;
+  for (const BsSplitEntry& e : j.bssplit[d]) m = std::min(m, e.block_size);
+  return m;
+}
+
+uint64_t MaxBlockSize(const JobOptions& j, int d) {
+  if (j.bssplit[d].empty()) return j.bs[d].max;
+  uint64_t m = 0;
+  for (const BsSplitEntry& e : j.bssplit[d]) m = std::max(m, e.block_size);
+  return m;
+}
+
 std::string JobHeader(const JobOptions& j, int groupid) {
+  // fio's num2str of the direction's smallest and largest block size, with
+  // significant_figures digits and kb_base's prefixes: "4096B-64.0KiB".
   auto bs = [&](int d) {
-    return std::to_string(j.bs[d].min) + "B-" + std::to_string(j.bs[d].max) + "B";
+    const bool pow2 = j.kb_base == 1024;
+    return NumToStr(MinBlockSize(j, d), int(j.sig_figs), pow2, "B") + "-" +
+           NumToStr(MaxBlockSize(j, d), int(j.sig_figs), pow2, "B");
   };
   std::string engine = j.blockdev.empty() ? std::string(Name(j.ioengine)) : "blockdev";
   // Say what really runs (run/target.h).

@@ -1,5 +1,6 @@
 #include "tools/block_bench/cli/reports.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -10,22 +11,25 @@ namespace blk::bench::cli {
 
 void WriteReports(const ToolFlags& flags, FILE* out, bool json_on_stdout, const TextMaker& text,
                   const JsonMaker& json) {
-  for (OutputFormat f : flags.output_formats) {
-    if (f == OutputFormat::kNormal) {
-      if (json_on_stdout) {
-        // Keep stdout pure JSON: the text report goes to stderr.
-        std::fputs(text().c_str(), stderr);
-      } else {
-        std::fputs("\n", out);
-        std::fputs(text().c_str(), out);
-      }
-    } else if (f == OutputFormat::kTerse) {
-      std::fputs(TerseReport(json(false), flags.terse_version).c_str(), out);
+  const auto& fmts = flags.output_formats;
+  auto asked = [&](OutputFormat f) { return std::find(fmts.begin(), fmts.end(), f) != fmts.end(); };
+  // fio's order, whatever the order asked: terse, JSON, text.
+  if (asked(OutputFormat::kTerse))
+    std::fputs(TerseReport(json(false), flags.terse_version).c_str(), out);
+  if (asked(OutputFormat::kJson) || asked(OutputFormat::kJsonPlus)) {
+    // One document; json+ when either asked for it (fio's json,json+).
+    std::string doc = json(asked(OutputFormat::kJsonPlus))
+                          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::fputs(doc.c_str(), out);
+    std::fputs("\n", out);
+  }
+  if (asked(OutputFormat::kNormal)) {
+    if (json_on_stdout) {
+      // Keep stdout pure JSON: the text report goes to stderr.
+      std::fputs(text().c_str(), stderr);
     } else {
-      std::string doc = json(f == OutputFormat::kJsonPlus)
-                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-      std::fputs(doc.c_str(), out);
       std::fputs("\n", out);
+      std::fputs(text().c_str(), out);
     }
   }
 }

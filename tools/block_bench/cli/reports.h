@@ -1,10 +1,11 @@
 // Writing a block-bench run's reports and log files (the reports
 // themselves are made by tools/block_bench/report/).
 //
-// The reports come in the --output-format order: "normal" (fio's text,
-// after an empty line; on standard error instead when JSON goes to standard
-// output), "json" / "json+" (the document, then a newline) and "terse"
-// (fio's terse lines, made from the JSON document's jobs).  The same
+// The reports come in fio's order, whatever the order of --output-format:
+// "terse" (fio's terse lines, made from the JSON document's jobs), then
+// "json" / "json+" (one document, json+ when either is json+, then a
+// newline), then "normal" (fio's text, after an empty line; on standard
+// error instead when JSON goes to standard output).  Each is written once.  The same
 // functions write the --status-interval reports, the final report of one
 // process and the merged report of an MPI run: the callers pass the report
 // makers.  Every error is printed on standard error as "block-bench: ...".

@@ -54,6 +54,7 @@ std::string_view Name(VerifyMethod v) {
     case VerifyMethod::kSha512: return "sha512";
     case VerifyMethod::kXxhash: return "xxhash";
     case VerifyMethod::kPattern: return "pattern";
+    case VerifyMethod::kMeta: return "meta";
   }
   return "?";
 }

@@ -65,7 +65,8 @@ struct SteadyState {
   friend bool operator==(const SteadyState&, const SteadyState&) = default;
 };
 // kPattern: fio's verify=pattern, verify_pattern's bytes with no header.
-enum class VerifyMethod { kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash, kPattern };
+// kMeta (fio's verify=meta): the header's own fields only, no data checksum.
+enum class VerifyMethod { kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash, kPattern, kMeta };
 // fio's unified_rw_reporting: per direction (none), their sum only ("mixed"),
 // or both.
 enum class UnifiedRw { kNone, kMixed, kBoth };

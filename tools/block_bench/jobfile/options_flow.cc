@@ -387,7 +387,11 @@ std::vector<FioOptionSpec> FlowOptions() {
       {"timeout"}));
   // fio's thread=1 runs jobs as threads instead of processes; block-bench
   // always does, so the option changes nothing (accepted, rendered).
-  v.push_back(FlagOption<&JobOptions::thread>("thread", "jobs run as threads (always so in block-bench)"));
+  // "threads" is fio 3.33's alias (its examples steadystate.fio and
+  // waitfor.fio use it).
+  v.push_back(WithAliases(
+      FlagOption<&JobOptions::thread>("thread", "jobs run as threads (always so in block-bench); threads is its alias, as fio 3.33"),
+      {"threads"}));
   v.push_back(IoSubmitMode());
   v.push_back(FlagOption<&JobOptions::exitall>("exitall", "a job that ends ends the others running"));
   v.push_back(FlagOption<&JobOptions::exitall_on_error>(

@@ -30,7 +30,7 @@ FioOptionSpec Verify() {
         {"crc32", VerifyMethod::kCrc32},   {"md5", VerifyMethod::kMd5},
         {"sha1", VerifyMethod::kSha1},     {"sha256", VerifyMethod::kSha256},
         {"sha512", VerifyMethod::kSha512}, {"xxhash", VerifyMethod::kXxhash},
-        {"pattern", VerifyMethod::kPattern}};
+        {"pattern", VerifyMethod::kPattern}, {"meta", VerifyMethod::kMeta}};
     for (const auto& [name, m] : kMethods) {
       if (*v == name) {
         job.verify = m;
@@ -39,13 +39,14 @@ FioOptionSpec Verify() {
     }
     return FioValueError("unsupported verify method " + QuoteInput(*v) +
                          " (block-bench supports 0, none, crc32c, crc32c-intel, crc32, md5, sha1, "
-                         "sha256, sha512, xxhash, pattern; not crc64, crc16, crc7, sha3-*, meta, null)");
+                         "sha256, sha512, xxhash, pattern, meta; not crc64, crc16, crc7, sha3-*, null)");
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.verify != DefaultJob().verify) out.push_back({std::string(n), std::string(Name(job.verify))});
   };
   s.help = "verify written data: 0/none (default), crc32c, crc32, md5, sha1, sha256, sha512, "
-           "xxhash, pattern (verify_pattern only, no header)";
+           "xxhash, pattern (verify_pattern only, no header), meta (the header's offset, length, "
+           "generation and writer only, no data checksum, as fio 3.33)";
   return s;
 }
 

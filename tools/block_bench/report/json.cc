@@ -17,8 +17,13 @@ namespace {
 // ScheduleResult.  Percentiles of lateness: 50, 99, 99.9.
 const double kLatenessPercentiles[] = {50, 99, 99.9};
 
+// fio's add_ddir_lat_json: "percentile" when `percentiles` asks for them and
+// there are samples; json+ (`plus`) adds the histogram's non-empty "bins"
+// under the same condition, so a latency gets bins exactly where fio's
+// json+ has them (clat by default, slat and lat with slat_percentiles /
+// lat_percentiles, the sync latencies with clat or lat percentiles).
 ojson LatJson(const LatencyHistogram& h, bool percentiles, const std::vector<double>& plist,
-              bool bins) {
+              bool plus) {
   ojson j;
   j["min"] = h.min();
   j["max"] = h.max();
@@ -30,7 +35,7 @@ ojson LatJson(const LatencyHistogram& h, bool percentiles, const std::vector<dou
     for (double q : plist) p[Fmt("%f", q)] = h.percentile(q);
     j["percentile"] = p;
   }
-  if (bins && h.count()) {
+  if (percentiles && plus && h.count()) {
     ojson b = ojson::object();
     h.for_each_bucket([&](size_t i, uint64_t hits) {
       b[std::to_string(LatencyHistogram::bucket_value(i))] = hits;
@@ -100,7 +105,7 @@ ojson DirJson(const ReportUnit& u, int d, bool plus, double group_bw) {
   j["drop_ios"] = x.drop_ios;
   j["slat_ns"] = LatJson(x.slat, job.slat_percentiles, job.percentile_list, plus);
   j["clat_ns"] = LatJson(x.clat, job.clat_percentiles, job.percentile_list, plus);
-  j["lat_ns"] = LatJson(x.lat, job.lat_percentiles, job.percentile_list, false);
+  j["lat_ns"] = LatJson(x.lat, job.lat_percentiles, job.percentile_list, plus);
   if (x.sched_lat.count())
     j["sched_lat_ns"] = LatJson(x.sched_lat, job.clat_percentiles, job.percentile_list, false);
   std::vector<double> bwk;
@@ -185,10 +190,12 @@ void AddDirsJson(ojson& j, const ReportUnit& u, const GroupBws& gbw, bool plus) 
   }
 }
 
-ojson SyncJson(const CloneResult& r) {
+ojson SyncJson(const CloneResult& r, bool plus) {
+  const JobOptions& job = *r.job;
   ojson sync;
   sync["total_ios"] = r.syncs;
-  sync["lat_ns"] = LatJson(r.sync_lat, false, {}, false);
+  sync["lat_ns"] = LatJson(r.sync_lat, job.clat_percentiles || job.lat_percentiles,
+                           job.percentile_list, plus);
   return sync;
 }
 
@@ -313,7 +320,7 @@ ojson UnitJson(const ReportUnit& u, const std::string& name, const GroupBws& gbw
   j["elapsed"] = (r.elapsed_ns + 999999999) / 1000000000;
   j["job options"] = JobOptionsJson(*r.job);
   AddDirsJson(j, u, gbw, plus);
-  j["sync"] = SyncJson(r);
+  j["sync"] = SyncJson(r, plus);
   AddCpuAndDepthsJson(j, u);
   AddLatencyJson(j, r);
   if (r.steadystate) j["steadystate"] = SteadyJson(*r.steadystate);

@@ -23,6 +23,23 @@ struct Header {
 };
 static_assert(sizeof(Header) == 32);
 
+// verify=meta (fio's header-only verification): the fixed fields, the
+// writer, and a CRC32C of the header alone; the data is not checksummed.
+struct HeaderMeta {
+  uint32_t magic;
+  uint32_t len;
+  uint64_t offset;
+  uint64_t gen;
+  uint32_t thread;
+  uint32_t crc;
+};
+static_assert(sizeof(HeaderMeta) == 32);
+
+uint32_t MetaCrc(HeaderMeta h) {
+  h.crc = 0;
+  return Crc32c(&h, sizeof h);
+}
+
 // verify= methods other than crc32c: the digest follows the fixed fields.
 struct HeaderV2 {
   uint32_t magic;
@@ -116,6 +133,7 @@ uint32_t BlockCrc(const uint8_t* buf, uint64_t len) {
 
 uint64_t VerifyHeaderSize(VerifyMethod method) {
   if (method == VerifyMethod::kPattern) return 0;
+  if (method == VerifyMethod::kMeta) return sizeof(HeaderMeta);
   return method == VerifyMethod::kCrc32c ? sizeof(Header) : sizeof(HeaderV2);
 }
 
@@ -137,8 +155,15 @@ namespace {
 // One header-carrying chunk (a block, or one verify_interval of it) at
 // file offset `offset`: the header, then pseudo-random data unless the
 // caller filled the data already (`random_data` false: verify_pattern).
-void FillChunk(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen, VerifyMethod method,
-               bool random_data) {
+void FillChunk(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen, uint32_t thread,
+               VerifyMethod method, bool random_data) {
+  if (method == VerifyMethod::kMeta) {
+    HeaderMeta h{kVerifyMagicMeta, uint32_t(len), offset, gen, thread, 0};
+    h.crc = MetaCrc(h);
+    std::memcpy(buf, &h, sizeof h);
+    if (random_data) FillData(buf, sizeof h, len, offset, gen);
+    return;
+  }
   if (method != VerifyMethod::kCrc32c) {
     HeaderV2 h{};
     h.magic = kVerifyMagicV2;
@@ -159,15 +184,21 @@ void FillChunk(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen, Verify
   std::memcpy(buf, &h, sizeof h);
 }
 
-// The header of a chunk checked: magic, offset, length, checksum, and the
-// generation when `gen` is not 0.
+uint32_t MagicOf(VerifyMethod method) {
+  if (method == VerifyMethod::kMeta) return kVerifyMagicMeta;
+  return method == VerifyMethod::kCrc32c ? kVerifyMagic : kVerifyMagicV2;
+}
+
+// The header of a chunk checked: magic, offset, length, checksum (kMeta: of
+// the header alone), and the generation (kMeta: and the writer) when `gen`
+// is not 0.
 std::string CheckChunk(const uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
-                       VerifyMethod method) {
+                       uint32_t thread, VerifyMethod method) {
   char msg[256];
   if (len < VerifyHeaderSize(method)) return "block shorter than the verify header";
   Header h;
   std::memcpy(&h, buf, sizeof h);
-  const uint32_t magic = method == VerifyMethod::kCrc32c ? kVerifyMagic : kVerifyMagicV2;
+  const uint32_t magic = MagicOf(method);
   if (h.magic != magic) {
     std::snprintf(msg, sizeof msg, "bad magic 0x%08x (want 0x%08x): not written by block-bench",
                   h.magic, magic);
@@ -183,7 +214,20 @@ std::string CheckChunk(const uint8_t* buf, uint64_t len, uint64_t offset, uint64
                   (unsigned long long)len);
     return msg;
   }
-  if (method == VerifyMethod::kCrc32c) {
+  if (method == VerifyMethod::kMeta) {
+    HeaderMeta m;
+    std::memcpy(&m, buf, sizeof m);
+    const uint32_t want = MetaCrc(m);
+    if (m.crc != want) {
+      std::snprintf(msg, sizeof msg, "meta header crc32c mismatch: header 0x%08x, computed 0x%08x",
+                    m.crc, want);
+      return msg;
+    }
+    if (gen != 0 && m.gen == gen && m.thread != thread) {
+      std::snprintf(msg, sizeof msg, "header says writer %u, expected %u", m.thread, thread);
+      return msg;
+    }
+  } else if (method == VerifyMethod::kCrc32c) {
     uint32_t want = BlockCrc(buf, len);
     if (h.crc != want) {
       std::snprintf(msg, sizeof msg, "crc32c mismatch: header 0x%08x, data 0x%08x", h.crc, want);
@@ -297,7 +341,7 @@ void FillVerifyBlock(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
   if (l.method == VerifyMethod::kPattern) return;
   const uint64_t header = VerifyHeaderSize(l.method);
   ForEachChunk(len, l.interval, [&](uint64_t s, uint64_t e) {
-    FillChunk(buf + s, e - s, offset + s, gen, l.method, l.pattern.empty());
+    FillChunk(buf + s, e - s, offset + s, gen, l.thread, l.method, l.pattern.empty());
     SwapHeader(buf + s, header, l.header_offset);
     return std::string();
   });
@@ -320,7 +364,7 @@ std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, 
       SwapHeader(scratch.data(), header, l.header_offset);
       chunk = scratch.data();
     }
-    std::string bad = CheckChunk(chunk, e - s, offset + s, gen, l.method);
+    std::string bad = CheckChunk(chunk, e - s, offset + s, gen, l.thread, l.method);
     // The pattern's phase runs on from the block's first byte.
     if (bad.empty() && !rep.empty())
       bad = CheckPattern(chunk + header, s + header, e, offset, rep, l.pattern.size());

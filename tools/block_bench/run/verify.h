@@ -17,6 +17,14 @@
 //                   XXH32 (libxxhash), as fio's "xxhash".
 //   verify=pattern  no header: the block is verify_pattern repeated, as
 //                   fio's (byte for byte), and only the pattern is checked.
+//   verify=meta     fio 3.33's header-only verification (its "meta" reads
+//                   as VERIFY_HDR_ONLY): "BBVM", 32-byte header: magic,
+//                   length, offset, generation, the writing clone (job index
+//                   << 16 | clone), CRC32C of the header alone.  The data is
+//                   not checksummed (with verify_pattern, the pattern is
+//                   checked, as fio).  A read checks magic, header CRC,
+//                   offset and length, and with a known generation the
+//                   generation and the writer.
 //
 // fio's options on top of a method (VerifyLayout):
 //   verify_pattern  the data after the header is the pattern (repeated from
@@ -45,6 +53,7 @@ namespace blk::bench {
 
 inline constexpr uint32_t kVerifyMagic = 0x31564242;    // "BBV1"
 inline constexpr uint32_t kVerifyMagicV2 = 0x32564242;  // "BBV2"
+inline constexpr uint32_t kVerifyMagicMeta = 0x4d564242;  // "BBVM"
 
 // The header's size for `method`: the smallest block it can verify (0 for
 // kPattern, which has none).
@@ -65,6 +74,9 @@ struct VerifyLayout {
   uint64_t interval = 0;
   // verify_offset: where in each interval the header sits.
   uint64_t header_offset = 0;
+  // kMeta: the writer written into each header and expected back with a
+  // known generation (the clone's job index << 16 | clone).
+  uint32_t thread = 0;
 };
 
 // Fills buf[0, len) as block-bench writes the block at `offset` with

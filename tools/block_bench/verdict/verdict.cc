@@ -81,6 +81,17 @@ std::string Value(Metric m, double v) {
   return buf;
 }
 
+// What a side that lacks the metric shows: a dash, not a number.
+constexpr char kNoValue[] = "\u2014";  // "—"
+
+// `s` right-aligned in `width` columns, counting characters, not bytes
+// (printf's %12s would count the dash's three UTF-8 bytes).
+std::string RightAligned(const std::string& s, size_t width) {
+  size_t chars = 0;
+  for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
+  return chars >= width ? s : std::string(width - chars, ' ') + s;
+}
+
 // The largest spread of metric m over the rows that have values on both
 // sides; NaN when none has.
 double MetricSpread(const Comparison& c, Metric m) {
@@ -209,12 +220,14 @@ Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultD
       r.metric = mi.metric;
       r.base = bv;
       r.neu = nv;
+      // A side that has the metric shows its median even when the other
+      // side lacks it (fio's JSON has no sched lat).
+      if (!bv.empty()) r.base_median = Median(bv);
+      if (!nv.empty()) r.new_median = Median(nv);
       if (bv.empty() || nv.empty()) {
         r.change = r.ci.lo = r.ci.hi = NAN;
         r.note = std::string("no value in ") + (bv.empty() ? "BASE" : "NEW");
       } else {
-        r.base_median = Median(bv);
-        r.new_median = Median(nv);
         r.change = r.base_median != 0 ? r.new_median / r.base_median - 1 : NAN;
         r.ci = BootstrapChange(bv, nv, o.confidence, o.resamples, seed++);
         r.p_value = MannWhitneyP(bv, nv);
@@ -279,12 +292,13 @@ std::string TextReport(const Comparison& c, const CompareOptions& o) {
     if (!r.note.empty()) verdict += " (" + r.note + ")";
     char spread[16] = "-";
     if (!std::isnan(r.spread)) std::snprintf(spread, sizeof spread, "%.1f%%", 100 * r.spread);
-    std::snprintf(buf, sizeof buf, "%-24s %-5s %-13s %12s %12s %8s %20s %7s  %s\n",
+    const std::string base = r.base.empty() ? kNoValue : Value(r.metric, r.base_median);
+    const std::string neu = r.neu.empty() ? kNoValue : Value(r.metric, r.new_median);
+    std::snprintf(buf, sizeof buf, "%-24s %-5s %-13s %s %s %8s %20s %7s  %s\n",
                   r.job.size() > 24 ? (r.job.substr(0, 21) + "...").c_str() : r.job.c_str(),
-                  DirName(r.dir), Info(r.metric).title,
-                  r.base.empty() ? "-" : Value(r.metric, r.base_median).c_str(),
-                  r.neu.empty() ? "-" : Value(r.metric, r.new_median).c_str(),
-                  Percent(r.change).c_str(), ci.c_str(), spread, verdict.c_str());
+                  DirName(r.dir), Info(r.metric).title, RightAligned(base, 12).c_str(),
+                  RightAligned(neu, 12).c_str(), Percent(r.change).c_str(), ci.c_str(), spread,
+                  verdict.c_str());
     out += buf;
   }
   out += c.chosen ? "(* deciding metric, chosen by run-to-run spread = IQR/median)\n"

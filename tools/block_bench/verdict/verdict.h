@@ -82,7 +82,7 @@ struct Row {
   Metric metric = Metric::kP99;
   bool deciding = false;
   std::vector<double> base, neu;  // per-run values, in input order
-  double base_median = 0, new_median = 0;
+  double base_median = 0, new_median = 0;  // of a side that has values
   double change = 0;              // new/base - 1 (NaN if base median is 0)
   Interval ci;                    // of change
   double p_value = 1;             // Mann-Whitney U, two-sided (for reference)
@@ -109,7 +109,8 @@ Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultD
                    const CompareOptions& opts);
 
 // The table people read: one line per job, direction and metric, then the
-// problems and the overall verdict.
+// problems and the overall verdict.  A side without the metric (fio's JSON
+// has no sched lat) shows "—", the other side its median.
 std::string TextReport(const Comparison& c, const CompareOptions& opts);
 
 // The same as JSON: {"options": {...}, "rows": [...], "problems": [...],

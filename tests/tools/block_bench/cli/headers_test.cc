@@ -29,6 +29,44 @@ TEST(JobHeader, BlockSizesPerDirectionAndDepth) {
   EXPECT_TRUE(h.ends_with("ioengine=null, iodepth=16\n")) << h;
 }
 
+// The block sizes as fio 3.33 prints them for the same options (`fio
+// --name=x --ioengine=null --size=4m OPTS`, first line).
+TEST(JobHeader, BlockSizesAsFioPrintsThem) {
+  struct Case {
+    std::vector<std::string> opts;
+    std::string bs;  // fio's "bs=(R) ..., (T) ..." part
+  };
+  const Case cases[] = {
+      {{"--bs=128k"}, "(R) 128KiB-128KiB, (W) 128KiB-128KiB, (T) 128KiB-128KiB"},
+      {{"--bsrange=4k-64k"}, "(R) 4096B-64.0KiB, (W) 4096B-64.0KiB, (T) 4096B-64.0KiB"},
+      {{"--bssplit=4k/50:64k/50"}, "(R) 4096B-64.0KiB, (W) 4096B-64.0KiB, (T) 4096B-64.0KiB"},
+      {{"--bssplit=4k/50:64k/50,8k/100"}, "(R) 4096B-64.0KiB, (W) 8192B-8192B, (T) 8192B-8192B"},
+      {{"--bssplit=8k/50:4k/50"}, "(R) 4096B-8192B, (W) 4096B-8192B, (T) 4096B-8192B"},
+      {{"--bssplit=4k/100:64k/0"}, "(R) 4096B-64.0KiB, (W) 4096B-64.0KiB, (T) 4096B-64.0KiB"},
+      {{"--bssplit=4k/50:1m/50"}, "(R) 4096B-1024KiB, (W) 4096B-1024KiB, (T) 4096B-1024KiB"},
+      {{"--bs=8k", "--bssplit=,4k/100"}, "(R) 8192B-8192B, (W) 4096B-4096B, (T) 4096B-4096B"},
+      {{"--bs=4k,64k,8k"}, "(R) 4096B-4096B, (W) 64.0KiB-64.0KiB, (T) 8192B-8192B"},
+      {{"--bs=3m"}, "(R) 3072KiB-3072KiB, (W) 3072KiB-3072KiB, (T) 3072KiB-3072KiB"},
+      {{"--bsrange=512-1m"}, "(R) 512B-1024KiB, (W) 512B-1024KiB, (T) 512B-1024KiB"},
+      {{"--blocksize_range=1k-10000"}, "(R) 1024B-9.77KiB, (W) 1024B-9.77KiB, (T) 1024B-9.77KiB"},
+      {{"--bs=100000"}, "(R) 97.7KiB-97.7KiB, (W) 97.7KiB-97.7KiB, (T) 97.7KiB-97.7KiB"},
+      {{"--bs=100000", "--significant_figures=6"},
+       "(R) 100000B-100000B, (W) 100000B-100000B, (T) 100000B-100000B"},
+      {{"--bs=100000", "--significant_figures=2"}, "(R) 98KiB-98KiB, (W) 98KiB-98KiB, (T) 98KiB-98KiB"},
+      {{"--kb_base=1000", "--bs=128k"}, "(R) 128kB-128kB, (W) 128kB-128kB, (T) 128kB-128kB"},
+      {{"--kb_base=1000", "--bs=128KiB"}, "(R) 131kB-131kB, (W) 131kB-131kB, (T) 131kB-131kB"},
+      {{"--kb_base=1000", "--bs=4k"}, "(R) 4000B-4000B, (W) 4000B-4000B, (T) 4000B-4000B"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"--name=x", "--ioengine=null", "--size=4m"};
+    args.insert(args.end(), c.opts.begin(), c.opts.end());
+    const auto jobs = Jobs(args);
+    ASSERT_EQ(jobs.size(), 1u) << c.opts[0];
+    EXPECT_EQ(JobHeader(jobs[0], 0), "x: (g=0): rw=read, bs=" + c.bs + ", ioengine=null, iodepth=1\n")
+        << c.opts[0];
+  }
+}
+
 TEST(JobHeader, SaysWhichEngineReallyRuns) {
   const auto jobs = Jobs({"--name=l", "--ioengine=libaio", "--direct=0", "--filename=/tmp/x",
                           "--rw=read", "--size=1m"});

@@ -40,14 +40,37 @@ std::string Dump(bool plus) {
   return doc.dump(2) + "\n";
 }
 
-TEST(WriteReports, EveryFormatInTheOrderAsked) {
+// fio 3.33 writes terse, then JSON, then the text report, whatever the
+// order of --output-format (its output buffers are indexed by format).
+TEST(WriteReports, FiosOrderWhateverTheOrderAsked) {
   ToolFlags flags;
-  flags.output_formats = {F::kJsonPlus, F::kNormal, F::kJson};
+  flags.output_formats = {F::kNormal, F::kJsonPlus};
   Makers m;
   MemoryStream out;
   WriteReports(flags, out.file(), false, m.text, m.json);
-  EXPECT_EQ(out.text(), Dump(true) + "\nTEXT REPORT\n" + Dump(false));
-  EXPECT_EQ(m.calls, (std::vector<std::string>{"json+", "text", "json"}));
+  EXPECT_EQ(out.text(), Dump(true) + "\nTEXT REPORT\n");
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"json+", "text"}));
+}
+
+TEST(WriteReports, TerseBeforeJsonBeforeText) {
+  ToolFlags flags;
+  flags.output_formats = {F::kNormal, F::kJson, F::kTerse};
+  Makers m;
+  MemoryStream out;
+  WriteReports(flags, out.file(), false, m.text, m.json);
+  EXPECT_EQ(out.text(), Dump(false) + "\nTEXT REPORT\n");  // no jobs: no terse lines
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"json", "json", "text"}));
+}
+
+// json,json+ is one document, with the bins (fio's json+ implies json).
+TEST(WriteReports, JsonAndJsonPlusAreOneDocument) {
+  ToolFlags flags;
+  flags.output_formats = {F::kJson, F::kJsonPlus};
+  Makers m;
+  MemoryStream out;
+  WriteReports(flags, out.file(), false, m.text, m.json);
+  EXPECT_EQ(out.text(), Dump(true));
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"json+"}));
 }
 
 TEST(WriteReports, TextGoesToStderrWhenJsonIsOnStdout) {

@@ -9,6 +9,7 @@ namespace blk::bench {
 namespace {
 
 using std::chrono::microseconds;
+using testing::Cmd;
 using testing::OneError;
 using testing::ParseOne;
 
@@ -117,6 +118,18 @@ TEST(TimeBasedOption, BareOrValue) {
   EXPECT_TRUE(ParseOne("time_based=1").time_based);
   EXPECT_FALSE(ParseOne("time_based=0").time_based);
   EXPECT_OPTION_ERROR("time_based=maybe", 2, "time_based", "got 'maybe'");
+}
+
+// fio 3.33's "threads" is an alias of "thread" (fio's examples
+// steadystate.fio and waitfor.fio write threads=1).
+TEST(ThreadOption, ThreadsIsItsAlias) {
+  EXPECT_FALSE(ParseOne("").thread);
+  EXPECT_TRUE(ParseOne("thread").thread);
+  EXPECT_TRUE(ParseOne("threads=1").thread);
+  EXPECT_TRUE(ParseOne("threads").thread);
+  EXPECT_FALSE(ParseOne("threads=0").thread);
+  ASSERT_TRUE(Cmd({"--name=x", "--ioengine=null", "--threads=1"}).ok());
+  EXPECT_TRUE(Cmd({"--name=x", "--ioengine=null", "--threads=1"})->jobs[0].thread);
 }
 
 TEST(StartDelayOption, ValueOrRange) {

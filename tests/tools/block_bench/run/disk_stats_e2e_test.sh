@@ -33,13 +33,14 @@ writes=$(sed -n "s/^  $NAME: ios=[0-9]*\/\([0-9]*\),.*/\1/p" "$T/text")
 python3 - "$T/both" "$NAME" <<'PY' || fail "JSON / terse disk fields"
 import json, sys
 text = open(sys.argv[1]).read()
-doc, end = json.JSONDecoder().raw_decode(text)
+start = text.index("{")  # fio's order: the terse line, then the JSON document
+doc, end = json.JSONDecoder().raw_decode(text[start:])
 d = doc["disk_util"]
 assert len(d) == 1 and d[0]["name"] == sys.argv[2], d
 assert 0 < d[0]["write_ios"] <= 1040 and 0.0 <= d[0]["util"] <= 100.0, d
 assert set(d[0]) == {"name", "read_ios", "write_ios", "read_merges", "write_merges", "read_ticks",
                      "write_ticks", "in_queue", "util"}, d[0].keys()
-f = text[end:].strip().split(";")
+f = text[:start].strip().split(";")
 assert len(f) == 121 + 9, len(f)
 assert f[121] == sys.argv[2] and int(f[123]) == d[0]["write_ios"], f[121:]
 assert f[129] == "%3.2f%%" % d[0]["util"], (f[129], d[0]["util"])

@@ -69,6 +69,48 @@ TEST_F(ReportTest, JsonHasFioLayout) {
   EXPECT_FALSE(plain["jobs"][0]["read"]["clat_ns"].contains("bins"));
 }
 
+// fio's json+ carries "bins" wherever it prints percentiles: lat_ns with
+// lat_percentiles=1 (this fixture), clat_ns by default; slat_ns has none
+// here (slat_percentiles=0, and the null driver has no submission step).
+TEST_F(ReportTest, JsonPlusBinsWhereverPercentilesAre) {
+  auto j = JsonReport(run_, /*plus=*/true);
+  for (const char* d : {"read", "write"}) {
+    auto& x = j["jobs"][0][d];
+    ASSERT_TRUE(x["lat_ns"].contains("bins")) << d << " " << x["lat_ns"].dump();
+    uint64_t n = 0;
+    for (auto& [k, v] : x["lat_ns"]["bins"].items()) n += v.get<uint64_t>();
+    EXPECT_EQ(n, x["total_ios"].get<uint64_t>()) << d;
+    EXPECT_FALSE(x["slat_ns"].contains("bins")) << d;
+    EXPECT_FALSE(x["slat_ns"].contains("percentile")) << d;
+  }
+  EXPECT_FALSE(JsonReport(run_, false)["jobs"][0]["read"]["lat_ns"].contains("bins"));
+}
+
+// Percentiles turned off: no bins either (fio: clat_percentiles=0 drops
+// clat's), and the sync latencies get both with clat or lat percentiles.
+TEST(ReportJsonPlus, BinsFollowThePercentileOptions) {
+  auto run = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"--name=s", "--ioengine=null", "--rw=write", "--bs=4k",
+                                     "--size=1m", "--fsync=4"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const std::vector<JobOptions> jobs = ParseJobs(args);  // the results point into them
+    return JsonReport(RunJobs(jobs), /*plus=*/true)["jobs"][0];
+  };
+  auto on = run({});
+  EXPECT_TRUE(on["write"]["clat_ns"].contains("bins"));
+  EXPECT_FALSE(on["write"]["lat_ns"].contains("bins"));
+  ASSERT_GT(on["sync"]["total_ios"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(on["sync"]["lat_ns"].contains("percentile")) << on["sync"].dump();
+  EXPECT_TRUE(on["sync"]["lat_ns"].contains("bins")) << on["sync"].dump();
+  auto off = run({"--clat_percentiles=0"});
+  EXPECT_FALSE(off["write"]["clat_ns"].contains("bins"));
+  EXPECT_FALSE(off["write"]["clat_ns"].contains("percentile"));
+  EXPECT_FALSE(off["sync"]["lat_ns"].contains("bins"));
+  auto lat = run({"--clat_percentiles=0", "--lat_percentiles=1"});
+  EXPECT_TRUE(lat["write"]["lat_ns"].contains("bins"));
+  EXPECT_TRUE(lat["sync"]["lat_ns"].contains("bins"));
+}
+
 TEST_F(ReportTest, TextHasFioSections) {
   std::string t = TextReport(run_);
   for (const char* s : {"g: (groupid=0, jobs=2): err= 0", "  read: IOPS=", "  write: IOPS=",

@@ -47,8 +47,10 @@ done
 python3 - "$T/both" <<'PY' || fail "terse values against JSON"
 import json, sys
 text = open(sys.argv[1]).read()
-doc, end = json.JSONDecoder().raw_decode(text)
-lines = [l for l in text[end:].splitlines() if l.strip()]
+start = text.index("{")  # fio's order: the terse lines, then the JSON document
+doc, end = json.JSONDecoder().raw_decode(text[start:])
+assert not text[start + end:].strip(), "after the JSON: " + text[start + end:]
+lines = [l for l in text[:start].splitlines() if l.strip()]
 assert len(lines) == 1, lines
 f = lines[0].split(";")
 j = doc["jobs"][0]
@@ -85,6 +87,7 @@ PY
 [ "$(cut -d';' -f6 "$T/g.txt")" = 3072 ] || fail "group total KiB: $(cut -d';' -f6 "$T/g.txt")"
 "$BB" --name=a --ioengine=null --size=1m --rw=read --append-terse > "$T/a.txt" 2>/dev/null || fail "--append-terse"
 grep -q "Run status group 0" "$T/a.txt" || fail "--append-terse lost the text report: $(cat "$T/a.txt")"
-last=$(tail -1 "$T/a.txt")
-[[ "$last" =~ ^3\;.*\;a\;0\;0\;1024\; ]] || fail "--append-terse line: $last"
+# fio's order: the terse line before the text report, right after "Starting".
+terse=$(grep -A1 '^Starting 1 thread$' "$T/a.txt" | tail -1)
+[[ "$terse" =~ ^3\;.*\;a\;0\;0\;1024\; ]] || fail "--append-terse line: $(cat "$T/a.txt")"
 echo "PASS"

@@ -3,6 +3,7 @@
 # method, a write job verifies every block it wrote; after one byte of the
 # file is flipped, a read job with the same method fails naming the file,
 # the offset and the method; reading it with another method says so.
+# verify=meta checks the header only, as fio 3.33.
 set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$TEST_TMPDIR"
@@ -31,6 +32,60 @@ done
 "$BB" --name=r --ioengine=psync --filename="$F" --size=8k --bs=4k --rw=read --verify=md5 \
   > "$T/x.txt" 2>&1 && fail "md5 accepted xxhash blocks"
 grep -q "written with verify method" "$T/x.txt" || fail "method mismatch: $(grep -m1 'verify failed' "$T/x.txt")"
+
+# verify=meta (fio 3.33: the header only, no data checksum): a write job
+# verifies every block; a flipped data byte passes (as fio's); a corrupted
+# header offset field fails naming the offset; fio's surface-scan.fio
+# shape (meta, verify_pattern, verify_interval=512) writes and checks.
+rm -f "$F"
+"$BB" --name=w --ioengine=libaio --direct=1 --filename="$F" --size=1m --bs=4k --rw=randwrite \
+  --verify=meta --output-format=json > "$T/w.json" 2>"$T/w.err" || fail "meta write job: $(cat "$T/w.err")"
+python3 -c "
+import json
+b = json.load(open('$T/w.json'))['jobs'][0]['blkstack']
+assert b['verified'] == 256 and b['verify_errors'] == 0, b" || fail "meta: write job verify counts"
+python3 -c "
+f = open('$F', 'r+b'); f.seek(100 * 4096 + 1000); c = f.read(1); f.seek(100 * 4096 + 1000)
+f.write(bytes([c[0] ^ 0x40])); f.close()"
+"$BB" --name=r --ioengine=psync --filename="$F" --size=1m --bs=4k --rw=read --verify=meta \
+  > "$T/r.txt" 2>&1 || fail "meta: a data byte is not checksummed, yet: $(grep -m1 'verify failed' "$T/r.txt")"
+grep -q "verify       : checked=256, errors=0, not_verified=0" "$T/r.txt" ||
+  fail "meta: counts: $(grep 'verify  ' "$T/r.txt")"
+# The offset field of block 7's header (bytes 8-15) made to say block 8's.
+python3 -c "
+import struct
+f = open('$F', 'r+b'); f.seek(7 * 4096 + 8); f.write(struct.pack('<Q', 8 * 4096)); f.close()"
+"$BB" --name=r --ioengine=psync --filename="$F" --size=1m --bs=4k --rw=read --verify=meta \
+  > "$T/r.txt" 2>&1 && fail "meta: a corrupted header offset passed"
+grep -q "verify failed on '$F' at offset 28672 length 4096: header says offset 32768" "$T/r.txt" ||
+  fail "meta: message: $(grep -m1 'verify failed' "$T/r.txt")"
+grep -q "verify       : checked=256, errors=1, not_verified=0" "$T/r.txt" ||
+  fail "meta: counts: $(grep 'verify  ' "$T/r.txt")"
+rm -f "$F"
+cat > "$T/surface-scan.fio" <<EOF
+[global]
+thread
+bs=64k
+direct=1
+ioengine=sync
+verify=meta
+verify_pattern=0xaa555aa5
+verify_interval=512
+size=1m
+[write-phase]
+filename=$F
+rw=write
+do_verify=0
+[verify-phase]
+stonewall
+create_serialize=0
+filename=$F
+rw=read
+do_verify=1
+EOF
+"$BB" "$T/surface-scan.fio" > "$T/s.txt" 2>&1 || fail "surface-scan.fio: $(tail -5 "$T/s.txt")"
+grep -q "verify       : checked=16, errors=0, not_verified=0" "$T/s.txt" ||
+  fail "surface-scan.fio: $(grep 'verify  ' "$T/s.txt")"
 
 # verify_backlog=16 with verify_backlog_batch 0 (= 16), 4 and 32: the same
 # sequence of writes and read-backs as fio's (from write_iolog), every

@@ -75,6 +75,71 @@ TEST(Verify, DigestsDifferBetweenBlocks) {
             std::vector<uint8_t>(b.begin() + 32, b.begin() + 64));
 }
 
+// verify=meta, as fio 3.33 reads it (header only): the header's fields are
+// checked — offset, length, generation, writer, and the header's own CRC —
+// and the data is not checksummed.
+TEST(VerifyMeta, TheHeaderIsCheckedTheDataIsNot) {
+  const VerifyMethod m = VerifyMethod::kMeta;
+  EXPECT_EQ(Name(m), "meta");
+  EXPECT_EQ(VerifyHeaderSize(m), 32u);
+  VerifyLayout l;
+  l.method = m;
+  l.thread = (2 << 16) | 3;
+  const uint64_t off = 1 << 20, gen = 0x1234567;
+  std::vector<uint8_t> b(4096);
+  FillVerifyBlock(b.data(), b.size(), off, gen, l);
+  uint32_t magic;
+  std::memcpy(&magic, b.data(), 4);
+  EXPECT_EQ(magic, kVerifyMagicMeta);
+  EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), off, gen, l), "");
+  EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), off, 0, l), "");  // writer unknown
+  // Read at another offset, or the header's offset field corrupted.
+  EXPECT_NE(CheckVerifyBlock(b.data(), b.size(), off + 4096, gen, l).find("misplaced"),
+            std::string::npos);
+  std::vector<uint8_t> o = b;
+  o[8] ^= 0x01;  // the offset field's low byte
+  EXPECT_NE(CheckVerifyBlock(o.data(), o.size(), off, gen, l).find("header says offset"),
+            std::string::npos);
+  EXPECT_NE(CheckVerifyBlock(b.data(), b.size(), off, gen + 1, l).find("stale"), std::string::npos);
+  VerifyLayout other = l;
+  other.thread = 7;
+  EXPECT_NE(CheckVerifyBlock(b.data(), b.size(), off, gen, other).find("writer"), std::string::npos);
+  EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), off, 0, other), "");  // writer unknown: not checked
+  std::vector<uint8_t> h = b;
+  h[28] ^= 0x01;  // the header CRC itself
+  EXPECT_NE(CheckVerifyBlock(h.data(), h.size(), off, gen, l).find("meta header crc32c mismatch"),
+            std::string::npos);
+  h = b;
+  h[24] ^= 0x01;  // the writer field: the header CRC catches it even with the writer unknown
+  EXPECT_NE(CheckVerifyBlock(h.data(), h.size(), off, 0, l).find("crc32c mismatch"),
+            std::string::npos);
+  std::vector<uint8_t> d = b;
+  d[4000] ^= 0x10;  // data: not checksummed, as fio's header-only verify
+  EXPECT_EQ(CheckVerifyBlock(d.data(), d.size(), off, gen, l), "");
+  // Another method's block is not taken for a meta one, and the other way.
+  std::vector<uint8_t> c(4096);
+  FillVerifyBlock(c.data(), c.size(), off, gen, VerifyMethod::kCrc32c);
+  EXPECT_NE(CheckVerifyBlock(c.data(), c.size(), off, gen, l).find("bad magic"), std::string::npos);
+  EXPECT_NE(CheckVerifyBlock(b.data(), b.size(), off, gen, VerifyMethod::kCrc32c).find("bad magic"),
+            std::string::npos);
+}
+
+// fio's surface-scan.fio: verify=meta with verify_pattern and
+// verify_interval=512: a header per 512 bytes and the pattern checked.
+TEST(VerifyMeta, WithAPatternThePatternIsChecked) {
+  VerifyLayout l;
+  l.method = VerifyMethod::kMeta;
+  l.pattern = "\xaa\x55\x5a\xa5";
+  l.interval = 512;
+  std::vector<uint8_t> b(65536);
+  FillVerifyBlock(b.data(), b.size(), 0, 9, l);
+  EXPECT_EQ(CheckVerifyBlock(b.data(), b.size(), 0, 9, l), "");
+  b[3 * 512 + 100] ^= 0x01;
+  const std::string bad = CheckVerifyBlock(b.data(), b.size(), 0, 9, l);
+  EXPECT_NE(bad.find("interval at offset 1536"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("pattern mismatch at offset 1636"), std::string::npos) << bad;
+}
+
 VerifyLayout Layout(VerifyMethod m, std::string pattern = "", std::vector<uint32_t> offsets = {},
                     uint64_t interval = 0, uint64_t header_offset = 0) {
   VerifyLayout l;

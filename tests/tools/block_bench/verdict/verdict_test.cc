@@ -201,6 +201,36 @@ TEST(VerdictTest, ReportsShowEveryRowAndTheVerdict) {
   EXPECT_EQ(j["rows"][1]["base"].size(), 5u);
 }
 
+// fio's JSON has no sched lat: its column shows a dash and block-bench's
+// its median, never 0 (compare fio.json bb.json printed "0.0us").
+TEST(VerdictTest, AMetricOneSideLacksShowsADashAndTheOtherSidesMedian) {
+  std::mt19937_64 rng(9);
+  auto fio = Runs(1, 1000, 5000, 0.01, rng);
+  auto bb = Runs(1, 1000, 5000, 0.01, rng);
+  bb[0].samples[0].value[int(Metric::kSchedP50)] = 47872;
+  bb[0].samples[0].has[int(Metric::kSchedP50)] = true;
+  CompareOptions o;
+  for (bool fio_first : {true, false}) {
+    const Comparison c = fio_first ? Compare(fio, bb, o) : Compare(bb, fio, o);
+    const Row* r = Find(c, Metric::kSchedP50);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(fio_first ? r->new_median : r->base_median, 47872);
+    const std::string text = TextReport(c, o);
+    const size_t at = text.find(Info(Metric::kSchedP50).title);
+    ASSERT_NE(at, std::string::npos) << text;
+    const std::string line = text.substr(at, text.find('\n', at) - at);
+    const std::string want = fio_first ? "            \u2014       47.9us"
+                                       : "      47.9us            \u2014";
+    EXPECT_NE(line.find(want), std::string::npos) << line;
+    EXPECT_EQ(line.find("0.0us"), std::string::npos) << line;
+    const auto j = JsonReport(c, o);
+    const auto& row = j["rows"][2];
+    ASSERT_EQ(row["metric"], Info(Metric::kSchedP50).name);
+    EXPECT_EQ(row[fio_first ? "new_median" : "base_median"], 47872.0);
+    EXPECT_TRUE(row[fio_first ? "base_median" : "new_median"].is_null());
+  }
+}
+
 // No metric named: a p99 scattering by +-60 % from run to run cannot decide
 // in 30 runs, so the p50 (+-1 %) decides, and the report says why.  The
 // device is 30 % slower at the median: worse.  (With p99 as the fixed
