@@ -145,10 +145,11 @@ ojson ScheduleJson(const ScheduleResult& sc) {
   j["held_back"] = sc.held_back;
   j["late_100us"] = sc.late_100us;
   j["late_1ms"] = sc.late_1ms;
-  j["lateness_ns"] = LatJson(sc.lateness, true,
-                             std::vector<double>(std::begin(kLatenessPercentiles),
-                                                 std::end(kLatenessPercentiles)),
-                             false);
+  const std::vector<double> plist(std::begin(kLatenessPercentiles), std::end(kLatenessPercentiles));
+  j["lateness_ns"] = LatJson(sc.lateness, true, plist, false);
+  // Held until their due time by the pacer (or the trace): not lateness.
+  j["pacer_held"] = sc.pacer_held.count();
+  j["pacer_held_ns"] = LatJson(sc.pacer_held, true, plist, false);
   return j;
 }
 

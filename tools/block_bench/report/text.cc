@@ -49,6 +49,11 @@ std::string ScheduleText(const ScheduleResult& sc) {
            double(h.percentile(99)) / 1000, double(h.percentile(99.9)) / 1000,
            double(h.max()) / 1000, (unsigned long long)sc.late_100us, 100.0 * double(sc.late_100us) / n,
            (unsigned long long)sc.late_1ms, 100.0 * double(sc.late_1ms) / n);
+  // Time before the due time is the pacer's, never lateness.
+  const auto& p = sc.pacer_held;
+  o += Fmt("     pacer held: %llu (%.2f%%) until due, avg=%.1f, p99=%.1f, max=%.1f (usec)\n",
+           (unsigned long long)p.count(), 100.0 * double(p.count()) / n, p.mean() / 1000,
+           double(p.percentile(99)) / 1000, double(p.max()) / 1000);
   if (sc.kind == ScheduleResult::Kind::kTrace && !sc.no_stall) {
     o += Fmt("     duration  : trace=%.6fs, replay=%.6fs, error=%+.4f%%\n",
              double(sc.trace_span_ns) / 1e9, double(sc.replay_span_ns) / 1e9, DurationErrorPct(sc));

@@ -134,6 +134,8 @@ bool Clone::prepare(AioContext& ctx) {
   if (!src.ok()) return failed_setup(src.error());
   source_ = std::move(*src);
   pacing_.set_spin_near_due(source_.trace != nullptr);
+  // A rate-paced read/write mix: each direction at its own rate.
+  if (pacing_.rate_active()) source_.source->set_dir_chooser(&pacing_);
   auto layout = MakeVerifyLayout(job_, *source_.source);
   if (!layout.ok()) return failed_setup(layout.error());
   content_.layout = std::move(*layout);

@@ -92,6 +92,10 @@ bool MultiFileSource::next(IoUnit* u) {
   return false;
 }
 
+void MultiFileSource::set_dir_chooser(DirChooser* c) {
+  for (IoGenerator& g : gens_) g.set_dir_chooser(c);
+}
+
 bool MultiFileSource::has_dir(Dir d) const { return gens_[0].has_dir(d); }
 
 uint64_t MultiFileSource::max_bs() const {

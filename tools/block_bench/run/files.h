@@ -52,6 +52,7 @@ class MultiFileSource final : public IoSource {
   uint64_t io_limit() const override;
   void reset_budget() override;
   void set_unlimited(bool u);
+  void set_dir_chooser(DirChooser* c) override;
 
   uint32_t files() const { return uint32_t(gens_.size()); }
 

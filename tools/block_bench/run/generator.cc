@@ -291,7 +291,11 @@ bool IoGenerator::next(IoUnit* io) {
     if (job_.number_ios && issued_ios_ >= job_.number_ios) return false;
   }
   Dir d = only_;
-  if (mixed_) d = rand_dir_.below(100) < job_.rwmixread ? Dir::kRead : Dir::kWrite;
+  if (mixed_) {
+    d = rand_dir_.below(100) < job_.rwmixread ? Dir::kRead : Dir::kWrite;
+    // fio switches only to a direction the mix issues (rwmix[odir] != 0).
+    if (chooser_ && job_.rwmixread > 0 && job_.rwmixread < 100) d = chooser_->choose(d);
+  }
   DirState& s = st_[int(d)];
   if (zoned_) enter_zone(d);
   uint64_t len = pick_len(d);

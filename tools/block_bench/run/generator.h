@@ -35,9 +35,12 @@
 // * without norandommap, uniform random I/O visits every block once per pass
 //   (a full-period bijection, see Permutation); skewed distributions
 //   (zipf/pareto/normal/zoned) draw independently, as if norandommap=1;
-// * rw/randrw draw the direction per I/O: read with probability rwmixread%.
+// * rw/randrw draw the direction per I/O: read with probability rwmixread%;
+//   with a DirChooser (rate pacing) and both directions in the mix, the
+//   chooser may turn the draw into the other direction (fio's rate_ddir).
 // Everything is drawn from generators seeded by Seed(), so the same job and
-// seed give the same sequence (randrepeat=1 default, randseed=N).
+// seed give the same sequence (randrepeat=1 default, randseed=N) -- but for
+// a rate-paced mix, whose directions follow the clock as fio's do.
 //
 // Thread-safety: one generator per clone, used on its worker thread.
 #pragma once
@@ -69,6 +72,7 @@ class IoGenerator final : public IoSource {
   // Starts the byte/I/O budget again (after ramp_time).
   void reset_budget() override { issued_bytes_ = 0; issued_ios_ = 0; }
   void set_unlimited(bool u) { unlimited_ = u; }
+  void set_dir_chooser(DirChooser* c) override { chooser_ = c; }
 
   uint64_t region_start() const { return start_; }
   uint64_t region_size() const { return size_; }
@@ -130,6 +134,7 @@ class IoGenerator final : public IoSource {
   bool mixed_ = false;
   uint64_t issued_bytes_ = 0, issued_ios_ = 0;
   Rng rand_off_, rand_dir_, rand_bs_, rand_seq_;
+  DirChooser* chooser_ = nullptr;
   DirState st_[kNumDirs];
 };
 

@@ -26,22 +26,36 @@ void RatePacer::shift(int64_t ns) {
   for (int64_t& n : next_) n += ns;
 }
 
+int64_t RatePacer::next_due(Dir dir) const {
+  const int d = int(dir);
+  const uint64_t rb = rate_[d], ri = rate_iops_[d];
+  if (!rb && !ri) return 0;
+  if (poisson_) return next_[d];
+  int64_t a = 0, b = 0;
+  if (rb) a = int64_t(double(bytes_[d]) * 1e9 / double(rb));
+  if (ri) b = int64_t(double(ios_[d]) * 1e9 / double(ri));
+  return start_ns_ + std::max(a, b);
+}
+
+Dir RatePacer::choose(Dir drawn, int64_t now) const {
+  const Dir other = drawn == Dir::kRead ? Dir::kWrite : Dir::kRead;
+  const int64_t mine = next_due(drawn);
+  if (mine <= now) return drawn;
+  const int64_t theirs = next_due(other);
+  if (theirs <= now) return other;
+  return theirs < mine ? other : drawn;
+}
+
 int64_t RatePacer::due(const IoUnit& u) {
   const int d = int(u.dir);
   const uint64_t rb = rate_[d], ri = rate_iops_[d];
   if (!rb && !ri) return 0;
-  int64_t when;
+  const int64_t when = next_due(u.dir);
   if (poisson_) {
     double mean_ns = 0;
     if (ri) mean_ns = 1e9 / double(ri);
     if (rb) mean_ns = std::max(mean_ns, 1e9 * double(u.len) / double(rb));
-    when = next_[d];
     next_[d] += int64_t(-std::log(1.0 - rng_.uniform()) * mean_ns);
-  } else {
-    int64_t a = 0, b = 0;
-    if (rb) a = int64_t(double(bytes_[d]) * 1e9 / double(rb));
-    if (ri) b = int64_t(double(ios_[d]) * 1e9 / double(ri));
-    when = start_ns_ + std::max(a, b);
   }
   bytes_[d] += u.len;
   ios_[d]++;

@@ -13,9 +13,20 @@
 // (twice the last one, decaying slowly when wake-ups are punctual, within
 // kSpinMinNs..kSpinMaxNs).  Rate jobs only sleep.
 //
-// record() keeps the schedule's fidelity (ScheduleResult): every measured
-// paced I/O's lateness (issue - due), how many were over 100 us and 1 ms
-// late, and how many waited for room in the queue (held back).
+// A rate-paced read/write mix takes its direction from choose() (see
+// RatePacer::choose): each direction keeps its own rate, and an I/O is
+// never held behind another direction's time.
+//
+// record() keeps the schedule's fidelity (ScheduleResult), for every
+// measured paced I/O:
+//  * held by the pacer: how long the submitter held it until its due time
+//    (from when it first found it not yet due) -- the rate or the trace
+//    doing its job, not a delay;
+//  * lateness: issue - due, the delay after the due time, which the pacer
+//    never adds (it holds an I/O only until its own due time): waiting for
+//    room in the queue (the device), a late timer wake-up or a busy loop
+//    (the host); how many were over 100 us and 1 ms late, and how many
+//    waited for room in the queue (held back).
 //
 // Thread-safety: the clone's loop thread.
 #pragma once
@@ -30,6 +41,7 @@
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/source.h"
 #include "util/aio_context.h"
+#include "util/clock.h"
 #include "util/task.h"
 
 namespace blk::bench {
@@ -48,7 +60,7 @@ struct YieldToLoop {
   void await_resume() const noexcept {}
 };
 
-class Pacing {
+class Pacing final : public DirChooser {
  public:
   Pacing(const JobOptions& job, uint64_t seed, const Timeline& time, SleepGroup& sleeps,
          ScheduleResult* schedule)
@@ -71,11 +83,15 @@ class Pacing {
   // Waits until `due`, at most until the runtime ends (not in the verify
   // phase); returns early when the clone's sleeps are cancelled.
   Task<void> wait_until(AioContext& ctx, int64_t due);
-  // A measured I/O due at `due` (0: unpaced) was issued at `now`; held: it
-  // waited for room after it was due.
-  void record(int64_t now, int64_t due, bool held) {
+  // DirChooser: the direction of a rate-paced mix's next I/O now.
+  Dir choose(Dir drawn) override { return pacer_.choose(drawn, NowNs()); }
+  // A measured I/O due at `due` (0: unpaced) was issued at `now`;
+  // `waited_from`: when the submitter first found it not yet due (0: it
+  // was due when first seen); held: it waited for room after it was due.
+  void record(int64_t now, int64_t due, int64_t waited_from, bool held) {
     if (!due) return;
     ScheduleResult& sc = *schedule_;
+    if (waited_from && due > waited_from) sc.pacer_held.record(uint64_t(due - waited_from));
     const int64_t late = now > due ? now - due : 0;
     sc.lateness.record(uint64_t(late));
     if (late > 100'000) sc.late_100us++;

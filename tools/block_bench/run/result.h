@@ -107,7 +107,12 @@ inline int BatchBucket(uint32_t n) {
 struct ScheduleResult {
   enum class Kind { kNone, kTrace, kRate };
   Kind kind = Kind::kNone;
-  LatencyHistogram lateness;  // ns
+  // Paced I/Os held by the pacer until their due time, and for how long
+  // (ns): the schedule at work, not a delay.
+  LatencyHistogram pacer_held;
+  // Issue - due (ns), the delay after the due time: the device (no room in
+  // the queue) or the host (timer, loop); never the pacer's holding.
+  LatencyHistogram lateness;
   uint64_t late_100us = 0;    // issued more than 100 us late
   uint64_t late_1ms = 0;      // ... more than 1 ms late
   uint64_t held_back = 0;     // due while iodepth was full
@@ -125,6 +130,7 @@ struct ScheduleResult {
 
   void merge(const ScheduleResult& o) {
     if (kind == Kind::kNone) kind = o.kind;
+    pacer_held.merge(o.pacer_held);
     lateness.merge(o.lateness);
     late_100us += o.late_100us;
     late_1ms += o.late_1ms;

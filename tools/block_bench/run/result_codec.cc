@@ -137,13 +137,14 @@ json Schedule(const ScheduleResult& s) {
           {"skipped", s.skipped},       {"folded", s.folded},
           {"too_large", s.too_large},   {"trace_bad", s.trace_bad},
           {"trace_span", s.trace_span_ns}, {"replay_span", s.replay_span_ns},
-          {"no_stall", s.no_stall}};
+          {"no_stall", s.no_stall},     {"pacer_held", Hist(s.pacer_held)}};
 }
 void Schedule(const json& j, ScheduleResult* s) {
   const int kind = As<int>(j.at("kind"));
   if (kind < 0 || kind > int(ScheduleResult::Kind::kRate)) throw std::invalid_argument("schedule kind");
   s->kind = ScheduleResult::Kind(kind);
   Hist(j.at("lateness"), &s->lateness);
+  if (j.contains("pacer_held")) Hist(j.at("pacer_held"), &s->pacer_held);
   s->late_100us = As<std::remove_cvref_t<decltype(s->late_100us)>>(j.at("late_100us"));
   s->late_1ms = As<std::remove_cvref_t<decltype(s->late_1ms)>>(j.at("late_1ms"));
   s->held_back = As<std::remove_cvref_t<decltype(s->held_back)>>(j.at("held_back"));

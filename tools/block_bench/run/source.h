@@ -28,6 +28,17 @@ struct IoUnit {
   friend bool operator==(const IoUnit&, const IoUnit&) = default;
 };
 
+// Decides the direction of a read/write mix's next I/O after the mix drew
+// one: rate pacing (Pacing, RatePacer::choose) lets a direction that is
+// behind its rate go before one that is ahead of it, as fio's rate_ddir.
+class DirChooser {
+ public:
+  virtual ~DirChooser() = default;
+  // `drawn`: the mix's choice (read or write), asked only when both have a
+  // share in the mix; returns read or write.
+  virtual Dir choose(Dir drawn) = 0;
+};
+
 class IoSource {
  public:
   virtual ~IoSource() = default;
@@ -41,6 +52,10 @@ class IoSource {
   virtual uint64_t io_limit() const = 0;
   // ramp_time ended: a budget-limited source starts its budget again.
   virtual void reset_budget() {}
+  // From now on a read/write mix asks `c` (null: nobody) for the direction
+  // of each I/O once the mix drew one; `c` outlives the source.  Sources
+  // without a mix (a trace, one direction) ignore it.
+  virtual void set_dir_chooser(DirChooser* c) { (void)c; }
 };
 
 }  // namespace blk::bench

@@ -37,6 +37,7 @@ Task<void> SubmitLoop::run() {
     }
     // Not yet due: wait for its time (requests complete meanwhile).
     if (pending_.due > now) {
+      if (!pending_.waited_from) pending_.waited_from = now;
       end_batch();
       co_await p_.pacing.wait_until(ctx_, pending_.due);
       continue;
@@ -62,7 +63,7 @@ Task<void> SubmitLoop::run() {
       for (CloneFiles::File& f : p_.files.files()) f.blk->plug();
       plugged_ = true;
     }
-    issue(pending_.u, now, pending_.due, pending_.held);
+    issue(pending_.u, now, pending_.due, pending_.waited_from, pending_.held);
     pending_.have = false;
     if (++batched_ >= shape_.batch) end_batch();
     for (SubmitHook* h : hooks_.after_issue) {
@@ -118,13 +119,14 @@ void SubmitLoop::begin_measuring(int64_t now) {
   p_.sampler.begin_measuring(now);
 }
 
-void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, bool held) {
+void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited_from,
+                       bool held) {
   const uint32_t slot = p_.slots.take();
   inflight_++;
   p_.res->depth[DepthBucket(inflight_)]++;
   const bool measured = p_.time.measured(now);
   if (measured && !p_.time.measuring) begin_measuring(now);
-  if (measured) p_.pacing.record(now, due, held);
+  if (measured) p_.pacing.record(now, due, waited_from, held);
   last_dir_ = u.dir;
   if (!last_issue_ns_) p_.res->first_io_ns = now;
   last_issue_ns_ = now;

@@ -7,7 +7,7 @@
 //      source; none left, or the runtime ended: the main phase is done,
 //      and with a next phase (verify's read-back, set_next_phase) the loop
 //      lets every request complete and goes on with that source;
-//   3. not yet due (Pacing): wait for its time;
+//   3. not yet due (Pacing): wait for its time (the pacer holds it);
 //   4. the depth full (iodepth, or a hook's cap: set_depth_cap): wait
 //      until the requests in flight fell to iodepth_low and at least
 //      iodepth_batch_complete_min completed (or none is left); a paced I/O
@@ -111,6 +111,7 @@ class SubmitLoop {
     if (!fetch(&pending_.u)) return false;
     pending_.have = true;
     pending_.held = false;
+    pending_.waited_from = 0;
     pending_.due = p_.pacing.due(pending_.u);
     return true;
   }
@@ -156,6 +157,7 @@ class SubmitLoop {
     IoUnit u;
     bool have = false;
     int64_t due = 0;    // when it is due (0: now)
+    int64_t waited_from = 0;  // when it was first found not yet due (0: never)
     bool held = false;  // it waited for room after it was due
   };
   uint32_t cap() const { return cap_ ? *cap_ : shape_.depth; }
@@ -173,7 +175,7 @@ class SubmitLoop {
     completions_since_wake_ = 0;
   }
   void begin_measuring(int64_t now);
-  void issue(const IoUnit& u, int64_t now, int64_t due, bool held);
+  void issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited_from, bool held);
   Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured);
   Task<void> do_flush(uint32_t file, int64_t t0, bool measured);
   void complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured, Status st,

@@ -21,7 +21,7 @@ render() {
 cd "$T" || fail cd
 # Two runs with json+ (whole histograms) and latency / IOPS logs.
 for lat in 50000 200000; do
-  "$BB" --name=j$lat --rw=randread --bs=4k --size=2m --iodepth=2 --output-format=json+ \
+  "$BB" --name=j$lat --rw=randread --bs=4k --size=8m --iodepth=2 --output-format=json+ \
     --write_lat_log=r$lat --write_iops_log=r$lat --log_avg_msec=10 \
     --blockdev=driver=null,size=64m,latency-ns=$lat >"r$lat.json" || fail "run $lat"
 done

@@ -133,19 +133,41 @@ TEST(Pacing, TheVerifyPhaseIsNotPaced) {
 TEST(Pacing, RecordKeepsLatenessAndItsThresholds) {
   JobOptions j;
   Fixture f(j);
-  f.pacing.record(1000, /*due=*/0, false);  // unpaced: nothing
+  f.pacing.record(1000, /*due=*/0, 0, false);  // unpaced: nothing
   EXPECT_EQ(f.sched.lateness.count(), 0u);
-  f.pacing.record(50'000 + 1000, 1000, false);     // 50 us late
-  f.pacing.record(150'000 + 1000, 1000, false);    // 150 us
-  f.pacing.record(2'000'000 + 1000, 1000, true);   // 2 ms, held back
-  f.pacing.record(500, 1000, false);               // early: 0 late
-  f.pacing.record(100'000 + 1000, 1000, false);    // exactly 100 us: not over
+  f.pacing.record(50'000 + 1000, 1000, 0, false);     // 50 us late
+  f.pacing.record(150'000 + 1000, 1000, 0, false);    // 150 us
+  f.pacing.record(2'000'000 + 1000, 1000, 0, true);   // 2 ms, held back
+  f.pacing.record(500, 1000, 0, false);               // early: 0 late
+  f.pacing.record(100'000 + 1000, 1000, 0, false);    // exactly 100 us: not over
   EXPECT_EQ(f.sched.lateness.count(), 5u);
   EXPECT_EQ(f.sched.lateness.min(), 0u);
   EXPECT_EQ(f.sched.lateness.max(), 2'000'000u);
   EXPECT_EQ(f.sched.late_100us, 2u);
   EXPECT_EQ(f.sched.late_1ms, 1u);
   EXPECT_EQ(f.sched.held_back, 1u);
+  EXPECT_EQ(f.sched.pacer_held.count(), 0u);  // none waited for its time
+}
+
+// The time the pacer held an I/O until its due time is kept apart from
+// lateness (only the time after the due time).
+TEST(Pacing, HeldByThePacerIsNotLateness) {
+  JobOptions j;
+  Fixture f(j);
+  // Found not yet due at 1000, due at 301000, issued at 301000: held 300 us,
+  // not late.
+  f.pacing.record(301'000, 301'000, 1000, false);
+  // Held 200 us, then issued 40 us after its due time (a late wake-up).
+  f.pacing.record(240'000, 200'000, 0 + 1, false);
+  // Due when first seen: not held, 5 us late.
+  f.pacing.record(105'000, 100'000, 0, false);
+  EXPECT_EQ(f.sched.pacer_held.count(), 2u);
+  EXPECT_EQ(f.sched.pacer_held.min(), 199'999u);
+  EXPECT_EQ(f.sched.pacer_held.max(), 300'000u);
+  EXPECT_EQ(f.sched.lateness.count(), 3u);
+  EXPECT_EQ(f.sched.lateness.max(), 40'000u);
+  EXPECT_EQ(f.sched.lateness.min(), 0u);
+  EXPECT_EQ(f.sched.late_100us, 0u);
 }
 
 TEST(Pacing, TheSpinWindowFollowsOversleepWithinItsBounds) {

@@ -70,6 +70,7 @@ TEST(ResultCodec, ARealRunRoundTrips) {
     }
     EXPECT_EQ(b.schedule.kind, a.schedule.kind);
     ExpectSameHist(b.schedule.lateness, a.schedule.lateness);
+    ExpectSameHist(b.schedule.pacer_held, a.schedule.pacer_held);
     ASSERT_EQ(b.steadystate.has_value(), a.steadystate.has_value());
     if (a.steadystate) {
       EXPECT_EQ(b.steadystate->iops, a.steadystate->iops);
@@ -82,6 +83,7 @@ TEST(ResultCodec, ARealRunRoundTrips) {
   }
   EXPECT_GT(run.clones[0].syncs, 0u);
   EXPECT_GT(run.clones[2].dir[0].sched_lat.count(), 0u);
+  EXPECT_GT(run.clones[2].schedule.pacer_held.count(), 0u);  // 2000 IOPS on null
 }
 
 TEST(ResultCodec, BadBytesAreAnError) {
