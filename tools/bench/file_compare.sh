@@ -1,22 +1,27 @@
 #!/bin/bash
 # file_compare.sh: the file driver (tools/bench/file_bench) against
-#   fio --ioengine=libaio --direct=1                (with and without --userspace_reap=1;
-#                                                    fio reaps in user space only with
-#                                                    --iodepth_batch_complete_min=0, so that
-#                                                    variant sets it: it then busy-polls the ring)
+#   fio --ioengine=libaio --direct=1, tuned for peak ("fio libaio tuned":
+#       --iodepth_batch_submit=QD --iodepth_batch_complete_min=1
+#       --iodepth_batch_complete_max=QD --userspace_reap=1; "fio libaio tuned
+#       spin": the same with --iodepth_batch_complete_min=0, the only setting
+#       at which fio reaps in user space: it then busy-polls the ring), and
+#       with its defaults, labelled "fio libaio (fio defaults)"
 #   qemu-img bench -t none -i native                (QEMU's linux-aio; sequential offsets)
-# and, with TOOLS naming them, block-bench running fio's exact command line
-# ("block-bench", and "block-bench userspace_reap" with fio's spinning-reaper
-# options), so the user-facing tool is compared with fio like for like.
+# and, with TOOLS naming them, block-bench running fio's exact command lines
+# ("block-bench tuned", "block-bench tuned spin", "block-bench (fio
+# defaults)"), so the user-facing tool is compared with fio like for like,
 # on the same devices in the same run: /dev/zram0, a loop device over a
-# /dev/shm file, and a file on the root disk.  Runs alternate tool by tool;
+# /dev/shm file, and a file on the root disk.  Each holds data before the
+# first read (written from /dev/urandom, and again after a write row that
+# reads follow: the writes' same-filled buffers would leave zram pages that
+# read for nothing).  Runs alternate tool by tool;
 # each number is the median of ROUNDS runs.  4k reads and writes (RWS:
 # randread randwrite read write) at queue depths QDS, SECS seconds per run (qemu-img bench takes a request
 # count: SECS times the fio IOPS of the same round).  CPU per I/O is
 # getrusage of the tool's process (children), user and system.
 #
-# Needs root (zram disksize, losetup).  Leaves zram0 and the loop device as
-# it found them.
+# Needs root (zram disksize, losetup).  Leaves zram0's size and the loop
+# device as it found them (zram0's first GiB is overwritten).
 #
 # qemu-img bench has no random mode: it always steps sequentially, so only
 # its read/write rows compare like with like (the ratio table uses those).
@@ -24,9 +29,10 @@
 # Usage: tools/bench/file_compare.sh            (env: SECS=3 ROUNDS=3
 #        QDS="1 32 128" RWS="randread randwrite read write" TARGETS="zram loop disk"
 #        BENCH=path/to/file_bench BB=path/to/block_bench DISKDIR=/var/tmp
-#        TOOLS="file_bench peek=on,file_bench peek=off,fio libaio,
-#               fio libaio userspace_reap,qemu-img bench native" (comma-separated;
-#               also "block-bench", "block-bench userspace_reap"))
+#        TOOLS="file_bench peek=on,file_bench peek=off,fio libaio tuned,
+#               fio libaio tuned spin,fio libaio (fio defaults),qemu-img bench native"
+#               (comma-separated; also "block-bench tuned", "block-bench tuned spin",
+#               "block-bench (fio defaults)"))
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECS=${SECS:-3}
@@ -37,7 +43,7 @@ TARGETS=${TARGETS:-"zram loop disk"}
 DISKDIR=${DISKDIR:-/var/tmp}
 BENCH=${BENCH:-}
 BB=${BB:-}
-TOOLS=${TOOLS:-"file_bench peek=on,file_bench peek=off,fio libaio,fio libaio userspace_reap,qemu-img bench native"}
+TOOLS=${TOOLS:-"file_bench peek=on,file_bench peek=off,fio libaio tuned,fio libaio tuned spin,fio libaio (fio defaults),qemu-img bench native"}
 if [ -z "$BENCH" ]; then
   bazel build //tools/bench/file_bench:file_bench >&2
   BENCH=$(bazel info bazel-bin 2>/dev/null)/tools/bench/file_bench/file_bench
@@ -73,11 +79,10 @@ for t in $TARGETS; do
       SHMFILE=$(mktemp /dev/shm/file_compare.XXXXXX)
       truncate -s 1G "$SHMFILE"
       LOOPDEV=$(losetup -f --show "$SHMFILE")
-      dd if=/dev/zero of="$LOOPDEV" bs=1M count=1024 oflag=direct status=none
       DEV[loop]=$LOOPDEV ;;
     disk)
       DISKFILE=$(mktemp "$DISKDIR/file_compare.XXXXXX")
-      dd if=/dev/zero of="$DISKFILE" bs=1M count=1024 oflag=direct status=none
+      truncate -s 1G "$DISKFILE"
       DEV[disk]=$DISKFILE ;;
   esac
 done
@@ -103,11 +108,18 @@ def file_bench(dev, rw, qd, peek):
     r = json.loads(out)["runs"][0]
     return dict(iops=r["iops"], usr=r["usr_ns_per_io"], sys=r["sys_ns_per_io"], counters=r["counters"])
 
-def fio(dev, rw, qd, ureap, prog="fio"):
+def fill(dev):  # random data on the GiB the runs use (zram stores it whole)
+    subprocess.run(["dd", "if=/dev/urandom", f"of={dev}", "bs=1M", "count=1024", "oflag=direct",
+                    "status=none"], check=True)
+
+def fio(dev, rw, qd, tool, prog="fio"):
     cmd = [prog, "--name=f", f"--filename={dev}", "--ioengine=libaio", "--direct=1", f"--rw={rw}",
            "--bs=4k", f"--iodepth={qd}", "--size=1G", f"--runtime={secs:g}", "--time_based",
            "--output-format=json", "--norandommap", "--randrepeat=0"]
-    if ureap: cmd += ["--userspace_reap=1", "--iodepth_batch_complete_min=0"]
+    if "tuned" in tool:  # fio tuned for peak: batched submit and reap
+        cmd += [f"--iodepth_batch_submit={qd}", f"--iodepth_batch_complete_max={qd}",
+                "--userspace_reap=1",
+                f"--iodepth_batch_complete_min={0 if 'spin' in tool else 1}"]
     # file_bench writes memset-filled buffers and qemu-img bench a 0 pattern:
     # same-filled pages, which zram stores without compressing.  fio's
     # default random buffers cost zram a compression per write (~10x slower
@@ -131,7 +143,10 @@ def qemu_img(dev, rw, qd, count):
 
 results = {}
 for name, dev in sorted(devs.items()):
-    for rw in rws:
+    fill(dev)
+    for i, rw in enumerate(rws):
+        if i > 0 and "write" in rws[i - 1] and "read" in rw:
+            fill(dev)
         for qd in qds:
             for rnd in range(rounds):
                 fio_iops = None
@@ -139,11 +154,11 @@ for name, dev in sorted(devs.items()):
                     if tool.startswith("file_bench"):
                         r = file_bench(dev, rw, qd, "on" if "on" in tool else "off")
                     elif tool.startswith("fio"):
-                        r = fio(dev, rw, qd, "userspace" in tool)
+                        r = fio(dev, rw, qd, tool)
                         fio_iops = r["iops"]
                     elif tool.startswith("block-bench"):
                         # fio's exact command line; block-bench prints fio's JSON.
-                        r = fio(dev, rw, qd, "userspace" in tool, prog=bb)
+                        r = fio(dev, rw, qd, tool, prog=bb)
                     else:
                         count = int(max(1000, (fio_iops or 20000) * secs))
                         count = min(count, (1 << 30) // 4096 * 4)  # qemu-img wraps at image end
@@ -157,31 +172,38 @@ for (name, rw, qd, tool), rs in results.items():
     med = lambda k: statistics.median(x[k] for x in rs)
     print(f"| {name} | {rw} | {qd} | {tool} | {med('iops'):.0f} | {med('usr'):.0f} | {med('sys'):.0f} |")
 print()
-print("Ratios of medians, file_bench peek=on against each tool (IOPS; CPU = usr ns per I/O, lower is better).")
+print("Ratios of medians, file_bench peek=on against fio tuned for peak (the better of tuned and tuned")
+print("spin), against fio's defaults (labelled so) and qemu-img (IOPS; CPU = usr ns per I/O, lower is better).")
 print("qemu-img bench only on sequential rows (it has no random mode).")
-print("| target | rw | qd | vs fio libaio | vs fio userspace_reap | vs qemu-img (seq) | usr ns: ours / fio / fio ureap |")
+print("| target | rw | qd | vs best tuned fio | vs fio libaio (fio defaults) | vs qemu-img (seq) | usr ns: ours / best tuned fio |")
 print("|---|---|---|---:|---:|---:|---|")
 keys = sorted({(n, rw, qd) for (n, rw, qd, _) in results})
 def m(tool, k):
     rs = results.get((name, rw, qd, tool))
     return statistics.median(x[k] for x in rs) if rs else float("nan")
+def best(prefix):  # the tuned variant with the higher median IOPS
+    c = [t for t in tools if t.startswith(prefix) and "tuned" in t and results.get((name, rw, qd, t))]
+    return max(c, key=lambda t: m(t, "iops")) if c else None
 for (name, rw, qd) in keys:
     ours = m("file_bench peek=on", "iops")
     q = f"{ours / m('qemu-img bench native', 'iops'):.2f}x" if rw in ("read", "write") else "-"
-    print(f"| {name} | {rw} | {qd} | {ours / m('fio libaio', 'iops'):.2f}x | "
-          f"{ours / m('fio libaio userspace_reap', 'iops'):.2f}x | {q} | "
-          f"{m('file_bench peek=on', 'usr'):.0f} / {m('fio libaio', 'usr'):.0f} / "
-          f"{m('fio libaio userspace_reap', 'usr'):.0f} |")
+    bf = best("fio")
+    print(f"| {name} | {rw} | {qd} | {ours / m(bf, 'iops') if bf else float('nan'):.2f}x ({bf}) | "
+          f"{ours / m('fio libaio (fio defaults)', 'iops'):.2f}x | {q} | "
+          f"{m('file_bench peek=on', 'usr'):.0f} / {m(bf, 'usr') if bf else float('nan'):.0f} |")
 if any(t.startswith("block-bench") for t in tools):
     print()
-    print("block-bench (fio's command line) against fio: plain against plain, spinning reaper against spinning reaper.")
-    print("| target | rw | qd | block-bench / fio | bb ureap / fio ureap | usr ns: bb / fio | usr ns: bb ureap / fio ureap |")
-    print("|---|---|---|---:|---:|---|---|")
+    print("block-bench (fio's command line) against fio: tuned against tuned, the best tuned of each, and")
+    print("fio defaults against fio defaults.")
+    print("| target | rw | qd | bb tuned / fio tuned | bb tuned spin / fio tuned spin | best / best | bb / fio (fio defaults) | usr ns: best bb / best fio |")
+    print("|---|---|---|---:|---:|---:|---:|---|")
     for (name, rw, qd) in keys:
-        print(f"| {name} | {rw} | {qd} | {m('block-bench', 'iops') / m('fio libaio', 'iops'):.2f}x | "
-              f"{m('block-bench userspace_reap', 'iops') / m('fio libaio userspace_reap', 'iops'):.2f}x | "
-              f"{m('block-bench', 'usr'):.0f} / {m('fio libaio', 'usr'):.0f} | "
-              f"{m('block-bench userspace_reap', 'usr'):.0f} / {m('fio libaio userspace_reap', 'usr'):.0f} |")
+        bb_, bf = best("block-bench"), best("fio")
+        r = lambda a, b: m(a, "iops") / m(b, "iops") if a and b else float("nan")
+        print(f"| {name} | {rw} | {qd} | {r('block-bench tuned', 'fio libaio tuned'):.2f}x | "
+              f"{r('block-bench tuned spin', 'fio libaio tuned spin'):.2f}x | {r(bb_, bf):.2f}x | "
+              f"{r('block-bench (fio defaults)', 'fio libaio (fio defaults)'):.2f}x | "
+              f"{m(bb_, 'usr') if bb_ else float('nan'):.0f} / {m(bf, 'usr') if bf else float('nan'):.0f} |")
 print()
 print("file_bench counters (last round): io_submit calls and requests per submit, reaps per source and")
 print("completions-per-reap buckets, resume paths, poll handler (aio-poll=auto) and the loop's polling")

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Compares driver=rbd (every completion method) with fio --ioengine=rbd and
-# `rbd bench` on the same image of the same cluster:
+# `rbd bench` on the same image of the same cluster (filled before any run):
+# fio-tuned is fio tuned for peak (--iodepth_batch_submit=32
+# --iodepth_batch_complete_min=1 --iodepth_batch_complete_max=32: batched
+# submit and reap), fio-defaults is fio with its defaults (one request per
+# submit), kept only as that label says;
 #   4k randread qd32, 4k randwrite qd32, 4M sequential read qd32.
 # bb-* is block-bench running fio's exact job (same options, so the same
 # offset stream: fio's random map, every block once per pass) with
@@ -8,7 +12,7 @@
 # (BlockBackend with its own xorshift offsets, which repeat blocks: with the
 # write-around cache a write to a block with a write still in flight waits
 # for it, so its randwrite is lower than a random map's; fio with
-# --norandommap shows the same drop).  Compare bb-* with fio.
+# --norandommap shows the same drop).  Compare bb-* with fio-tuned.
 # Runs alternate between tools (rep 1 of every tool, then rep 2, ..., the
 # order rotated each rep); the table shows the median of REPS runs: IOPS,
 # MiB/s and the client's CPU time
@@ -19,7 +23,7 @@
 # not librbd's threads, so it is not used.
 #
 # Usage: tools/bench/rbd_compare.sh [SECONDS_PER_RUN=5] [REPS=3]
-#   BLK_RBD_BENCH_TOOLS="bb-eventfd bb-bh bb-poll fio rbd-bench" (subset; also
+#   BLK_RBD_BENCH_TOOLS="bb-eventfd bb-bh bb-poll fio-tuned fio-defaults rbd-bench" (subset; also
 #     blk-eventfd blk-bh blk-poll)
 #   BLK_RBD_BENCH_WORKLOADS="4k-randread 4k-randwrite 4M-read" (subset)
 #   BLK_RBD_BENCH_EXTRA=",rados.KEY=VALUE..." appended to the bb-*/blk-* spec
@@ -63,7 +67,7 @@ fi
 # workload name -> "rw bs"
 declare -A WL=([4k-randread]="randread 4096" [4k-randwrite]="randwrite 4096" [4M-read]="read 4194304")
 read -r -a WORKLOADS <<<"${BLK_RBD_BENCH_WORKLOADS:-4k-randread 4k-randwrite 4M-read}"
-read -r -a TOOLS <<<"${BLK_RBD_BENCH_TOOLS:-bb-eventfd bb-bh bb-poll fio rbd-bench}"
+read -r -a TOOLS <<<"${BLK_RBD_BENCH_TOOLS:-bb-eventfd bb-bh bb-poll fio-tuned fio-defaults rbd-bench}"
 EXTRA="${BLK_RBD_BENCH_EXTRA:-}"
 RESULTS="$(mktemp)"
 CPUF="$(mktemp)"
@@ -85,10 +89,12 @@ run_one() {  # tool workload -> prints "IOPS MIBS"
         --rw="$rw" --bs="$bs" --qd=32 --seconds="$SECS" 2>/dev/null |
         sed -n 's/.*IOPS \([0-9.]*\) MiB\/s \([0-9.]*\).*/\1 \2/p'
       ;;
-    fio | bb-*)
+    fio-* | bb-*)
       local job=(--name=r --rw="$rw" --bs="$bs" --iodepth=32 --runtime="$SECS" --time_based
         --output-format=json)
       local cmd=(fio "${job[@]}" --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE")
+      [[ "$tool" == fio-tuned ]] &&
+        cmd+=(--iodepth_batch_submit=32 --iodepth_batch_complete_min=1 --iodepth_batch_complete_max=32)
       [[ "$tool" == bb-* ]] &&
         cmd=("$BB" "${job[@]}" --blockdev="driver=rbd,pool=$POOL,image=$IMAGE,completion=${tool#bb-}$EXTRA")
       T "${CPUWRAP[@]}" "${cmd[@]}" 2>/dev/null |
