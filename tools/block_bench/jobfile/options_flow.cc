@@ -164,40 +164,39 @@ FioOptionSpec SteadyStateOption() {
   return s;
 }
 
-// iodepth=N, remembering that it was given: a trace replay's depth cap
-// defaults to what the trace recorded unless iodepth is written.
-FioOptionSpec IoDepth() {
-  FioOptionSpec s = internal::UintOption<&JobOptions::iodepth, 1>("iodepth", "I/Os kept in flight");
+// An unsigned option that remembers it was written (JobOptions::*Given),
+// so a default can depend on whether the user chose the value; rendered
+// whenever written, even at its default.
+template <uint32_t JobOptions::*F, bool JobOptions::*Given, uint64_t Min>
+FioOptionSpec GivenUintOption(std::string_view name, std::string_view help) {
+  FioOptionSpec s = internal::UintOption<F, Min>(name, help);
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 1, UINT32_MAX);
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, Min, UINT32_MAX);
     if (!n.ok()) return n.error();
-    job.iodepth = static_cast<uint32_t>(n.value());
-    job.iodepth_given = true;
+    job.*F = static_cast<uint32_t>(n.value());
+    job.*Given = true;
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.iodepth != DefaultJob().iodepth || job.iodepth_given)
-      out.push_back({std::string(n), std::to_string(job.iodepth)});
+    if (job.*F != DefaultJob().*F || job.*Given) out.push_back({std::string(n), std::to_string(job.*F)});
   };
   return s;
 }
 
+// iodepth=N: a trace replay's depth cap defaults to what the trace recorded
+// unless iodepth is written.
+FioOptionSpec IoDepth() {
+  return GivenUintOption<&JobOptions::iodepth, &JobOptions::iodepth_given, 1>(
+      "iodepth", "I/Os kept in flight");
+}
+
+// iodepth_batch_submit=N: written, it fixes the submission batch as fio's
+// (run/target.h SubmitBatchingOf); unwritten, block-bench batches adaptively.
 FioOptionSpec IodepthBatchSubmit() {
-  FioOptionSpec s = internal::UintOption<&JobOptions::iodepth_batch_submit, 0>(
-      "iodepth_batch_submit", "I/Os submitted at once (0: iodepth)");
+  FioOptionSpec s =
+      GivenUintOption<&JobOptions::iodepth_batch_submit, &JobOptions::iodepth_batch_submit_given,
+                      0>("iodepth_batch_submit", "I/Os submitted at once (0: iodepth)");
   s.aliases = {"iodepth_batch"};
-  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 0, UINT32_MAX);
-    if (!n.ok()) return n.error();
-    job.iodepth_batch_submit = static_cast<uint32_t>(n.value());
-    job.iodepth_batch_submit_given = true;
-    return {};
-  };
-  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.iodepth_batch_submit != DefaultJob().iodepth_batch_submit ||
-        job.iodepth_batch_submit_given)
-      out.push_back({std::string(n), std::to_string(job.iodepth_batch_submit)});
-  };
   return s;
 }
 
