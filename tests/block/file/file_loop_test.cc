@@ -6,44 +6,30 @@
 
 #include "block/file/completion_pace.h"
 #include "tests/block/file/file_test_util.h"
+#include "tests/block/file/loop_device.h"
 
 namespace blk::test {
 namespace {
 
 constexpr uint64_t kSize = 64 << 20;
 
-// A loop device over a sparse /dev/shm file; empty dev() when unavailable.
-class LoopDevice {
+// A sparse /dev/shm file of kSize bytes, removed at the end.
+class ShmFile {
  public:
-  LoopDevice() {
-    backing_ = "/dev/shm/blkfile-loopXXXXXX";
-    int fd = mkstemp(backing_.data());
-    if (fd < 0) { why_ = "mkstemp in /dev/shm failed"; return; }
-    if (ftruncate(fd, kSize) < 0) why_ = "ftruncate failed";
-    close(fd);
-    if (!why_.empty()) return;
-    FILE* p = popen(("losetup -f --show " + backing_ + " 2>&1").c_str(), "r");
-    if (!p) { why_ = "popen(losetup) failed"; return; }
-    char line[256] = {};
-    if (!fgets(line, sizeof(line), p)) line[0] = 0;
-    int rc = pclose(p);
-    std::string out(line);
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    if (rc != 0 || out.rfind("/dev/loop", 0) != 0) {
-      why_ = "losetup -f --show failed: " + out;
-      return;
+  ShmFile() {
+    path_ = "/dev/shm/blkfile-loopXXXXXX";
+    const int fd = mkstemp(path_.data());
+    EXPECT_GE(fd, 0) << path_;
+    if (fd >= 0) {
+      EXPECT_EQ(ftruncate(fd, kSize), 0);
+      close(fd);
     }
-    dev_ = out;
   }
-  ~LoopDevice() {
-    if (!dev_.empty()) (void)!system(("losetup -d " + dev_).c_str());
-    unlink(backing_.c_str());
-  }
-  const std::string& dev() const { return dev_; }
-  const std::string& why() const { return why_; }
+  ~ShmFile() { unlink(path_.c_str()); }
+  const std::string& path() const { return path_; }
 
  private:
-  std::string backing_, dev_, why_;
+  std::string path_;
 };
 
 class FileLoopTest : public ::testing::Test {
@@ -51,7 +37,8 @@ class FileLoopTest : public ::testing::Test {
   void SetUp() override {
     if (loop_.dev().empty()) GTEST_SKIP() << "no loop device: " << loop_.why();
   }
-  LoopDevice loop_;
+  ShmFile backing_;
+  LoopDevice loop_{backing_.path()};
   AioContext ctx_;
 };
 
