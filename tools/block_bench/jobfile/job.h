@@ -207,7 +207,13 @@ struct JobOptions {
   // shared among them (each gets filesize, else size / nrfiles), and
   // file_service_type picks the file of each I/O.  See run/files.h.
   uint32_t nrfiles = 1;
-  uint64_t filesize = 0;  // 0: size / nrfiles
+  // filesize=LOW[-HIGH]: each file's size, drawn in [filesize, filesize_max]
+  // for a range.  0: size / nrfiles.
+  uint64_t filesize = 0;
+  uint64_t filesize_max = 0;
+  // Names of the files filename= does not name (fio's $jobname, $jobnum,
+  // $filenum, $clientuid).
+  std::string filename_format = "$jobname.$jobnum.$filenum";
   FileService file_service = FileService::kRoundRobin;
   uint32_t file_service_ios = 1;  // file_service_type=TYPE:N: N I/Os per pick
   IoEngine ioengine = IoEngine::kPsync;

@@ -225,24 +225,34 @@ constexpr FioChoice<JobOptions::Fadvise> kFadviseChoices[] = {
     {"random", JobOptions::Fadvise::kRandom},
     {"sequential", JobOptions::Fadvise::kSequential}};
 
-// filesize=SIZE: each file's size (fio's low-high range is not supported).
+// filesize=SIZE or LOW-HIGH (fio's range: each file's size drawn in it).
 FioOptionSpec FileSize() {
   FioOptionSpec s;
   s.name = "filesize";
   s.numeric = true;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (v->find('-') != std::string_view::npos || v->find(':') != std::string_view::npos)
-      return FioValueError("a range of file sizes is not supported (give one size), got " +
-                           QuoteInput(*v));
-    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
-    if (!n.ok()) return n.error();
-    job.filesize = n.value();
+    const auto range = SplitRange(*v);
+    const std::string_view lo_text = range ? range->first : *v;
+    Expected<uint64_t> lo = FioParseSize(lo_text, job.kb_base, 1);
+    if (!lo.ok()) return lo.error();
+    uint64_t hi = lo.value();
+    if (range) {
+      Expected<uint64_t> h = FioParseSize(range->second, job.kb_base, 1);
+      if (!h.ok()) return h.error();
+      hi = h.value();
+    }
+    // fio swaps a reversed range.
+    job.filesize = std::min(lo.value(), hi);
+    job.filesize_max = std::max(lo.value(), hi);
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.filesize) out.push_back({std::string(n), std::to_string(job.filesize)});
+    if (!job.filesize) return;
+    std::string v = std::to_string(job.filesize);
+    if (job.filesize_max != job.filesize) v += "-" + std::to_string(job.filesize_max);
+    out.push_back({std::string(n), v});
   };
-  s.help = "size of each file (default: size / nrfiles)";
+  s.help = "size of each file, or LOW-HIGH: each file's drawn in the range (default: size / nrfiles)";
   return s;
 }
 
@@ -327,6 +337,9 @@ std::vector<FioOptionSpec> TargetOptions() {
     v.push_back(std::move(n));
   }
   v.push_back(FileSize());
+  v.push_back(StringOption<&JobOptions::filename_format>(
+      "filename_format", "generated file names: $jobname, $jobnum (the clone), $filenum, "
+                         "$clientuid substituted (default $jobname.$jobnum.$filenum)"));
   v.push_back(FileServiceType());
   v.push_back(Blockdev());
   v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));

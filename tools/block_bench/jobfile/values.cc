@@ -113,6 +113,9 @@ Expected<uint64_t> FioParseSize(std::string_view text, uint32_t kb_base, uint64_
 
 Expected<SizeSpec> ParseSizeOrPercent(std::string_view text, uint32_t kb_base,
                                       uint64_t percent_min, uint64_t percent_max) {
+  // "100%%" is 100 %, as fio reads it (fio stops at the first '%'; job files
+  // written through printf-style templates double it).
+  while (text.size() >= 2 && text.substr(text.size() - 2) == "%%") text.remove_suffix(1);
   std::string why;
   const std::optional<Number> n = ParseNumber(text, kb_base, /*allow_percent=*/true, &why);
   if (!n || (n->percent && (n->value < percent_min || n->value > percent_max))) {

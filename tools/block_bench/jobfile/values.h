@@ -40,7 +40,8 @@ Expected<uint64_t> ParseInteger(std::string_view text, uint32_t kb_base, uint64_
 // k/m/g/t/p, expressions), not blk::ParseSize's (QEMU's).
 Expected<uint64_t> FioParseSize(std::string_view text, uint32_t kb_base, uint64_t min = 0);
 
-// A byte count, or "N%" with N in [percent_min, percent_max].
+// A byte count, or "N%" with N in [percent_min, percent_max] ("N%%" too,
+// as fio reads it).
 Expected<SizeSpec> ParseSizeOrPercent(std::string_view text, uint32_t kb_base,
                                       uint64_t percent_min, uint64_t percent_max);
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "tools/block_bench/run/clone_source.h"
+#include "tools/block_bench/run/target.h"
+
 namespace blk::bench {
 
 JobOptions CloneJob(const JobOptions& job, uint32_t clone) {
@@ -12,17 +15,50 @@ JobOptions CloneJob(const JobOptions& job, uint32_t clone) {
   return c;
 }
 
+namespace {
+
+// This file's size when filesize= is given: the value, or for a range one
+// drawn in it (from the job's seed, the clone and the file: the same on
+// every call) and rounded down to the smallest block size, as fio's.
+uint64_t FileSizeOf(const JobOptions& job, uint32_t clone, uint32_t file) {
+  if (job.filesize_max <= job.filesize) return job.filesize;
+  const uint64_t base = job.randseed ? *job.randseed : 0x5EEDF11E5124ull;
+  Rng r(base ^ (uint64_t(clone) << 32) ^ (uint64_t(file) * 0x9E3779B97F4A7C15ull));
+  uint64_t v = job.filesize + r.below(job.filesize_max - job.filesize + 1);
+  const uint64_t unit = std::min(MinBlockSize(job, Dir::kRead), MinBlockSize(job, Dir::kWrite));
+  if (unit > 1 && v >= unit) v -= v % unit;
+  return v;
+}
+
+}  // namespace
+
 JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file) {
-  if (job.nrfiles <= 1) return job;
-  const uint32_t n = job.nrfiles;
+  const uint32_t n = std::max<uint32_t>(1, job.nrfiles);
+  if (n == 1 && !job.filesize) return job;
   JobOptions f = job;
   f.nrfiles = 1;
-  f.filenames = {file < job.filenames.size()
-                     ? job.filenames[file]
-                     : job.name + "." + std::to_string(clone) + "." + std::to_string(file)};
+  if (file < job.filenames.size()) f.filenames = {job.filenames[file]};
+  else f.filenames = {FileNameOf(job, clone, file)};
   auto share = [&](uint64_t total) { return total / n + (file < total % n ? 1 : 0); };
-  if (job.filesize) f.size = SizeSpec{job.filesize, false};
-  else if (job.size && !job.size->percent) f.size = SizeSpec{std::max<uint64_t>(1, job.size->value / n), false};
+  if (job.filesize) {
+    // fio: each file is filesize bytes; size= then caps the job's I/O over
+    // all of them (size=N%: N % of each file).
+    const uint64_t fsize = FileSizeOf(job, clone, file);
+    f.filesize = fsize;
+    f.filesize_max = fsize;
+    f.size = SizeSpec{fsize, false};
+    if (job.size && job.size->percent) {
+      const uint64_t unit = std::min(MinBlockSize(job, Dir::kRead), MinBlockSize(job, Dir::kWrite));
+      uint64_t part = uint64_t((unsigned __int128)fsize * job.size->value / 100);
+      if (unit > 1 && part >= unit) part -= part % unit;
+      f.size = SizeSpec{std::max<uint64_t>(1, part), false};
+      f.filesize = f.filesize_max = f.size->value;  // fio lays out only that much
+    } else if (job.size && !job.io_size) {
+      f.io_size = SizeSpec{std::clamp<uint64_t>(share(job.size->value), 1, fsize), false};
+    }
+  } else if (job.size && !job.size->percent) {
+    f.size = SizeSpec{std::max<uint64_t>(1, job.size->value / n), false};
+  }
   if (job.io_size && !job.io_size->percent) f.io_size = SizeSpec{std::max<uint64_t>(1, share(job.io_size->value)), false};
   if (job.number_ios) f.number_ios = std::max<uint64_t>(1, share(job.number_ios));
   return f;

@@ -30,9 +30,16 @@ namespace blk::bench {
 JobOptions CloneJob(const JobOptions& job, uint32_t clone);
 
 // The options of file `file` (0-based) of clone `clone` of `job`: one file,
-// named filenames[file] or fio's default "JOB.CLONE.FILE"; size = filesize,
-// else size / nrfiles; io_size and number_ios shared out.  With nrfiles == 1
-// the job itself.
+// named filenames[file] or by filename_format (FileNameOf, run/target.h:
+// fio's default "JOB.CLONE.FILE"); io_size and number_ios shared out.  Its
+// size, as fio's:
+//  * filesize=LOW[-HIGH]: the file is filesize bytes (a range: drawn in it
+//    from randseed, the clone and the file, rounded down to the smallest
+//    block size; fio draws from its own generator, so the sizes differ from
+//    fio's), and the job's I/O region on it is the whole file, or N % of it
+//    with size=N%; a size= in bytes caps the I/O, shared out over the files;
+//  * else size / nrfiles.
+// With one file and no filesize= the job itself.
 JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file);
 
 // The seed of file `file`'s generator (file 0: the clone's seed, so a

@@ -152,8 +152,7 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
                                   " files; block-bench runs one file per job (use one job "
                                   "per file, or numjobs)");
   }
-  std::string f = !job.filenames.empty() ? job.filenames[0]
-                                         : job.name + "." + std::to_string(clone) + ".0";
+  std::string f = !job.filenames.empty() ? job.filenames[0] : FileNameOf(job, clone, 0);
   if (!job.directories.empty() && !f.empty() && f[0] != '/') f = job.directories[0] + "/" + f;
   const char* aio = SyncEngine(job) ? "sync" : "threads";
   if (job.ioengine == IoEngine::kLibaio && !SubstitutedEngine(job)) aio = "native";
@@ -169,6 +168,30 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
 }
 
 }  // namespace
+
+std::string FileNameOf(const JobOptions& job, uint32_t clone, uint32_t file) {
+  // fio's keywords, longest first where one is a prefix of another.
+  const std::pair<std::string_view, std::string> kKeys[] = {
+      {"$jobname", job.name},
+      {"$jobnum", std::to_string(clone)},
+      {"$filenum", std::to_string(file)},
+      {"$clientuid", ""},
+  };
+  const std::string_view fmt = job.filename_format;
+  std::string out;
+  for (size_t i = 0; i < fmt.size();) {
+    bool replaced = false;
+    for (const auto& [key, value] : kKeys) {
+      if (fmt.compare(i, key.size(), key) != 0) continue;
+      out += value;
+      i += key.size();
+      replaced = true;
+      break;
+    }
+    if (!replaced) out += fmt[i++];
+  }
+  return out;
+}
 
 SubmitBatching SubmitBatchingOf(const JobOptions& job) {
   // The file driver's bounds for aio-max-batch.
@@ -206,6 +229,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
   uint64_t want = 0;  // bytes the job needs, when known without a target
   if (job.size && !job.size->percent) want = job.size->value;
   if (want && !job.offset.percent) want += job.offset.value;
+  want = std::max(want, job.filesize);
   if (job.ioengine == IoEngine::kNull) {
     Target t;
     t.spec = "driver=null,size=" + std::to_string(want ? want : kDefaultNullSize);

@@ -21,8 +21,10 @@
 //   ioengine=rbd           driver=rbd,pool=P,image=I[,user=U][,completion=poll
 //                          and Target::spin with busy_poll=1]
 //                          [,write-cache=off when direct=1]
-// F is filename (the first of filename=a:b, prefixed by directory=), or fio's
-// default "<jobname>.<clone>.0".
+// F is filename (the first of filename=a:b), else FileNameOf(job, clone, 0)
+// (fio's filename_format, default "<jobname>.<clone>.0"), prefixed by
+// directory= unless absolute.  The file a job needs is offset+size bytes,
+// at least filesize= (its I/O region may be smaller: size=N%).
 // A file spec with aio=native or aio=io_uring ends with the submission
 // batching SubmitBatchingOf (below) decides: ,aio-max-batch=N,
 // aio-batch-adapt=on|off, and with fio_defaults=1 ,aio-poll=off (unless the
@@ -86,6 +88,11 @@ struct Target {
 };
 
 inline constexpr int64_t kSpinPollMaxNs = 1'000'000'000;
+
+// The name fio gives file `file` of clone `clone` when filename= does not
+// name it: job.filename_format with $jobname, $jobnum (the clone), $filenum
+// and $clientuid (empty, as fio outside client/server mode) replaced.
+std::string FileNameOf(const JobOptions& job, uint32_t clone, uint32_t file);
 
 // `clone_files`: how many files the clone opens (posixaio's pool size).
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files = 1);

@@ -138,6 +138,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"unlink", "unlink=1"},
       {"openfiles", "openfiles=4\nnrfiles=2"},
       {"filesize", "filesize=64k\nnrfiles=2"},
+      {"filename_format", "filename_format=f$jobnum.$filenum\nnrfiles=2"},
       {"file_service_type", "file_service_type=random:4"},
       {"directory", "directory=/mnt/x:/mnt/y"},
       {"blockdev", "blockdev=driver=file,filename=/tmp/x,aio=native,cache.direct=on"},
@@ -367,6 +368,8 @@ TEST(RoundTrip, TrickyValues) {
            "description=quote ' and \" and \\",
            "write_bw_log=",
            "size=100%\nio_size=1%\noffset=0%",
+           "size=100%%",
+           "filesize=4m-1m\nnrfiles=3",
        }) {
     SCOPED_TRACE(body);
     ExpectRoundTrip(ParseOne(body));

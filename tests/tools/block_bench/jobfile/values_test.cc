@@ -58,6 +58,12 @@ TEST(SizeOrPercent, Percentages) {
   EXPECT_FALSE(ParseSizeOrPercent("0%", 1024, 1, 100).ok());
   EXPECT_FALSE(ParseSizeOrPercent("101%", 1024, 1, 100).ok());
   EXPECT_TRUE(ParseSizeOrPercent("250%", 1024, 1, kNoMax).ok());
+  // fio reads "100%%" (job files written through printf templates) as 100 %.
+  v = ParseSizeOrPercent("100%%", 1024, 1, 100);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v.value(), (SizeSpec{100, true}));
+  EXPECT_FALSE(ParseSizeOrPercent("%%", 1024, 1, 100).ok());
+  EXPECT_FALSE(ParseSizeOrPercent("101%%", 1024, 1, 100).ok());
   auto e = ParseSizeOrPercent("half", 1024, 1, 100);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().message, "expected a size or a percentage (1% to 100%), got 'half'");

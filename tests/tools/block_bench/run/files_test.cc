@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bench_test_util.h"
+#include "tools/block_bench/run/target.h"
 
 namespace blk::bench {
 namespace {
@@ -39,6 +41,73 @@ TEST(FileJob, NamesSizesAndShares) {
   EXPECT_EQ(FileJob(one, 0, 0).filenames, one.filenames);
   EXPECT_EQ(FileSeed(77, 0), 77u);
   EXPECT_NE(FileSeed(77, 1), FileSeed(77, 2));
+}
+
+// filesize= alone sizes a one-file job (fio's; the null engine too), and
+// size=N% is N % of each file, laid out at that size, as fio's.
+TEST(FileJob, FileSizeSizesTheJob) {
+  JobOptions j = ParseJob({"--name=m", "--filesize=4m"});
+  JobOptions f = FileJob(j, 0, 0);
+  ASSERT_TRUE(f.size.has_value());
+  EXPECT_EQ(f.size->value, 4u << 20);
+  EXPECT_FALSE(f.size->percent);
+  EXPECT_EQ(f.filenames, std::vector<std::string>{"m.0.0"});
+  JobOptions half = FileJob(ParseJob({"--name=m", "--filesize=4m", "--size=50%"}), 0, 0);
+  EXPECT_EQ(half.size->value, 2u << 20);
+  EXPECT_EQ(half.filesize, 2u << 20);
+  // size= in bytes caps the I/O over the files; each file keeps filesize.
+  JobOptions cap = ParseJob({"--name=m", "--nrfiles=4", "--filesize=512k", "--size=1m"});
+  EXPECT_EQ(FileJob(cap, 0, 3).size->value, 512u << 10);
+  EXPECT_EQ(FileJob(cap, 0, 3).io_size->value, 256u << 10);
+}
+
+// filesize=LOW-HIGH: each file's size drawn in the range, rounded down to
+// the block size, the same on every call (the target and the generator ask
+// separately), and not the same for every file.
+TEST(FileJob, FileSizeRangeDrawsEachFile) {
+  JobOptions j = ParseJob({"--name=m", "--nrfiles=16", "--filesize=1m-4m", "--bs=4k"});
+  EXPECT_EQ(j.filesize, 1u << 20);
+  EXPECT_EQ(j.filesize_max, 4u << 20);
+  std::set<uint64_t> seen;
+  for (uint32_t c = 0; c < 2; c++) {
+    for (uint32_t i = 0; i < 16; i++) {
+      const uint64_t s = FileJob(j, c, i).size->value;
+      EXPECT_GE(s, 1u << 20);
+      EXPECT_LE(s, 4u << 20);
+      EXPECT_EQ(s % 4096, 0u) << s;
+      EXPECT_EQ(FileJob(j, c, i).filesize, s);
+      EXPECT_EQ(FileJob(j, c, i).size->value, s);
+      seen.insert(s);
+    }
+  }
+  EXPECT_GT(seen.size(), 16u);
+  // A reversed range is fio's range the right way round.
+  JobOptions r = ParseJob({"--name=m", "--filesize=4m:1m"});
+  EXPECT_EQ(r.filesize, 1u << 20);
+  EXPECT_EQ(r.filesize_max, 4u << 20);
+  // randseed= changes the draw.
+  JobOptions other = ParseJob({"--name=m", "--nrfiles=16", "--filesize=1m-4m", "--randseed=9"});
+  int same = 0;
+  for (uint32_t i = 0; i < 16; i++)
+    same += FileJob(other, 0, i).size->value == FileJob(j, 0, i).size->value;
+  EXPECT_LT(same, 16);
+}
+
+// filename_format: fio's keywords replaced, anything else kept.
+TEST(FileJob, FilenameFormatNamesTheFiles) {
+  JobOptions j = ParseJob({"--name=db", "--nrfiles=2", "--size=1m",
+                           "--filename_format=f$jobnum/$jobname.$filenum$clientuid.x$"});
+  EXPECT_EQ(FileJob(j, 3, 1).filenames, std::vector<std::string>{"f3/db.1.x$"});
+  // One file, no filesize: the job itself; the target names it.
+  JobOptions one = ParseJob({"--name=db", "--size=1m", "--filename_format=file$jobnum"});
+  EXPECT_EQ(FileNameOf(one, 7, 0), "file7");
+  auto t = JobTarget(one, 7);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->filename, "file7");
+  // filename= wins.
+  JobOptions named = ParseJob({"--name=db", "--filename=a", "--filename_format=file$jobnum",
+                               "--filesize=1m"});
+  EXPECT_EQ(FileJob(named, 7, 0).filenames, std::vector<std::string>{"a"});
 }
 
 TEST(CloneJob, OffsetIncrementMovesEachClone) {

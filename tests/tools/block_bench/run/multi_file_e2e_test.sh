@@ -60,6 +60,34 @@ done
 python3 -c "import json; r = json.load(open('l.json'))['jobs'][0]['write']; assert r['total_ios'] == 128, r['total_ios']" \
   || fail "filename list: not 128 writes"
 
+# filesize=LOW-HIGH: each file laid out at a size drawn in the range, a
+# multiple of bs, and the job reads every file whole, as fio; the sizes
+# are the same on a second run.
+"$BB" --name=r --nrfiles=6 --filesize=64k-512k --rw=read --bs=8k --output-format=json --output=r.json \
+  || fail "filesize range"
+sizes="$(stat -c %s r.0.[0-5] | tr '\n' ' ')"
+python3 - "$sizes" <<'PY' || fail "filesize range: sizes $sizes"
+import json, sys
+sizes = [int(s) for s in sys.argv[1].split()]
+assert len(sizes) == 6, sizes
+assert all(65536 <= s <= 524288 and s % 8192 == 0 for s in sizes), sizes
+assert len(set(sizes)) > 1, sizes
+r = json.load(open("r.json"))["jobs"][0]["read"]
+assert r["io_bytes"] == sum(sizes), (r["io_bytes"], sum(sizes))
+PY
+rm -f r.0.*
+"$BB" --name=r --nrfiles=6 --filesize=64k-512k --rw=read --bs=8k --output-format=json --output=r2.json \
+  || fail "filesize range again"
+[[ "$(stat -c %s r.0.[0-5] | tr '\n' ' ')" == "$sizes" ]] || fail "filesize range: other sizes the second time"
+
+# filename_format with filesize= alone (OpenZFS's perf jobs): clone N's file
+# is fileN, filesize bytes, read whole.
+"$BB" --name=z --filename_format='file$jobnum' --numjobs=2 --filesize=128k --rw=read --bs=4k \
+  --output-format=json --output=z.json || fail "filename_format"
+[[ $(stat -c %s file0) == 131072 && $(stat -c %s file1) == 131072 ]] || fail "filename_format: $(ls -l)"
+python3 -c "import json; assert [j['read']['total_ios'] for j in json.load(open('z.json'))['jobs']] == [32, 32]" \
+  || fail "filename_format: not 32 reads per clone"
+
 # Verify across files and clones.
 "$BB" --name=v --nrfiles=4 --filesize=1m --rw=randwrite --bs=4k --ioengine=libaio --direct=1 \
   --iodepth=8 --verify=crc32c --numjobs=2 --output-format=json --output=v.json || fail "verify run"
