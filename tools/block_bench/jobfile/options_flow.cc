@@ -333,12 +333,20 @@ std::vector<FioOptionSpec> FlowOptions() {
   v.push_back(Rate());
   v.push_back(RateIops());
   v.push_back(RateProcessOption());
-  v.push_back(RateMinimum<&JobOptions::rate_min, true>(
-      "rate_min", "end the job (EIO) when slower than this many bytes/s over a rate_cycle [read,write,trim]"));
+  {
+    FioOptionSpec m = RateMinimum<&JobOptions::rate_min, true>(
+        "rate_min", "end the job (EIO) when slower than this many bytes/s over a rate_cycle [read,write,trim]");
+    m.aliases = {"ratemin"};
+    v.push_back(std::move(m));
+  }
   v.push_back(RateMinimum<&JobOptions::rate_iops_min, false>(
       "rate_iops_min", "end the job (EIO) when slower than this many IOPS over a rate_cycle [read,write,trim]"));
-  v.push_back(UintOption<&JobOptions::rate_cycle, 1>(
-      "rate_cycle", "ms over which rate_min/rate_iops_min are averaged (default 1000)"));
+  {
+    FioOptionSpec c = UintOption<&JobOptions::rate_cycle, 1>(
+        "rate_cycle", "ms over which rate_min/rate_iops_min are averaged (default 1000)");
+    c.aliases = {"ratecycle"};
+    v.push_back(std::move(c));
+  }
   v.push_back(TimeOption<&JobOptions::thinktime, 1>("thinktime", "pause after I/Os (default unit us)"));
   v.push_back(UintOption<&JobOptions::thinktime_blocks, 1>(
       "thinktime_blocks", "I/Os between pauses (default 1; with thinktime_iotime: none)"));
