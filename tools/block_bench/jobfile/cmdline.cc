@@ -121,7 +121,10 @@ class Parser {
         const bool writes = j.read_iolog.empty() && j.rw != RwMode::kRead && j.rw != RwMode::kRandRead;
         if (writes)
           return FlagError("readonly", "job " + QuoteInput(j.name) + " would " +
-                                           (j.rw == RwMode::kTrim || j.rw == RwMode::kRandTrim ? "trim" : "write") +
+                                           (j.rw == RwMode::kTrim || j.rw == RwMode::kRandTrim ||
+                                                    j.rw == RwMode::kTrimWrite || j.rw == RwMode::kRandTrimWrite
+                                                ? "trim"
+                                                : "write") +
                                            " (rw=" + std::string(Name(j.rw)) + ")");
         j.readonly = true;  // a replayed trace's writes fail at the read-only graph
       }

@@ -27,6 +27,8 @@ std::string_view Name(RwMode v) {
     case RwMode::kRandTrim: return "randtrim";
     case RwMode::kReadWrite: return "rw";
     case RwMode::kRandReadWrite: return "randrw";
+    case RwMode::kTrimWrite: return "trimwrite";
+    case RwMode::kRandTrimWrite: return "randtrimwrite";
   }
   return "?";
 }
@@ -61,7 +63,7 @@ std::string_view Name(VerifyMethod v) {
 
 bool IsRandom(RwMode v) {
   return v == RwMode::kRandRead || v == RwMode::kRandWrite || v == RwMode::kRandTrim ||
-         v == RwMode::kRandReadWrite;
+         v == RwMode::kRandReadWrite || v == RwMode::kRandTrimWrite;
 }
 
 }  // namespace blk::bench

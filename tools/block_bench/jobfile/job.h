@@ -45,6 +45,10 @@ enum class RwMode {
   kRandTrim,
   kReadWrite,
   kRandReadWrite,
+  // fio's trimwrite / randtrimwrite: each block trimmed, then written (the
+  // write right after its trim, at the same offset and length).
+  kTrimWrite,
+  kRandTrimWrite,
 };
 
 enum class Distribution { kRandom, kZipf, kPareto, kNormal, kZoned, kZonedAbs };
@@ -80,7 +84,7 @@ std::string_view Name(RwMode v);
 std::string_view Name(Distribution v);
 std::string_view Name(VerifyMethod v);
 
-// True for randread, randwrite, randtrim and randrw.
+// True for randread, randwrite, randtrim, randrw and randtrimwrite.
 bool IsRandom(RwMode v);
 
 // Inclusive block size range for one direction; bs=4k is {4096, 4096}.

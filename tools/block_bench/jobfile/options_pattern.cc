@@ -29,7 +29,7 @@ struct RwName {
   std::string_view name;
   RwMode mode;
 };
-constexpr std::array<RwName, 9> kRwNames = {{{"read", RwMode::kRead},
+constexpr std::array<RwName, 11> kRwNames = {{{"read", RwMode::kRead},
                                               {"write", RwMode::kWrite},
                                               {"trim", RwMode::kTrim},
                                               {"randread", RwMode::kRandRead},
@@ -37,7 +37,9 @@ constexpr std::array<RwName, 9> kRwNames = {{{"read", RwMode::kRead},
                                               {"randtrim", RwMode::kRandTrim},
                                               {"rw", RwMode::kReadWrite},
                                               {"readwrite", RwMode::kReadWrite},
-                                              {"randrw", RwMode::kRandReadWrite}}};
+                                              {"randrw", RwMode::kRandReadWrite},
+                                              {"trimwrite", RwMode::kTrimWrite},
+                                              {"randtrimwrite", RwMode::kRandTrimWrite}}};
 
 Expected<void> ApplyRw(JobOptions& job, std::optional<std::string_view> v) {
   const size_t colon = v->find(':');
@@ -728,7 +730,7 @@ std::vector<FioOptionSpec> PatternOptions() {
   using namespace internal;
   std::vector<FioOptionSpec> v;
   v.push_back(Make("rw", {"readwrite"}, ApplyRw, RenderRw,
-                   "I/O pattern: read, write, trim, randread, randwrite, randtrim, rw, randrw; "
+                   "I/O pattern: read, write, trim, randread, randwrite, randtrim, rw, randrw, trimwrite, randtrimwrite; "
                    "':N' suffix: offset modifier"));
   v.push_back(RwSequencer());
   v.push_back(UintOption<&JobOptions::rwmixread, 0, 100>("rwmixread", "percentage of reads in mixed workloads"));

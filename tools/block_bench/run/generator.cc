@@ -43,7 +43,10 @@ uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone) {
   return Mix64(base ^ Mix64((uint64_t(job_index) << 32) | clone));
 }
 
-bool IoGenerator::has_dir(Dir d) const { return mixed_ ? d != Dir::kTrim : d == only_; }
+bool IoGenerator::has_dir(Dir d) const {
+  if (trim_write_) return d == Dir::kTrim || d == Dir::kWrite;
+  return mixed_ ? d != Dir::kTrim : d == only_;
+}
 
 Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_size,
                                           uint64_t seed) {
@@ -53,6 +56,10 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     case RwMode::kRead: case RwMode::kRandRead: g.only_ = Dir::kRead; break;
     case RwMode::kWrite: case RwMode::kRandWrite: g.only_ = Dir::kWrite; break;
     case RwMode::kTrim: case RwMode::kRandTrim: g.only_ = Dir::kTrim; break;
+    case RwMode::kTrimWrite: case RwMode::kRandTrimWrite:
+      g.only_ = Dir::kTrim;
+      g.trim_write_ = true;
+      break;
     case RwMode::kReadWrite: case RwMode::kRandReadWrite: g.mixed_ = true; break;
   }
   g.random_ = IsRandom(job.rw);
@@ -286,6 +293,13 @@ bool IoGenerator::plain_seq_offset(DirState& s, uint64_t len, uint64_t* off_out)
 }
 
 bool IoGenerator::next(IoUnit* io) {
+  // trimwrite: the write of the block trimmed last, outside the budget (fio
+  // issues size= bytes of trims and as many of writes).
+  if (write_after_trim_) {
+    *io = *write_after_trim_;
+    write_after_trim_.reset();
+    return true;
+  }
   if (!unlimited_) {
     if (issued_bytes_ >= io_limit_) return false;
     if (job_.number_ios && issued_ios_ >= job_.number_ios) return false;
@@ -354,6 +368,10 @@ bool IoGenerator::next(IoUnit* io) {
   io->dir = d;
   io->offset = off;
   io->len = len;
+  if (trim_write_) {
+    write_after_trim_ = *io;
+    write_after_trim_->dir = Dir::kWrite;
+  }
   return true;
 }
 

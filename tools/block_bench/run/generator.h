@@ -132,6 +132,8 @@ class IoGenerator final : public IoSource {
   uint64_t zone_bytes_ = 0;  // bytes issued in the zone
   Dir only_ = Dir::kRead;
   bool mixed_ = false;
+  bool trim_write_ = false;                 // rw=trimwrite / randtrimwrite
+  std::optional<IoUnit> write_after_trim_;  // trimwrite: the write due next
   uint64_t issued_bytes_ = 0, issued_ios_ = 0;
   Rng rand_off_, rand_dir_, rand_bs_, rand_seq_;
   DirChooser* chooser_ = nullptr;

@@ -80,7 +80,8 @@ void AddFileOptions(const JobOptions& job, uint32_t clone_files, Target* t) {
   // drops discards, which would time a no-op.  So for trim jobs, and for
   // the trims of trim_backlog, whose blocks the verify phase reads back as
   // zeros.
-  const bool trims = job.rw == RwMode::kTrim || job.rw == RwMode::kRandTrim;
+  const bool trims = job.rw == RwMode::kTrim || job.rw == RwMode::kRandTrim ||
+                     job.rw == RwMode::kTrimWrite || job.rw == RwMode::kRandTrimWrite;
   if (trims || (job.verify != VerifyMethod::kNone && job.trim_percentage && job.trim_backlog))
     t->spec += ",discard=unmap";
   if (job.ioengine == IoEngine::kPosixaio) {

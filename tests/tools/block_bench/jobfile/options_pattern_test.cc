@@ -24,13 +24,14 @@ TEST(RwOption, Modes) {
       {"trim", RwMode::kTrim},           {"randread", RwMode::kRandRead},
       {"randwrite", RwMode::kRandWrite}, {"randtrim", RwMode::kRandTrim},
       {"rw", RwMode::kReadWrite},        {"readwrite", RwMode::kReadWrite},
-      {"randrw", RwMode::kRandReadWrite}};
+      {"randrw", RwMode::kRandReadWrite}, {"trimwrite", RwMode::kTrimWrite},
+      {"randtrimwrite", RwMode::kRandTrimWrite}};
   for (const auto& [text, mode] : cases) {
     EXPECT_EQ(ParseOne(std::string("rw=") + text).rw, mode) << text;
     EXPECT_EQ(ParseOne(std::string("readwrite=") + text).rw, mode) << text;
   }
   EXPECT_OPTION_ERROR("rw=randomread", 2, "rw", "unsupported rw mode 'randomread'");
-  EXPECT_OPTION_ERROR("readwrite=trimwrite", 2, "readwrite", "unsupported rw mode 'trimwrite'");
+  EXPECT_OPTION_ERROR("readwrite=trimread", 2, "readwrite", "unsupported rw mode 'trimread'");
 }
 
 TEST(RwOption, OffsetModifierSuffix) {

@@ -46,6 +46,43 @@ TEST(Generator, SizeEndsTheJobWithoutTimeBased) {
   EXPECT_EQ(Take(n, 1 << 20, 1000).size(), 5u);
 }
 
+// rw=trimwrite: each block trimmed, then written right after at the same
+// offset and length; size= bytes of each (fio 3.33's write_iolog on the
+// null engine: trim 0, write 0, trim 4096, write 4096, ...).  randtrimwrite:
+// the same pairs at random offsets, every block once per pass.
+TEST(Generator, TrimWriteWritesEachTrimmedBlock) {
+  JobOptions j = ParseJob({"--name=a", "--rw=trimwrite", "--bs=4k", "--size=64k"});
+  auto v = Take(j, 1 << 20, 1000);
+  ASSERT_EQ(v.size(), 32u);
+  for (size_t i = 0; i < v.size(); i += 2) {
+    EXPECT_EQ(v[i].dir, Dir::kTrim) << i;
+    EXPECT_EQ(v[i + 1].dir, Dir::kWrite) << i;
+    EXPECT_EQ(v[i].offset, i / 2 * 4096) << i;
+    EXPECT_EQ(v[i + 1].offset, v[i].offset) << i;
+    EXPECT_EQ(v[i + 1].len, v[i].len) << i;
+  }
+  auto g = IoGenerator::Create(j, 1 << 20, 1);
+  ASSERT_TRUE(g.ok());
+  EXPECT_TRUE(g->has_dir(Dir::kTrim));
+  EXPECT_TRUE(g->has_dir(Dir::kWrite));
+  EXPECT_FALSE(g->has_dir(Dir::kRead));
+
+  JobOptions r = ParseJob({"--name=a", "--rw=randtrimwrite", "--bs=4k", "--size=64k"});
+  auto w = Take(r, 1 << 20, 1000);
+  ASSERT_EQ(w.size(), 32u);
+  std::set<uint64_t> trimmed;
+  bool in_order = true;
+  for (size_t i = 0; i < w.size(); i += 2) {
+    EXPECT_EQ(w[i].dir, Dir::kTrim);
+    EXPECT_EQ(w[i + 1].dir, Dir::kWrite);
+    EXPECT_EQ(w[i + 1].offset, w[i].offset);
+    trimmed.insert(w[i].offset);
+    in_order = in_order && w[i].offset == i / 2 * 4096;
+  }
+  EXPECT_EQ(trimmed.size(), 16u);
+  EXPECT_FALSE(in_order);
+}
+
 // loops=N: the job's I/O N times over, each sequential pass from the start.
 TEST(Generator, LoopsRepeatThePasses) {
   JobOptions j = ParseJob({"--name=a", "--rw=read", "--bs=4k", "--size=16k", "--loops=3"});
