@@ -331,6 +331,8 @@ struct JobOptions {
   bool offload() const { return io_submit_mode == SubmitMode::kOffload; }
   bool readonly = false;  // --readonly: the graph is opened read-only
   bool exitall = false;           // a clone that ends ends the others running
+  // serialize_overlap: an I/O overlapping one in flight waits for it.
+  bool serialize_overlap = false;
   bool exitall_on_error = false;  // ... when it ends with an error
   // CPUs the clones' threads may run on (cpus_allowed= / cpumask=); empty:
   // any.  split: clone k runs on the k-th of them (modulo), as fio's policy.

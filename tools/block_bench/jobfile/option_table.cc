@@ -72,7 +72,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"prioclass", "CPU and I/O priorities are not set (not implemented)"},
     {"profile", "fio's profiles are not supported"},
     {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
-    {"serialize_overlap", "not implemented"},
     {"softrandommap", "not implemented"},
     {"stats", "latencies and bandwidth are always measured"},
     {"sync", "not implemented"},

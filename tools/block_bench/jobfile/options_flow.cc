@@ -401,6 +401,8 @@ std::vector<FioOptionSpec> FlowOptions() {
       {"threads"}));
   v.push_back(IoSubmitMode());
   v.push_back(FlagOption<&JobOptions::exitall>("exitall", "a job that ends ends the others running"));
+  v.push_back(BoolOption<&JobOptions::serialize_overlap>(
+      "serialize_overlap", "an I/O overlapping one in flight (same file) waits until it completes"));
   v.push_back(FlagOption<&JobOptions::exitall_on_error>(
       "exitall_on_error", "a job that ends with an error ends the others running"));
   v.push_back(CpusAllowed());

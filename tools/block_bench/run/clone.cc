@@ -205,6 +205,10 @@ void Clone::add_features() {
     loop_->add_hook(features_.think.get());
   }
   if (features_.flow) loop_->add_hook(features_.flow.get());
+  if (job_.serialize_overlap && loop_->depth() > 1) {
+    features_.overlap = std::make_unique<OverlapGuard>(slots_.size());
+    loop_->add_hook(features_.overlap.get());
+  }
 }
 
 void Clone::add_verify(bool writes) {

@@ -64,6 +64,7 @@
 #include "tools/block_bench/run/features/fsync_cadence.h"
 #include "tools/block_bench/run/features/latency_target.h"
 #include "tools/block_bench/run/features/max_latency.h"
+#include "tools/block_bench/run/features/overlap_guard.h"
 #include "tools/block_bench/run/features/rate_guard.h"
 #include "tools/block_bench/run/features/think_time.h"
 #include "tools/block_bench/run/features/trim_backlog.h"
@@ -194,6 +195,7 @@ class Clone {
     std::unique_ptr<FsyncCadence> fsync;
     std::unique_ptr<ThinkTime> think;
     std::unique_ptr<FlowMember> flow;
+    std::unique_ptr<OverlapGuard> overlap;
   };
 
   // cpus_allowed: binds the clone's thread; false (with the error) when

@@ -105,6 +105,8 @@ class SubmitLoop {
   Task<void> wait_completion();
   // The next I/O is fetched already (taken from the source, not issued).
   bool has_pending() const { return pending_.have; }
+  // That I/O.  REQUIRES: has_pending().
+  const IoUnit& pending_io() const { return pending_.u; }
   // Fetches the next I/O now if none is pending; false: none left.
   bool prefetch() {
     if (pending_.have) return true;
