@@ -24,9 +24,11 @@ const char* KindOf(mode_t mode) {
   return "not a regular file";
 }
 
-Error OverLimit(const std::string& name, const InputLimit& limit, const std::string& what_came) {
-  std::string m = name + ": " + what_came + ", over the limit of " + FormatLimit(limit.max_bytes) +
-                  " for " + std::string(limit.what);
+// "PATH: <before> the limit of N for <what><after>; raise it with ...".
+Error OverLimit(const std::string& name, const InputLimit& limit, const std::string& before,
+                const std::string& after = "") {
+  std::string m = name + ": " + before + " the limit of " + FormatLimit(limit.max_bytes) +
+                  " for " + std::string(limit.what) + after;
   m += limit.how_to_raise.empty() ? std::string(" (a fixed limit)")
                                   : "; raise it with " + std::string(limit.how_to_raise);
   return MakeError(-EFBIG, m);
@@ -49,7 +51,7 @@ Expected<std::string> ReadRegular(int fd, const std::string& name, const InputLi
                                   const struct stat& st) {
   const uint64_t size = uint64_t(std::max<off_t>(st.st_size, 0));
   const uint64_t max = std::min<uint64_t>(limit.max_bytes, UINT64_MAX - 1);
-  if (size > max) return OverLimit(name, limit, FormatLimit(size));
+  if (size > max) return OverLimit(name, limit, FormatLimit(size) + ", over");
   std::string out;
   out.reserve(size);  // exactly: reads append to it without growing it
   std::string chunk(size_t(std::min<uint64_t>(kChunk, max + 1)), '\0');
@@ -64,7 +66,7 @@ Expected<std::string> ReadRegular(int fd, const std::string& name, const InputLi
       return MakeError(-err, name + ": " + std::strerror(err));
     }
     if (n == 0) return out;
-    if (out.size() + size_t(n) > max) return OverLimit(name, limit, "it grew while read");
+    if (out.size() + size_t(n) > max) return OverLimit(name, limit, "grew past", " while read");
     out.append(chunk.data(), size_t(n));
   }
 }
@@ -90,7 +92,7 @@ Expected<std::string> ReadStream(int fd, const std::string& name, const InputLim
       return MakeError(-err, name + ": " + std::strerror(err));
     }
     if (out.size() + size_t(n) > limit.max_bytes)
-      return OverLimit(name, limit, "more than that came from the pipe");
+      return OverLimit(name, limit, "more than", " came from the pipe");
     // Grown by doubling, but never past the bound.
     if (out.size() + size_t(n) > out.capacity())
       out.reserve(size_t(std::min<uint64_t>(std::max<uint64_t>(2 * out.capacity(), 1 << 16),

@@ -153,8 +153,8 @@ TEST_F(InputFileTest, RefusesAnEndlessPipeAtTheLimit) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, -EFBIG);
   EXPECT_EQ(r.error().message,
-            "-: more than that came from the pipe, over the limit of 4 MiB for a test input; "
-            "raise it with --test-limit=");
+            "-: more than the limit of 4 MiB for a test input came from the pipe; raise it with "
+            "--test-limit=");
   // It stopped at the limit: what was written is the limit plus what the
   // pipe and one write held.
   EXPECT_LT(written.load(), uint64_t(4 << 20) + (1 << 20));
