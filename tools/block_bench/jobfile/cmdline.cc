@@ -314,6 +314,7 @@ std::string UsageText(std::string_view program) {
          "       " + std::string(program) + " plot [--output=FILE.svg] FILE...\n" +
          "       " + std::string(program) +
          " --trace-info FILE [--trace-format=NAME] [--trace-device=DEV]\n" +
+         "                   [--trace-max-size=SIZE]\n" +
          "(compare and ab: latency and throughput verdicts for git bisect run; plot: SVG\n"
          "latency curves and logs over time; each has --help; --trace-info: statistics of\n"
          "an I/O trace (fio iolog, blktrace, perf script, Alibaba/Tencent/MSR CSV), as text\n"
