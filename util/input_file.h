@@ -15,7 +15,8 @@
 //  * errors for people: a negative errno (-EFBIG over the bound, -EINVAL a
 //    source that is not a file or pipe, -EINTR interrupted, else the
 //    errno of open/read) and a message naming the file ("PATH: ..."), the
-//    bound and, when over it, how to raise it (`how_to_raise`).
+//    bound and, when over it, how to raise it (`how_to_raise`); -EISDIR
+//    for a directory.
 //
 // A path is opened without blocking (a FIFO with no writer yet does not
 // hang the open; the reader waits for one within the interruption rule).
@@ -34,7 +35,7 @@
 namespace blk {
 
 struct InputLimit {
-  // The most bytes read.  REQUIRES: > 0.
+  // The most bytes read (0: only an empty input is accepted).
   uint64_t max_bytes = uint64_t(64) << 20;
   // What the input is, for messages: "a job file", "a trace", ...
   std::string_view what = "an input file";
