@@ -1,6 +1,5 @@
 #include "tools/block_bench/run/buffer_fill.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "util/input_file.h"
@@ -19,7 +18,7 @@ Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces,
     }
     // fio's bound on a pattern (MAX_PATTERN_SIZE), for all its pieces.
     InputLimit limit;
-    limit.max_bytes = kMaxPatternBytes - std::min<uint64_t>(out.size(), kMaxPatternBytes);
+    limit.max_bytes = kMaxPatternBytes;
     limit.what = "a pattern file";
     auto read = ReadInputFile(p.data, limit);
     if (!read.ok()) {
@@ -30,6 +29,9 @@ Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces,
     }
     std::string& bytes = *read;
     if (bytes.empty()) return MakeError(-EINVAL, name + ": '" + p.data + "' is empty");
+    if (out.size() + bytes.size() > kMaxPatternBytes)
+      return MakeError(-EFBIG, name + ": with '" + p.data + "' the pattern is longer than " +
+                                   FormatLimit(kMaxPatternBytes) + " (fio's limit too)");
     out += bytes;
   }
   return out;
