@@ -78,9 +78,11 @@ class Parser {
     if (!jobs.ok()) return jobs.error();
     out_.jobs = std::move(jobs.value());
     if (out_.flags.help || out_.flags.version || out_.flags.cmdhelp) return std::move(out_);
+    std::vector<std::string> files_without_jobs;
     for (size_t k = 0; k < out_.job_files.size(); ++k) {
       Expected<std::vector<JobOptions>> file_jobs = ParseJobFile(out_.job_files[k], env_, defaults);
       if (!file_jobs.ok()) return file_jobs.error();
+      if (file_jobs.value().empty()) files_without_jobs.push_back(out_.job_files[k]);
       // fio separates job files by a stonewall.
       if (k > 0 && !file_jobs.value().empty()) file_jobs.value().front().stonewall = true;
       for (JobOptions& job : file_jobs.value()) out_.jobs.push_back(std::move(job));
@@ -104,6 +106,12 @@ class Parser {
           kept.push_back(std::move(j));
       }
       out_.jobs = std::move(kept);
+    }
+    if (out_.jobs.empty() && !files_without_jobs.empty()) {
+      // The file is what lacks a job: name it, not the command line.
+      return MakeError(-EINVAL, files_without_jobs.front() +
+                                    ": no jobs defined (the file has no job section; [global] "
+                                    "alone defines none)");
     }
     if (out_.jobs.empty()) {
       return CmdError("no jobs defined (give a job file or --name=NAME with job options)");
@@ -309,6 +317,7 @@ std::string UsageText(std::string_view program) {
          "       " + std::string(program) + " plot [--output=FILE.svg] FILE...\n" +
          "       " + std::string(program) +
          " --trace-info FILE [--trace-format=NAME] [--trace-device=DEV]\n" +
+         "                   [--trace-max-size=SIZE]\n" +
          "(compare and ab: latency and throughput verdicts for git bisect run; plot: SVG\n"
          "latency curves and logs over time; each has --help; --trace-info: statistics of\n"
          "an I/O trace (fio iolog, blktrace, perf script, Alibaba/Tencent/MSR CSV), as text\n"

@@ -514,6 +514,9 @@ struct JobOptions {
   std::string trace_format = "auto";  // a trace::Format name
   std::string trace_device;           // only this device/volume of the trace
   bool trace_skip_bad = false;        // count malformed records, go on
+  // The most bytes of trace read (per clone's trace; per-CPU blktrace
+  // files together); a larger one is refused, never buffered whole.
+  uint64_t trace_max_size = uint64_t(4) << 30;
   bool replay_no_stall = false;       // in order, as fast as the depth allows
   uint32_t replay_time_scale = 100;   // percent of the trace's rate
   std::string replay_redirect;        // target of every record

@@ -1,5 +1,5 @@
 // Options of trace replay and recording: read_iolog and fio's replay_*
-// options, block-bench's trace_format/trace_device/trace_skip_bad, and
+// options, block-bench's trace_format/trace_device/trace_skip_bad/trace_max_size, and
 // write_iolog.  What they do at run time: docs/replay.md.
 #include "tools/block_bench/jobfile/option_helpers.h"
 #include "util/quote.h"
@@ -101,6 +101,25 @@ FioOptionSpec ReplayScale() {
   return s;
 }
 
+FioOptionSpec TraceMaxSize() {
+  FioOptionSpec s;
+  s.name = "trace_max_size";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    if (n.value() == 0) return FioValueError("must be above 0, got " + QuoteInput(*v));
+    job.trace_max_size = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.trace_max_size != DefaultJob().trace_max_size)
+      out.push_back({std::string(n), FormatSize(job.trace_max_size, job.kb_base)});
+  };
+  s.help = "refuse a trace larger than this (default 4g; a pipe is read up to it)";
+  return s;
+}
+
 }  // namespace
 
 std::vector<FioOptionSpec> ReplayOptions() {
@@ -115,6 +134,7 @@ std::vector<FioOptionSpec> ReplayOptions() {
       "trace_device", "replay only this device/volume of the trace (MAJ,MIN, device id, ...)"));
   v.push_back(BoolOption<&JobOptions::trace_skip_bad>(
       "trace_skip_bad", "1: count and skip malformed trace records instead of failing"));
+  v.push_back(TraceMaxSize());
   v.push_back(BoolOption<&JobOptions::replay_no_stall>(
       "replay_no_stall", "1: replay in order as fast as iodepth allows, ignoring the timestamps"));
   v.push_back(UintOption<&JobOptions::replay_time_scale, 1, 1000000>(

@@ -1,39 +1,28 @@
 #include "tools/block_bench/jobfile/parse_env.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
+#include "util/input_file.h"
+
 namespace blk::bench {
 namespace {
 
+// A job file or an include, within kJobFileMaxBytes (util/input_file.h:
+// a device such as /dev/zero is refused without reading).  The message is
+// the reason alone: the parser names the file.
 Expected<std::string> ReadWholeFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return MakeError(-errno, std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return MakeError(-EISDIR, std::strerror(EISDIR));
-  }
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return MakeError(-err, std::strerror(err));
-    }
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return out;
+  InputLimit limit;
+  limit.max_bytes = kJobFileMaxBytes;
+  limit.what = "a job file";
+  auto r = ReadInputFile(path, limit);
+  if (r.ok()) return r;
+  std::string why = r.error().message;
+  if (why.compare(0, path.size() + 2, path + ": ") == 0) why.erase(0, path.size() + 2);
+  return MakeError(r.error().code, why);
 }
 
 }  // namespace

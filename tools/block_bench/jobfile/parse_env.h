@@ -28,11 +28,16 @@
 
 namespace blk::bench {
 
+// The largest job file (or include) read: job files are a few KB; the
+// bound keeps `block-bench /dev/stdin < /dev/urandom` from filling memory.
+inline constexpr uint64_t kJobFileMaxBytes = uint64_t(64) << 20;
+
 struct ParseEnvironment {
   // Value of an environment variable, nullopt if unset.
   std::function<std::optional<std::string>(const std::string& name)> getenv;
   // Whole contents of a file; the Error message is a short reason such as
-  // "No such file or directory".
+  // "No such file or directory".  FromSystem's reads at most
+  // kJobFileMaxBytes and refuses devices (util/input_file.h).
   std::function<Expected<std::string>(const std::string& path)> read_file;
   uint64_t pagesize = 4096;  // $pagesize
   uint64_t mb_memory = 0;    // $mb_memory: total memory in MiB

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "util/input_file.h"
 #include "util/quote.h"
 
 namespace blk::bench::plot {
@@ -70,13 +71,13 @@ std::vector<std::pair<double, double>> Thin(std::vector<std::pair<double, double
   return out;
 }
 
-Expected<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{-ENOENT, path + ": " + std::strerror(errno)};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (size_t(1) << 30)) return Error{-EFBIG, path + ": larger than 1 GiB"};
-  return text.str();
+// A log (NAME_lat.N.log ...) within kLogMaxBytes; util/input_file.h says
+// what else is refused.
+Expected<std::string> ReadLogFile(const std::string& path) {
+  InputLimit limit;
+  limit.max_bytes = kLogMaxBytes;
+  limit.what = "a log file";
+  return ReadInputFile(path, limit);
 }
 
 }  // namespace
@@ -274,12 +275,13 @@ int PlotMain(const std::vector<std::string>& args) {
   std::vector<ResultDoc> docs;
   std::vector<LogData> logs;
   for (const std::string& f : files) {
-    auto text = ReadFile(f);
+    const bool is_log = std::filesystem::path(f).extension() == ".log";
+    auto text = is_log ? ReadLogFile(f) : verdict::ReadResultFile(f);
     if (!text) {
       std::fprintf(stderr, "block-bench plot: %s\n", text.error().message.c_str());
       return 1;
     }
-    if (std::filesystem::path(f).extension() == ".log") {
+    if (is_log) {
       auto l = ParseLog(*text, f);
       if (!l) {
         std::fprintf(stderr, "block-bench plot: %s\n", l.error().message.c_str());

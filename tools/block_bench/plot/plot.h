@@ -13,6 +13,10 @@
 // the per-run values of each deciding metric for both sides (with their
 // medians) and the percentile curves of every run, BASE against NEW.
 //
+// Inputs are read within limits (util/input_file.h): a result document up
+// to 256 MiB (verdict::kResultMaxBytes), a log up to kLogMaxBytes; a device
+// such as /dev/zero is refused at once.
+//
 // Thread-safety: pure functions (PlotMain reads and writes files).
 #pragma once
 
@@ -25,6 +29,9 @@
 #include "util/result.h"
 
 namespace blk::bench::plot {
+
+// The largest log file read (a per-I/O latency log of a long run); fixed.
+inline constexpr uint64_t kLogMaxBytes = uint64_t(1) << 30;
 
 // One fio-format log file.
 struct LogData {

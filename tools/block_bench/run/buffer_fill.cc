@@ -1,8 +1,8 @@
 #include "tools/block_bench/run/buffer_fill.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
+
+#include "util/input_file.h"
 
 namespace blk::bench {
 
@@ -16,11 +16,22 @@ Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces,
       out += p.data;
       continue;
     }
-    std::ifstream f(p.data, std::ios::binary);
-    if (!f.is_open()) return MakeError(-ENOENT, name + ": cannot open '" + p.data + "'");
-    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (f.bad()) return MakeError(-EIO, name + ": cannot read '" + p.data + "'");
+    // fio's bound on a pattern (MAX_PATTERN_SIZE), for all its pieces.
+    InputLimit limit;
+    limit.max_bytes = kMaxPatternBytes;
+    limit.what = "a pattern file";
+    auto read = ReadInputFile(p.data, limit);
+    if (!read.ok()) {
+      const int err = read.error().code;
+      if (err == -ENOENT || err == -EACCES)
+        return MakeError(err, name + ": cannot open '" + p.data + "': " + ErrnoString(err));
+      return MakeError(err, name + ": " + read.error().message);
+    }
+    std::string& bytes = *read;
     if (bytes.empty()) return MakeError(-EINVAL, name + ": '" + p.data + "' is empty");
+    if (out.size() + bytes.size() > kMaxPatternBytes)
+      return MakeError(-EFBIG, name + ": with '" + p.data + "' the pattern is longer than " +
+                                   FormatLimit(kMaxPatternBytes) + " (fio's limit too)");
     out += bytes;
   }
   return out;

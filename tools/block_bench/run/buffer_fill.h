@@ -35,9 +35,14 @@
 
 namespace blk::bench {
 
+// fio's limit on a pattern's bytes (MAX_PATTERN_SIZE, 128 MiB).
+inline constexpr uint64_t kMaxPatternBytes = uint64_t(128) << 20;
+
 // The bytes of a parsed buffer_pattern (or verify_pattern, `option`), its
 // 'file' pieces read now and %o pieces 8 zero bytes whose positions go to
-// `offsets`.  Error (naming the option and file) when one cannot be read.
+// `offsets`.  Error (naming the option and file) when one cannot be read,
+// is a device (refused without reading: util/input_file.h) or takes the
+// pattern past kMaxPatternBytes.
 Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces,
                                      std::string_view option = "buffer_pattern",
                                      std::vector<uint32_t>* offsets = nullptr);

@@ -30,7 +30,7 @@ Expected<void> CloneFiles::load_trace() {
   if (job_.read_iolog.empty()) return {};
   JobOptions* tj = &target_job_;
   const std::string& path = TracePathFor(job_, res_->clone);
-  auto t = traces_->get(path, job_);
+  auto t = traces_->get(path, job_, opts_.stop);
   if (!t.ok()) return t.error();
   trace_ = *t;
   if (!job_.replay_redirect.empty()) {

@@ -56,9 +56,11 @@ Expected<void> TakeTraceTarget(const trace::Trace& t, const std::string& path, J
 }
 
 Expected<std::shared_ptr<const trace::Trace>> TraceCache::get(const std::string& path,
-                                                              const JobOptions& job) {
+                                                              const JobOptions& job,
+                                                              const StopSource* stop) {
   const std::string key = path + '\0' + job.trace_format + '\0' + job.trace_device + '\0' +
-                          (job.trace_skip_bad ? "1" : "0");
+                          (job.trace_skip_bad ? "1" : "0") + '\0' +
+                          std::to_string(job.trace_max_size);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = loaded_.find(key);
   if (it != loaded_.end()) return it->second;
@@ -68,6 +70,9 @@ Expected<std::shared_ptr<const trace::Trace>> TraceCache::get(const std::string&
   po.format = *f;
   po.device = job.trace_device;
   po.skip_bad = job.trace_skip_bad;
+  po.max_bytes = job.trace_max_size;
+  po.how_to_raise = "trace_max_size=";
+  if (stop) po.interrupted = [stop] { return stop->requested(); };
   Expected<std::shared_ptr<const trace::Trace>> r = [&]() -> Expected<std::shared_ptr<const trace::Trace>> {
     auto t = trace::LoadTrace(path, po);
     if (!t.ok()) return t.error();

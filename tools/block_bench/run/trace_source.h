@@ -25,6 +25,7 @@
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/source.h"
+#include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/trace/trace.h"
 #include "util/result.h"
 
@@ -55,8 +56,11 @@ Expected<void> TakeTraceTarget(const trace::Trace& t, const std::string& path, J
 class TraceCache {
  public:
   // The trace at `path` parsed with the job's trace_format, trace_device
-  // and trace_skip_bad; errors name the path (and the line).
-  Expected<std::shared_ptr<const trace::Trace>> get(const std::string& path, const JobOptions& job);
+  // and trace_skip_bad, read up to its trace_max_size; errors name the path
+  // (and the line).  A request on `stop` (may be null) ends the reading
+  // with -EINTR (a pipe is waited on at most 100 ms between checks).
+  Expected<std::shared_ptr<const trace::Trace>> get(const std::string& path, const JobOptions& job,
+                                                    const StopSource* stop = nullptr);
 
  private:
   std::mutex mu_;

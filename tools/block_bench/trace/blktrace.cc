@@ -162,6 +162,7 @@ Expected<void> BlktraceParser::file(std::string_view name, std::string_view data
   bool swap = false;
   uint64_t index = 0;
   for (size_t pos = 0; pos < data.size(); index++) {
+    if (StopAsked(opts_, index + 1)) return Stopped(name);
     auto fail = [&](const std::string& what) -> Expected<void> {
       return MakeError(-EINVAL, std::string(name) + ": record " + std::to_string(index) +
                                     " at byte " + std::to_string(pos) + ": " + what);

@@ -217,6 +217,7 @@ Expected<Trace> ParseCsv(std::string_view data, std::string_view name, const Par
   uint64_t number;
   bool first = true;
   while (lines.next(&text, &number)) {
+    if (StopAsked(opts, number)) return Stopped(name);
     if (Trim(text).empty()) continue;
     std::string err = p.line(text, first);
     first = false;

@@ -2,6 +2,9 @@
 #include "tools/block_bench/trace/info.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
 #include <cinttypes>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -238,6 +241,29 @@ std::string RenderJson(const TraceInfo& in) {
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
+namespace {
+
+// --trace-max-size=SIZE: bytes, or with a suffix k, m, g or t (powers of
+// 1024, as fio's sizes; "KiB" and the like too); above 0.
+Expected<uint64_t> ParseMaxSize(const std::string& v) {
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  std::string unit(end, v.data() + v.size());
+  for (char& c : unit) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (unit.size() == 3 && unit.substr(1) == "ib") unit.resize(1);
+  if (unit.size() == 2 && unit[1] == 'b') unit.resize(1);
+  int shift = -1;
+  if (unit.empty()) shift = 0;
+  else if (unit.size() == 1 && std::strchr("kmgt", unit[0]))
+    shift = 10 * int(std::strchr("kmgt", unit[0]) - "kmgt" + 1);
+  if (ec != std::errc() || end == v.data() || shift < 0 || n == 0 || n > (UINT64_MAX >> shift))
+    return MakeError(-EINVAL, "--trace-max-size=" + QuoteInput(v) +
+                                  ": expected a size above 0 (e.g. 8g)");
+  return n << shift;
+}
+
+}  // namespace
+
 bool IsTraceInfoCommand(const std::vector<std::string>& args) {
   for (const std::string& a : args)
     if (a == "--trace-info" || a.rfind("--trace-info=", 0) == 0) return true;
@@ -247,6 +273,7 @@ bool IsTraceInfoCommand(const std::vector<std::string>& args) {
 int TraceInfoMain(const std::vector<std::string>& args) {
   std::string path;
   ParseOptions opts;
+  opts.how_to_raise = "--trace-max-size=";
   bool json = false;
   auto fail = [](const std::string& msg) {
     std::fprintf(stderr, "block-bench: %s\n", msg.c_str());
@@ -268,6 +295,12 @@ int TraceInfoMain(const std::vector<std::string>& args) {
     std::string v;
     if (value("--trace-info", &path)) continue;
     if (value("--trace-device", &opts.device)) continue;
+    if (value("--trace-max-size", &v)) {
+      auto n = ParseMaxSize(v);
+      if (!n.ok()) return fail(n.error().message);
+      opts.max_bytes = *n;
+      continue;
+    }
     if (value("--trace-format", &v)) {
       auto f = ParseFormat(v);
       if (!f.ok()) return fail(f.error().message);
@@ -281,8 +314,8 @@ int TraceInfoMain(const std::vector<std::string>& args) {
       continue;
     }
     return fail("--trace-info: unexpected argument " + QuoteInput(a) +
-                " (--trace-format=NAME, --trace-device=DEV and --output-format=normal|json go "
-                "with it)");
+                " (--trace-format=NAME, --trace-device=DEV, --trace-max-size=SIZE and "
+                "--output-format=normal|json go with it)");
   }
   if (path.empty()) return fail("--trace-info: a trace file is needed");
   auto t = LoadTrace(path, opts);

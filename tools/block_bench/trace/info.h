@@ -1,7 +1,11 @@
 // `block-bench --trace-info FILE`: what a trace holds, before replaying it.
 //
 //   block-bench --trace-info FILE [--trace-format=NAME] [--trace-device=DEV]
-//               [--output-format=normal|json]
+//               [--trace-max-size=SIZE] [--output-format=normal|json]
+//
+// The trace is read as a replay reads it (trace::LoadTrace): up to 4 GiB,
+// or --trace-max-size; a device such as /dev/zero is refused at once.
+// SIGINT/SIGTERM keep their default action (the process ends at once).
 //
 // Statistics of a parsed Trace (TraceInfo, ComputeInfo), rendered as compact
 // fio-like text or as JSON.  Exit status of TraceInfoMain: 0, or 1 with the

@@ -153,6 +153,7 @@ Expected<Trace> ParseIolog(std::string_view data, std::string_view name, const P
                                                        std::string(kV3) + "\""));
   IologParser p(name, opts, version);
   while (lines.next(&text, &number)) {
+    if (StopAsked(opts, number)) return Stopped(name);
     std::string err = p.line(text);
     if (err.empty()) continue;
     if (!opts.skip_bad) return MakeError(-EINVAL, LineMessage(name, number, err));

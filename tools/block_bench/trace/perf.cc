@@ -209,6 +209,7 @@ Expected<Trace> ParsePerf(std::string_view data, std::string_view name, const Pa
   std::string_view text;
   uint64_t number;
   while (lines.next(&text, &number)) {
+    if (StopAsked(opts, number)) return Stopped(name);
     std::string err = p.line(text);
     if (err.empty()) continue;
     if (!opts.skip_bad) return MakeError(-EINVAL, LineMessage(name, number, err));

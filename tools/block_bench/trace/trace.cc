@@ -13,6 +13,7 @@
 
 #include "tools/block_bench/trace/trace.h"
 #include "tools/block_bench/trace/trace_internal.h"
+#include "util/input_file.h"
 #include "util/quote.h"
 
 namespace blk::bench::trace {
@@ -205,29 +206,14 @@ constexpr std::string_view kFormatList = "iolog2, iolog3, blktrace, perf, alibab
 constexpr std::string_view kIologV2Header = "fio version 2 iolog";
 constexpr std::string_view kIologV3Header = "fio version 3 iolog";
 
-// Reads all of `fd`; an error text naming `path` on failure.
-Expected<std::string> ReadAll(int fd, const std::string& path) {
-  std::string out;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(st.st_size);
-  char buf[1 << 16];
-  while (true) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n == 0) return out;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return MakeError(-errno, path + ": " + std::strerror(errno));
-    }
-    out.append(buf, size_t(n));
-  }
-}
-
-Expected<std::string> ReadFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return MakeError(-errno, path + ": " + std::strerror(errno));
-  auto r = ReadAll(fd, path);
-  close(fd);
-  return r;
+// The reader's limit for the trace's (remaining) budget.
+InputLimit LimitFor(const ParseOptions& opts, uint64_t budget) {
+  InputLimit l;
+  l.max_bytes = budget;
+  l.what = "a trace";
+  l.how_to_raise = opts.how_to_raise;
+  l.interrupted = opts.interrupted;
+  return l;
 }
 
 bool Exists(const std::string& path) {
@@ -296,24 +282,27 @@ Expected<Trace> ParseTrace(std::string_view data, std::string_view name, const P
 
 Expected<Trace> LoadTrace(const std::string& path, const ParseOptions& opts) {
   if (path == "-") {
-    auto data = ReadAll(STDIN_FILENO, "-");
+    auto data = ReadInputFd(STDIN_FILENO, "-", LimitFor(opts, opts.max_bytes));
     if (!data.ok()) return data.error();
     return ParseTrace(*data, "-", opts);
   }
   if (!Exists(path) && Exists(path + ".blktrace.0") &&
       (opts.format == Format::kAuto || opts.format == Format::kBlktrace)) {
+    // The limit is for the files together: each gets what the others left.
+    uint64_t left = opts.max_bytes;
     std::vector<std::string> names, datas;
     for (int cpu = 0; Exists(path + ".blktrace." + std::to_string(cpu)); cpu++) {
       names.push_back(path + ".blktrace." + std::to_string(cpu));
-      auto data = ReadFile(names.back());
+      auto data = ReadInputFile(names.back(), LimitFor(opts, left));
       if (!data.ok()) return data.error();
+      left -= data->size();
       datas.push_back(std::move(*data));
     }
     std::vector<NamedData> files;
     for (size_t i = 0; i < names.size(); i++) files.push_back({names[i], datas[i]});
     return ParseBlktrace(files, opts);
   }
-  auto data = ReadFile(path);
+  auto data = ReadInputFile(path, LimitFor(opts, opts.max_bytes));
   if (!data.ok()) return data.error();
   return ParseTrace(*data, path, opts);
 }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,17 @@ struct ParseOptions {
   std::string device;
   // Count malformed records in Trace::bad instead of failing.
   bool skip_bad = false;
+  // LoadTrace only: the most bytes read (all per-CPU blktrace files
+  // together); a larger trace is refused (util/input_file.h), the message
+  // saying how to raise the limit (`how_to_raise`, e.g. "trace_max_size=").
+  uint64_t max_bytes = kDefaultMaxBytes;
+  std::string how_to_raise;
+  // Polled while reading (LoadTrace) and every 65536 records while parsing;
+  // true ends the load with -EINTR (a stop request: SIGINT/SIGTERM in the
+  // run command).
+  std::function<bool()> interrupted;
+
+  static constexpr uint64_t kDefaultMaxBytes = uint64_t(4) << 30;  // 4 GiB
 };
 
 struct Trace {
@@ -90,7 +102,10 @@ Expected<Trace> ParseTrace(std::string_view data, std::string_view name, const P
 
 // Reads and parses `path`: a file, "-" for standard input, or the stem of
 // per-CPU blktrace files ("NAME" reads NAME.blktrace.0, .1, ... and merges
-// them in time order).  Errors name the path.
+// them in time order).  Errors name the path.  Reading obeys
+// ParseOptions::max_bytes and ::interrupted: a device (`/dev/zero`) is
+// refused at once, a file over the limit before it is read, a pipe or
+// standard input once more than the limit came (util/input_file.h).
 Expected<Trace> LoadTrace(const std::string& path, const ParseOptions& opts);
 
 }  // namespace blk::bench::trace

@@ -57,6 +57,16 @@ class LineReader {
   uint64_t number_ = 0;
 };
 
+// Whether a stop was asked (ParseOptions::interrupted), looked at every
+// 65536th record `n` only: a parse loop calls it each record.
+inline bool StopAsked(const ParseOptions& opts, uint64_t n) {
+  return (n & 0xffff) == 0 && opts.interrupted && opts.interrupted();
+}
+// -EINTR naming the trace.
+inline Error Stopped(std::string_view name) {
+  return MakeError(-EINTR, std::string(name) + ": parsing interrupted by a signal");
+}
+
 // "NAME:LINE: what".
 std::string LineMessage(std::string_view name, uint64_t line, std::string_view what);
 // NotANumber("offset", "12x") == "offset '12x' is not a number" (the value

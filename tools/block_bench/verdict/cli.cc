@@ -581,6 +581,7 @@ std::string AbRounds::RunOne(int s, long round, bool record) {
     auto d = LoadResults({out});
     if (!d) problem = "no usable result: " + d.error().message;
     else if (d->at(0).failed) problem = "the run reported an error: " + d->at(0).failure;
+    else if (d->at(0).interrupted) problem = "the run was cut short: " + d->at(0).interruption;
     else if (record) docs_[s].push_back(std::move(d->at(0)));
   }
   if (!problem.empty()) j["problem"] = problem;

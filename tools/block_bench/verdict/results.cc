@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "util/input_file.h"
 #include "util/quote.h"
 
 namespace blk::bench::verdict {
@@ -218,6 +218,13 @@ Expected<ResultDoc> ParseResultJson(std::string_view text, const std::string& pa
         out.failure = m.str();
       }
     }
+    if (auto bs = j.find("blkstack"); bs != j.end() && bs->is_object()) {
+      auto in = bs->find("interrupted");
+      if (in != bs->end() && in->is_boolean() && in->get<bool>() && !out.interrupted) {
+        out.interrupted = true;
+        out.interruption = "job " + QuoteInput(key) + " was interrupted (stopped early by a signal)";
+      }
+    }
     bool any = false;
     for (int d = 0; d < 4; d++) {
       auto it = j.find(kDirs[d]);
@@ -234,6 +241,13 @@ Expected<ResultDoc> ParseResultJson(std::string_view text, const std::string& pa
     (void)any;  // a job without I/O contributes nothing (e.g. a pure fsync job)
   }
   return out;
+}
+
+Expected<std::string> ReadResultFile(const std::string& path) {
+  InputLimit limit;
+  limit.max_bytes = kResultMaxBytes;
+  limit.what = "a result document";
+  return ReadInputFile(path, limit);
 }
 
 Expected<std::vector<ResultDoc>> LoadResults(const std::vector<std::string>& paths) {
@@ -256,13 +270,9 @@ Expected<std::vector<ResultDoc>> LoadResults(const std::vector<std::string>& pat
   if (files.empty()) return Error{-EINVAL, "no result files given"};
   std::vector<ResultDoc> docs;
   for (const std::string& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) return Error{-ENOENT, f + ": " + std::strerror(errno)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    // A result document is a few hundred KB at most (json+ with bins).
-    if (text.str().size() > (size_t(256) << 20)) return Error{-EFBIG, f + ": larger than 256 MiB"};
-    auto doc = ParseResultJson(text.str(), f);
+    auto text = ReadResultFile(f);
+    if (!text) return text.error();
+    auto doc = ParseResultJson(*text, f);
     if (!doc) return doc.error();
     docs.push_back(std::move(doc.value()));
   }

@@ -68,6 +68,11 @@ struct ResultDoc {
   // its numbers cover a run that did not do what was asked.
   bool failed = false;
   std::string failure;  // e.g. "job 'a': error=5, total_err=3"
+  // Whether a job of the run was stopped early by a signal (block-bench's
+  // "blkstack": {"interrupted": true}: SIGINT, SIGTERM, also ab's
+  // --timeout): its numbers cover part of the run.
+  bool interrupted = false;
+  std::string interruption;  // e.g. "job 'a' was interrupted (stopped early by a signal)"
   std::vector<Sample> samples;
 };
 
@@ -77,8 +82,18 @@ struct ResultDoc {
 // and what is missing or malformed.
 Expected<ResultDoc> ParseResultJson(std::string_view text, const std::string& path);
 
+// The largest result document read (a json+ document of a few hundred
+// jobs with histogram bins is a few MB); a fixed limit.
+inline constexpr uint64_t kResultMaxBytes = uint64_t(256) << 20;
+
+// The text of one result file, within kResultMaxBytes: a device such as
+// /dev/zero is refused at once, a pipe read up to the limit
+// (util/input_file.h).  Errors name the path.
+Expected<std::string> ReadResultFile(const std::string& path);
+
 // Each argument is a result file or a directory, whose *.json files are read
-// in name order.  At least one document in all; errors name the path.
+// in name order (each with ReadResultFile).  At least one document in all;
+// errors name the path.
 Expected<std::vector<ResultDoc>> LoadResults(const std::vector<std::string>& paths);
 
 }  // namespace blk::bench::verdict

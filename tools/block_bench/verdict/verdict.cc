@@ -188,14 +188,23 @@ int ExitCode(Verdict v) {
 Comparison Compare(const std::vector<ResultDoc>& base, const std::vector<ResultDoc>& neu,
                    const CompareOptions& o) {
   Comparison c;
-  c.base_runs = base.size();
-  c.new_runs = neu.size();
-  for (const auto* side : {&base, &neu})
-    for (const ResultDoc& d : *side)
+  // A failed or interrupted run is no sample: left out, and a problem.
+  std::vector<ResultDoc> counted[2];
+  for (int k = 0; k < 2; k++) {
+    const bool is_base = k == 0;  // (base and neu may be the same vector)
+    for (const ResultDoc& d : is_base ? base : neu) {
+      const std::string run = (is_base ? "BASE run " : "NEW run ") + d.path;
       if (d.failed)
-        c.problems.push_back((side == &base ? "BASE run " : "NEW run ") + d.path +
-                             " reported an error (" + d.failure + ")");
-  const Side b = Collect(base), n = Collect(neu);
+        c.problems.push_back(run + " reported an error (" + d.failure + "): left out");
+      else if (d.interrupted)
+        c.problems.push_back(run + ": " + d.interruption + ": left out");
+      else
+        counted[k].push_back(d);
+    }
+  }
+  c.base_runs = counted[0].size();
+  c.new_runs = counted[1].size();
+  const Side b = Collect(counted[0]), n = Collect(counted[1]);
   for (const Key& k : b.keys)
     if (!n.keys.count(k))
       c.problems.push_back("job '" + k.first + "' " + DirName(k.second) + " is in BASE only");

@@ -23,9 +23,11 @@
 //                        whenever either side has fewer than `min_runs` runs.
 // The deciding metrics give the overall verdict: worse if any is
 // worse, else unknown if any is unknown, else better if any is better, else
-// same.  The overall verdict is unknown as well when a run failed (its JSON
-// reports an error), when a job or direction is on one side only, or when no
-// deciding value exists.
+// same.  A run that failed (its JSON reports an error) or was interrupted
+// (block-bench's "interrupted": true) is left out of the samples and
+// reported as a problem; the overall verdict is then unknown, as it is when
+// a job or direction is on one side only or no deciding value exists (and a
+// side left with fewer than `min_runs` runs has every row unknown).
 //
 // Which metrics decide: those named (`metrics`), or, when none are named,
 // one chosen by its measured run-to-run spread (Spread in stats.h: IQR /
@@ -94,10 +96,10 @@ struct Row {
 struct Comparison {
   std::vector<Row> rows;  // job, direction, then metric order
   Verdict overall = Verdict::kUnknown;
-  // Why the overall verdict is unknown beyond the rows: failed runs,
-  // unmatched jobs, no deciding values.
+  // Why the overall verdict is unknown beyond the rows: failed or
+  // interrupted runs (left out), unmatched jobs, no deciding values.
   std::vector<std::string> problems;
-  size_t base_runs = 0, new_runs = 0;
+  size_t base_runs = 0, new_runs = 0;  // the runs counted (not left out)
   std::vector<Metric> deciding;  // named, or chosen by spread
   bool chosen = false;           // chosen by spread (no metric named)
   // How the metric was chosen, or why a named one cannot decide, e.g.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "tests/tools/block_bench/jobfile/test_util.h"
 
 namespace blk::bench {
@@ -296,6 +298,31 @@ TEST(Errors, NoJobs) {
   EXPECT_EQ(CmdError({}), "<command line>: no jobs defined (give a job file or --name=NAME with job options)");
   EXPECT_EQ(CmdError({"--rw=read"}),
             "<command line>: no jobs defined (give a job file or --name=NAME with job options)");
+}
+
+// A job file that defines no job (only [global], or nothing) is named in
+// the error: the file lacks the job, not the command line.
+TEST(Errors, AJobFileWithoutJobsIsNamed) {
+  FakeEnv fake;
+  fake.files["g.fio"] = "[global]\nbs=4k\n";
+  fake.files["empty.fio"] = "; nothing\n";
+  EXPECT_EQ(CmdError({"g.fio"}, fake),
+            "g.fio: no jobs defined (the file has no job section; [global] alone defines none)");
+  EXPECT_EQ(CmdError({"--rw=read", "empty.fio"}, fake),
+            "empty.fio: no jobs defined (the file has no job section; [global] alone defines none)");
+  // A job on the command line is enough.
+  EXPECT_EQ(Ok({"--name=x", "g.fio"}, fake).jobs.size(), 1u);
+}
+
+// FromSystem's reader refuses a device at once and names it.
+TEST(Errors, ADeviceAsJobFileIsRefused) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto cl = ParseCommandLine({"/dev/zero"}, ParseEnvironment::FromSystem());
+  ASSERT_FALSE(cl.ok());
+  EXPECT_EQ(cl.error().message,
+            "cannot read job file '/dev/zero': a character device, not a job file (read from a "
+            "regular file or a pipe)");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
 }
 
 TEST(Errors, JobFileErrorsKeepTheirLocation) {

@@ -292,6 +292,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"read_iolog_chunked", "read_iolog_chunked=1\nread_iolog=t"},
       {"trace_device", "trace_device=8,16\nread_iolog=t"},
       {"trace_skip_bad", "trace_skip_bad=1"},
+      {"trace_max_size", "trace_max_size=64m"},
       {"replay_no_stall", "replay_no_stall=1"},
       {"replay_time_scale", "replay_time_scale=200"},
       {"replay_redirect", "replay_redirect=/dev/null"},

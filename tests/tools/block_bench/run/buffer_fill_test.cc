@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -104,6 +108,37 @@ TEST(BufferFill, PatternPieces) {
   auto missing = ResolvePattern({PatternPiece{true, "/nonexistent/pattern"}});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("/nonexistent/pattern"), std::string::npos);
+}
+
+// A pattern file is read within fio's 128 MiB (all pieces together); a
+// device is refused without reading it.
+TEST(BufferFill, PatternFilesAreBounded) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string big = std::string(tmp ? tmp : "/tmp") + "/big_pattern";
+  const int fd = open(big.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, off_t(kMaxPatternBytes)), 0);  // sparse: exactly the limit
+  close(fd);
+  auto at_limit = ResolvePattern({PatternPiece{true, big}});
+  ASSERT_TRUE(at_limit.ok()) << at_limit.error().message;
+  EXPECT_EQ(at_limit->size(), kMaxPatternBytes);
+  auto over = ResolvePattern({PatternPiece{false, "x"}, PatternPiece{true, big}});
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().code, -EFBIG);
+  EXPECT_EQ(over.error().message,
+            "buffer_pattern: with '" + big + "' the pattern is longer than 128 MiB (fio's limit too)");
+  // A file alone over it: refused before it is read.
+  ASSERT_EQ(truncate(big.c_str(), off_t(kMaxPatternBytes) + 1), 0);
+  auto file_over = ResolvePattern({PatternPiece{true, big}});
+  ASSERT_FALSE(file_over.ok());
+  EXPECT_EQ(file_over.error().message,
+            "buffer_pattern: " + big +
+                ": 128.0 MiB, over the limit of 128 MiB for a pattern file (a fixed limit)");
+  auto dev = ResolvePattern({PatternPiece{true, "/dev/zero"}}, "verify_pattern");
+  ASSERT_FALSE(dev.ok());
+  EXPECT_EQ(dev.error().message,
+            "verify_pattern: /dev/zero: a character device, not a pattern file (read from a "
+            "regular file or a pipe)");
 }
 
 TEST(BufferFill, DedupeRepeatsTheLastUniqueWrite) {

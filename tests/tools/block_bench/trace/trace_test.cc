@@ -366,6 +366,55 @@ TEST(Blktrace, PerCpuFilesMergeInTimeOrder) {
   EXPECT_NE(missing.error().message.find(dir + "/nothing: No such file"), std::string::npos);
 }
 
+// The limit is for the per-CPU files together; devices are refused unread.
+TEST(LoadLimits, PerCpuFilesShareTheLimitAndDevicesAreRefused) {
+  const std::string dir = TempDir();
+  const std::string stem = dir + "/sdb";
+  WriteFile(stem + ".blktrace.0", Encode({Ev(10, kQ, 0, 512), Ev(40, kQ, 3, 512)}, false));
+  WriteFile(stem + ".blktrace.1", Encode({Ev(20, kQ, 1, 512), Ev(50, kQ, 4, 512)}, false));
+  ParseOptions o;
+  o.max_bytes = 4 * 48;  // exactly both files
+  o.how_to_raise = "trace_max_size=";
+  ASSERT_TRUE(LoadTrace(stem, o).ok());
+  o.max_bytes = 3 * 48;  // each file alone fits, both do not
+  auto t = LoadTrace(stem, o);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().code, -EFBIG);
+  EXPECT_EQ(t.error().message, stem + ".blktrace.1: 96 bytes, over the limit of 48 bytes for a "
+                                      "trace; raise it with trace_max_size=");
+  auto z = LoadTrace("/dev/zero", {});
+  ASSERT_FALSE(z.ok());
+  EXPECT_EQ(z.error().code, -EINVAL);
+  EXPECT_EQ(z.error().message,
+            "/dev/zero: a character device, not a trace (read from a regular file or a pipe)");
+}
+
+// A stop request ends a long parse: checked every 65536 records.
+TEST(LoadLimits, AStopRequestEndsTheParse) {
+  std::string log = "fio version 2 iolog\n";
+  for (int i = 0; i < 200000; i++) log += "f read " + std::to_string(i * 4096) + " 4096\n";
+  const std::string blk = Encode(std::vector<Bt>(70000, Ev(10, kQ, 0, 512)), false);
+  const std::string csv = [] {
+    std::string c;
+    for (int i = 0; i < 70000; i++) c += "1,R,0,4096," + std::to_string(i) + "\n";
+    return c;
+  }();
+  const std::vector<const std::string*> inputs = {&log, &blk, &csv};
+  for (const std::string* data : inputs) {
+    ParseOptions o;
+    if (data == &csv) o.format = Format::kAlibaba;
+    int polls = 0;
+    o.interrupted = [&] { return ++polls >= 1; };
+    auto t = ParseTrace(*data, "t", o);
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.error().code, -EINTR);
+    EXPECT_EQ(t.error().message, "t: parsing interrupted by a signal");
+    EXPECT_EQ(polls, 1);
+    o.interrupted = [] { return false; };
+    EXPECT_TRUE(ParseTrace(*data, "t", o).ok());
+  }
+}
+
 TEST(Blktrace, Errors) {
   const std::string good = Encode({Ev(1, kQ, 0, 512)}, false);
   EXPECT_EQ(ErrorOf(good + good.substr(0, 47)),

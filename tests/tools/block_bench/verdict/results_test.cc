@@ -107,6 +107,31 @@ TEST(ResultsTest, AnErrorMarksTheRunFailed) {
   EXPECT_TRUE(e->failed);
 }
 
+TEST(ResultsTest, AnInterruptedJobMarksTheRunInterrupted) {
+  auto d = ParseResultJson(Doc("blkstack-bench version",
+                               Job("j", 1, 2, 0, "\"blkstack\": {\"interrupted\": false},") + "," +
+                                   Job("k", 1, 2, 0, "\"blkstack\": {\"interrupted\": true},")),
+                           "r.json");
+  ASSERT_TRUE(d);
+  EXPECT_FALSE(d->failed);
+  EXPECT_TRUE(d->interrupted);
+  EXPECT_EQ(d->interruption, "job 'k' was interrupted (stopped early by a signal)");
+  auto e = ParseResultJson(
+      Doc("blkstack-bench version", Job("j", 1, 2, 0, "\"blkstack\": {\"interrupted\": false},")),
+      "r.json");
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->interrupted);
+}
+
+TEST(ResultsTest, ADeviceIsRefusedAtOnce) {
+  auto d = LoadResults({"/dev/zero"});
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().code, -EINVAL);
+  EXPECT_EQ(d.error().message,
+            "/dev/zero: a character device, not a result document (read from a regular file or "
+            "a pipe)");
+}
+
 TEST(ResultsTest, PercentilesFromLatWhenClatHasNone) {
   auto d = ParseResultJson(
       "{\"fio version\": \"x\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"total_ios\": 9, "

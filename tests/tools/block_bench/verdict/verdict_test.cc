@@ -174,13 +174,43 @@ TEST(VerdictTest, AFailedRunOrAMissingJobIsUnknown) {
   Comparison c = Compare(base, neu, CompareOptions{});
   EXPECT_EQ(c.overall, Verdict::kUnknown);
   ASSERT_EQ(c.problems.size(), 1u);
-  EXPECT_EQ(c.problems[0], "NEW run run2 reported an error (job 'j': error=5, total_err=1)");
+  EXPECT_EQ(c.problems[0],
+            "NEW run run2 reported an error (job 'j': error=5, total_err=1): left out");
+  EXPECT_EQ(c.new_runs, 4u);
 
   const auto other = Runs(5, 1000, 5000, 0.01, rng, "k");
   c = Compare(base, other, CompareOptions{});
   EXPECT_EQ(c.overall, Verdict::kUnknown);
   EXPECT_EQ(c.problems.size(), 3u);  // j in BASE only, k in NEW only, nothing to decide on
   EXPECT_EQ(c.problems[0], "job 'j' read is in BASE only");
+}
+
+// Five interrupted runs on a side would read "same" if counted; they are
+// left out, each a problem, and the verdict is unknown.
+TEST(VerdictTest, InterruptedRunsAreLeftOutAndMakeTheVerdictUnknown) {
+  std::mt19937_64 rng(11);
+  const auto base = Runs(5, 1000, 5000, 0.01, rng);
+  auto neu = Runs(5, 1000, 5000, 0.01, rng);
+  ASSERT_EQ(Compare(base, neu, CompareOptions{}).overall, Verdict::kSame);
+  neu[1].interrupted = true;
+  neu[1].interruption = "job 'j' was interrupted (stopped early by a signal)";
+  neu[1].samples[0].value[int(Metric::kP99)] = 1e12;  // a value that must not count
+  Comparison c = Compare(base, neu, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kUnknown);
+  EXPECT_EQ(c.new_runs, 4u);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_EQ(c.problems[0],
+            "NEW run run1: job 'j' was interrupted (stopped early by a signal): left out");
+  const Row* p99 = Find(c, Metric::kP99);
+  ASSERT_NE(p99, nullptr);
+  EXPECT_EQ(p99->neu.size(), 4u);
+  for (double v : p99->neu) EXPECT_LT(v, 1e9);
+  // Every run of a side interrupted: nothing left to compare.
+  for (ResultDoc& d : neu) d.interrupted = true;
+  c = Compare(base, neu, CompareOptions{});
+  EXPECT_EQ(c.overall, Verdict::kUnknown);
+  EXPECT_EQ(c.new_runs, 0u);
+  EXPECT_EQ(c.problems.size(), 5u + 2u);  // 5 left out, j in BASE only, nothing to decide on
 }
 
 TEST(VerdictTest, ReportsShowEveryRowAndTheVerdict) {
