@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "tools/block_bench/run/stop.h"
 #include "util/clock.h"
 
 namespace blk::bench {
@@ -19,7 +20,10 @@ void SubmitLoop::add_hook(SubmitHook* h) {
 
 Task<void> SubmitLoop::run() {
   for (;;) {
-    if (p_.errors.stopped()) break;
+    // A stop request (SIGINT) ends issuing at once, before the clone's
+    // interrupt() reaches this loop: a big write's scramble is not done
+    // for nothing.
+    if (p_.errors.stopped() || (p_.opts.stop && p_.opts.stop->requested())) break;
     bool restart = false;
     for (SubmitHook* h : hooks_.before_fetch) {
       if (!h->before_fetch(*this)) continue;
@@ -122,6 +126,9 @@ void SubmitLoop::begin_measuring(int64_t now) {
 void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited_from,
                        bool held) {
   const uint32_t slot = p_.slots.take();
+  // A write's first use of its slot fills it (SlotPool): set-up, not the
+  // request's latency.
+  if (u.dir == Dir::kWrite && !u.flush && p_.slots.fill_for_write(slot, u.len)) now = NowNs();
   inflight_++;
   p_.res->depth[DepthBucket(inflight_)]++;
   const bool measured = p_.time.measured(now);
