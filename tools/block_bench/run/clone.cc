@@ -324,6 +324,9 @@ Task<void> Clone::fill_buffers(AioContext& ctx) {
   // meanwhile runs, and the runtime counts the filling (fio fills its
   // write buffers before the I/O too, but outside the runtime).
   while (!fill_stopped() && slots_.fill_piece()) co_await ctx.yield();
+  // A stop request seen here, before the coordinator's interrupt() arrived:
+  // the same, now (no I/O is issued for it).
+  if (opts_.stop && opts_.stop->requested()) interrupt();
 }
 
 bool Clone::fill_stopped() const {

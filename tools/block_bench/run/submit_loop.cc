@@ -4,7 +4,6 @@
 #include <string>
 #include <utility>
 
-#include "tools/block_bench/run/stop.h"
 #include "util/clock.h"
 
 namespace blk::bench {
@@ -20,10 +19,7 @@ void SubmitLoop::add_hook(SubmitHook* h) {
 
 Task<void> SubmitLoop::run() {
   for (;;) {
-    // A stop request (SIGINT) ends issuing at once, before the clone's
-    // interrupt() reaches this loop: a big write's scramble is not done
-    // for nothing.
-    if (p_.errors.stopped() || (p_.opts.stop && p_.opts.stop->requested())) break;
+    if (p_.errors.stopped()) break;
     bool restart = false;
     for (SubmitHook* h : hooks_.before_fetch) {
       if (!h->before_fetch(*this)) continue;
