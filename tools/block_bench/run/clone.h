@@ -6,8 +6,8 @@
 // enables, wait at the start gate when there is one, start the offload
 // submitter, start the clock, fill the write buffers (in pieces, counted
 // in the runtime, ended by an interrupt), run the submit loop (SubmitLoop)
-// until the I/O (and verify's read-back) is done, then end_fsync, close the logs, drain and close the
-// graphs, unlink, and read the CPU usage.
+// until the I/O (and verify's read-back) is done, then end_fsync, close
+// the logs, drain and close the graphs, unlink, and read the CPU usage.
 //
 // The parts, each with its own header and contract:
 //   clone_files.h    target set-up, open, close, unlink

@@ -7,10 +7,10 @@
 //
 // QueueShapeOf: the depth (iodepth; for a replay without iodepth=, the
 // trace's recorded maximum outstanding up to kReplayDepthCap, else
-// kDefaultReplayDepth; 1 for fio's synchronous engines), the refill point (iodepth_low; default:
-// after every completion), the submission batch (iodepth_batch_submit, 0:
-// the depth) and the completions a refill waits for
-// (iodepth_batch_complete_min, within 1..depth).
+// kDefaultReplayDepth; 1 for fio's synchronous engines), the refill point
+// (iodepth_low; default: after every completion), the submission batch
+// (iodepth_batch_submit, 0: the depth) and the completions a refill waits
+// for (iodepth_batch_complete_min, within 1..depth).
 //
 // Thread-safety: pure, but for the sources made (one clone's).
 #pragma once

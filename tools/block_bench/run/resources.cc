@@ -49,7 +49,8 @@ uint64_t SmallestWrite(const JobOptions& job) {
 uint64_t BufferBytes(const JobOptions& job) {
   const uint64_t depth = SyncEngine(job) ? 1 : std::max<uint32_t>(1, job.iodepth);
   const uint64_t block = LargestBlock(job);
-  const uint64_t stride = block > UINT64_MAX - 4095 ? UINT64_MAX : std::max<uint64_t>(4096, (block + 4095) & ~uint64_t(4095));
+  if (block > UINT64_MAX - 4095) return UINT64_MAX;
+  const uint64_t stride = std::max<uint64_t>(4096, (block + 4095) & ~uint64_t(4095));
   return SatMul(depth, stride);
 }
 
@@ -115,25 +116,6 @@ uint64_t RunningThreads() {
   return ok ? uint64_t(total) : 0;
 }
 
-}  // namespace
-
-Expected<void> MemoryBudget::charge(uint64_t bytes, const std::string& what) {
-  uint64_t used = used_.load();
-  for (;;) {
-    uint64_t after;
-    if (__builtin_add_overflow(used, bytes, &after) || after > limit_) {
-      return MakeError(-ENOMEM, what + " need " + Mib(bytes) + "; with what the run holds (" +
-                                    Mib(used) + ") that is more than the limit of " +
-                                    Mib(limit_) + " (" + source_ +
-                                    "): lower iodepth, bs or numjobs, or raise "
-                                    "--blkstack-max-memory");
-    }
-    if (used_.compare_exchange_weak(used, after)) return {};
-  }
-}
-
-namespace {
-
 uint64_t MemAvailable() {
   FILE* f = std::fopen("/proc/meminfo", "r");
   if (!f) return UINT64_MAX;
@@ -174,6 +156,21 @@ ResourceLimits ResourceLimits::FromSystem(uint64_t max_memory) {
                       "; --blkstack-max-memory=SIZE sets it";
   }
   return l;
+}
+
+Expected<void> MemoryBudget::charge(uint64_t bytes, const std::string& what) {
+  uint64_t used = used_.load();
+  for (;;) {
+    uint64_t after;
+    if (__builtin_add_overflow(used, bytes, &after) || after > limit_) {
+      return MakeError(-ENOMEM, what + " need " + Mib(bytes) + "; with what the run holds (" +
+                                    Mib(used) + ") that is more than the limit of " +
+                                    Mib(limit_) + " (" + source_ +
+                                    "): lower iodepth, bs or numjobs, or raise "
+                                    "--blkstack-max-memory");
+    }
+    if (used_.compare_exchange_weak(used, after)) return {};
+  }
 }
 
 CloneNeeds EstimateClone(const JobOptions& job) {
