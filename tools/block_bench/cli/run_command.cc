@@ -66,6 +66,7 @@ RunOptions RunOptionsFor(Ranks& ranks, const StopSource& stop, const ToolFlags& 
                          const Outputs& outputs, ProgressLine& progress) {
   RunOptions ro;
   ro.stop = &stop;
+  ro.max_memory = flags.max_memory;
   if (ranks.multi()) {
     ro.sync = ranks.session();
     ro.seed_salt = uint64_t(ranks.rank());

@@ -165,10 +165,14 @@ class Parser {
     if (name.empty()) return CmdError("malformed argument " + QuoteInput(arg));
 
     if (name == "max-jobs" || name == "section" || name == "alloc-size" || name == "eta-newline" ||
-        name == "aux-path" || name == "status-interval") {
+        name == "aux-path" || name == "status-interval" || name == "blkstack-max-memory") {
       Expected<std::string> v = FlagValue(name, value);
       if (!v.ok()) return v.error();
-      if (name == "section") {
+      if (name == "blkstack-max-memory") {
+        Expected<uint64_t> n = FioParseSize(v.value(), 1024, 1);
+        if (!n.ok()) return FlagError(name, n.error().message);
+        out_.flags.max_memory = n.value();
+      } else if (name == "section") {
         out_.flags.sections.push_back(v.value());
       } else if (name == "aux-path") {
         out_.flags.aux_path = v.value();
@@ -342,6 +346,8 @@ std::string UsageText(std::string_view program) {
       "  --warnings-fatal           a warning (e.g. buffered libaio running on threads) stops the run\n"
       "  --bandwidth-log            write agg-read_bw.log etc.: all clones' bandwidth\n"
       "  --blkstack-counters        also print the driver counters in the text report\n"
+      "  --blkstack-max-memory=SIZE the most the I/O buffers and verify state of the jobs\n"
+      "                             running at once may take (default: half of MemAvailable)\n"
       "  --alloc-size=KB, --aux-path=DIR   fio's; accepted, no effect (no pool, no aux files)\n"
       "  --cmdhelp[=OPT,...|all]    whether each fio option is supported (and its help) or\n"
       "                             refused (and why); all: every supported option\n"

@@ -65,6 +65,10 @@ struct ToolFlags {
   int64_t status_interval_ms = 0;     // --status-interval: a full report this often
   bool bandwidth_log = false;         // --bandwidth-log: agg-{read,write,trim}_bw.log
   bool blkstack_counters = false;     // --blkstack-counters: driver counters in text
+  // --blkstack-max-memory=SIZE: what the I/O buffers and verify state of
+  // the clones running at once may take (run/resources.h); 0: the default,
+  // a share of MemAvailable.
+  uint64_t max_memory = 0;
   // Accepted with no effect on block-bench's results (documented): fio's
   // shared-memory pool size and the directory for its auxiliary files
   // (block-bench keeps no pool and writes no auxiliary files).

@@ -142,6 +142,7 @@ ojson ScheduleJson(const ScheduleResult& sc) {
     j["duration_error_pct"] = DurationErrorPct(sc);
   }
   j["depth"] = sc.depth;
+  if (sc.depth_capped_from) j["depth_capped_from"] = sc.depth_capped_from;
   j["held_back"] = sc.held_back;
   j["late_100us"] = sc.late_100us;
   j["late_1ms"] = sc.late_1ms;

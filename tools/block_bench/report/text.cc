@@ -38,6 +38,10 @@ std::string ScheduleText(const ScheduleResult& sc) {
              sc.trace.c_str(), (unsigned long long)sc.trace_ios, sc.depth,
              (unsigned long long)sc.held_back, (unsigned long long)sc.folded,
              (unsigned long long)(sc.skipped + sc.too_large), sc.no_stall ? ", no_stall" : "");
+    if (sc.depth_capped_from)
+      o += Fmt("     note      : depth capped at %u; the trace shows %u I/Os outstanding "
+               "(lost completion events?); iodepth= sets the depth\n",
+               sc.depth, sc.depth_capped_from);
   } else {
     o += Fmt("  schedule     : rate, depth=%u, held_back=%llu\n", sc.depth,
              (unsigned long long)sc.held_back);

@@ -102,6 +102,30 @@ void BufferFiller::fill(uint8_t* buf, size_t len) {
   }
 }
 
+void BufferFiller::fill_part(uint8_t* buf, size_t from, size_t to) {
+  if (from >= to) return;
+  Rng r(rng_.next());
+  if (compressing_) {
+    // The chunks of fill(buf, to) that [from, to) meets, each random for
+    // its first part and then fixed.
+    const size_t chunk = chunk_ ? chunk_ : to;
+    for (size_t at = from - from % chunk; at < to; at += chunk) {
+      const size_t n = std::min(chunk, to - at);
+      const size_t random_end = at + n * (100 - compress_) / 100;
+      const size_t a = std::max(at, from), b = std::min(at + n, to);
+      if (a < random_end) FillRandom(r, buf + a, std::min(b, random_end) - a);
+      if (b > random_end) {
+        const size_t f = std::max(a, random_end);
+        fill_fixed(buf + f, b - f, f);
+      }
+    }
+  } else if (!pattern_.empty() || zero_) {
+    fill_fixed(buf + from, to - from, from);
+  } else {
+    FillRandom(r, buf + from, to - from);
+  }
+}
+
 void BufferFiller::Scramble(uint8_t* buf, size_t len, uint64_t offset, int64_t now_ns) {
   const uint64_t now = uint64_t(now_ns);
   const size_t line = size_t((now ^ offset) & 7) * 64;

@@ -54,6 +54,11 @@ class BufferFiller {
 
   // The contents of a buffer for a new write (or a buffer's first fill).
   void fill(uint8_t* buf, size_t len);
+  // Bytes [from, to) of a buffer filled once (!refill()), laid out as
+  // fill(buf, to) lays them out: the pattern's phase and the compression
+  // chunks count from buf[0]; random bytes are a new draw.  A buffer can so
+  // be filled in pieces (SlotPool: on first use, stopping early).
+  void fill_part(uint8_t* buf, size_t from, size_t to);
   // Whether every write gets new contents (fill), or a stamp (scramble).
   bool refill() const { return refill_; }
   bool scramble() const { return scramble_; }

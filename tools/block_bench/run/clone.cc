@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "tools/block_bench/run/rng.h"
+#include "tools/block_bench/run/stop.h"
 #include "util/clock.h"
 
 namespace blk::bench {
@@ -144,8 +145,18 @@ bool Clone::prepare(AioContext& ctx) {
   // one I/O at a time because the job's ioengine (default psync) would be.
   const QueueShape shape = QueueShapeOf(files_.target_job(), files_.trace().get());
   res_->schedule.depth = shape.depth;
-  auto s = slots_.allocate(shape.depth, source_.source->max_bs(), content_.filler.get());
+  res_->schedule.depth_capped_from = shape.capped_from;
+  // The buffers are mapped, not filled: they are filled once the clock
+  // started (fill_buffers), and only when writes carry the contents filled
+  // once; reads, verify blocks, verify_pattern and refill_buffers never
+  // need it.
+  const bool fill_once = source_.source->has_dir(Dir::kWrite) &&
+                         job_.verify == VerifyMethod::kNone && content_.layout.pattern.empty() &&
+                         !content_.filler->refill();
+  auto s = slots_.allocate(shape.depth, source_.source->max_bs(),
+                           fill_once ? content_.filler.get() : nullptr, &shared_->memory);
   if (!s.ok()) return failed_setup(s.error());
+  slots_.set_fill_stop([this] { return fill_stopped(); });
   // fixedbufs: every slot's buffer pinned in each file's io_uring, as fio
   // registers its io_u buffers.
   if (job_.ioengine == IoEngine::kIoUring && job_.io_uring.fixedbufs) {
@@ -296,6 +307,7 @@ Task<void> Clone::main_phase(AioContext& ctx) {
   sampler_->start(ctx, std::move(tick));
   if (time_.end_ns != INT64_MAX) arm_overdue();
   if (features_.flow) features_.flow->join();
+  co_await fill_buffers(ctx);
   co_await loop_->run();
   life_.io_finished = true;
   leave_flow();  // its share no longer holds the others
@@ -309,6 +321,21 @@ Task<void> Clone::main_phase(AioContext& ctx) {
   co_await end_fsync();
   close_records();
   if (saved_poll) ctx.set_poll_params(*saved_poll);
+}
+
+Task<void> Clone::fill_buffers(AioContext& ctx) {
+  // Piece by piece, back to the loop in between: an interrupt() posted
+  // meanwhile runs, and the runtime counts the filling (fio fills its
+  // write buffers before the I/O too, but outside the runtime).
+  while (!fill_stopped() && slots_.fill_piece()) co_await ctx.yield();
+  // A stop request seen here, before the coordinator's interrupt() arrived:
+  // the same, now (no I/O is issued for it).
+  if (opts_.stop && opts_.stop->requested()) interrupt();
+}
+
+bool Clone::fill_stopped() const {
+  return life_.interrupted || life_.end_requested || (opts_.stop && opts_.stop->requested()) ||
+         NowNs() >= time_.end_ns;
 }
 
 Task<void> Clone::end_fsync() {

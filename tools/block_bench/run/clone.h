@@ -2,11 +2,12 @@
 //
 // run() is the clone's life: bind its CPUs, the start delay, open and lay
 // out its files (CloneFiles), make its source and queue (clone_source.h),
-// its slots (SlotPool) and the components the job enables, wait at the
-// start gate when there is one, start the offload submitter, start the
-// clock, run the submit loop (SubmitLoop) until the I/O (and verify's
-// read-back) is done, then end_fsync, close the logs, drain and close the
-// graphs, unlink, and read the CPU usage.
+// its slots (SlotPool: mapped, not touched) and the components the job
+// enables, wait at the start gate when there is one, start the offload
+// submitter, start the clock, fill the write buffers (in pieces, counted
+// in the runtime, ended by an interrupt), run the submit loop (SubmitLoop)
+// until the I/O (and verify's read-back) is done, then end_fsync, close
+// the logs, drain and close the graphs, unlink, and read the CPU usage.
 //
 // The parts, each with its own header and contract:
 //   clone_files.h    target set-up, open, close, unlink
@@ -73,6 +74,7 @@
 #include "tools/block_bench/run/io_recorder.h"
 #include "tools/block_bench/run/offload.h"
 #include "tools/block_bench/run/pacing.h"
+#include "tools/block_bench/run/resources.h"
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/sampler.h"
@@ -92,7 +94,13 @@ inline constexpr int64_t kEndGraceNs = 1'000'000'000;
 
 // What the clones of one run share; outlives them.
 struct RunShared {
+  RunShared() = default;
+  // `memory_limit`: what the clones' buffers may take together (MemoryBudget).
+  RunShared(uint64_t memory_limit, std::string memory_source)
+      : memory(memory_limit, std::move(memory_source)) {}
   TraceCache traces;  // read_iolog traces, parsed once
+  // The run's memory limit, charged by each clone's buffers (SlotPool).
+  MemoryBudget memory;
   // Held while a clone sets its files up (PrepareTarget): clones of one job
   // share a file, and one laying it out while another extends or sizes it
   // could shrink it under the other (fio's create_serialize=1).
@@ -217,6 +225,11 @@ class Clone {
   void start_clock();
   // The clock, the submit loop and what ends the I/O.
   Task<void> main_phase(AioContext& ctx);
+  // Fills the write buffers (SlotPool::fill_piece) until done or
+  // fill_stopped(), going back to the loop after each piece.
+  Task<void> fill_buffers(AioContext& ctx);
+  // Filling ends: interrupted, ended early, a stop request, the runtime over.
+  bool fill_stopped() const;
   // A target that spins: the loop that reaps polls; returns the loop's
   // settings to restore.
   std::optional<PollParams> spin(AioContext& ctx);

@@ -65,9 +65,17 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
 QueueShape QueueShapeOf(const JobOptions& job, const trace::Trace* trace) {
   QueueShape q;
   q.depth = std::max<uint32_t>(1, job.iodepth);
-  if (trace && !job.iodepth_given)
+  if (trace && !job.iodepth_given) {
     q.depth = std::max<uint32_t>(1, trace->max_outstanding.value_or(kDefaultReplayDepth));
-  if (SyncEngine(job)) q.depth = 1;  // one I/O at a time, as fio's psync/sync
+    if (q.depth > kReplayDepthCap) {
+      q.capped_from = q.depth;
+      q.depth = kReplayDepthCap;
+    }
+  }
+  if (SyncEngine(job)) {
+    q.depth = 1;  // one I/O at a time, as fio's psync/sync
+    q.capped_from = 0;
+  }
   // iodepth_low=L: refill once the depth fell to L; default: after every
   // completion.
   q.low = job.iodepth_low ? std::min(*job.iodepth_low, q.depth - 1) : q.depth - 1;

@@ -6,11 +6,11 @@
 // IoGenerator per file (MultiFileSource over several, file_service_type).
 //
 // QueueShapeOf: the depth (iodepth; for a replay without iodepth=, the
-// trace's recorded maximum outstanding, else kDefaultReplayDepth; 1 for
-// fio's synchronous engines), the refill point (iodepth_low; default:
-// after every completion), the submission batch (iodepth_batch_submit, 0:
-// the depth) and the completions a refill waits for
-// (iodepth_batch_complete_min, within 1..depth).
+// trace's recorded maximum outstanding up to kReplayDepthCap, else
+// kDefaultReplayDepth; 1 for fio's synchronous engines), the refill point
+// (iodepth_low; default: after every completion), the submission batch
+// (iodepth_batch_submit, 0: the depth) and the completions a refill waits
+// for (iodepth_batch_complete_min, within 1..depth).
 //
 // Thread-safety: pure, but for the sources made (one clone's).
 #pragma once
@@ -29,6 +29,12 @@ namespace blk::bench {
 
 // A replay's depth cap when neither iodepth= nor the trace gives one.
 inline constexpr uint32_t kDefaultReplayDepth = 64;
+// The most a replay takes from the trace's outstanding count: deeper than
+// any Linux block queue runs by default (nr_requests), while a trace that
+// lost its completion events shows tens of thousands outstanding, each a
+// buffer.  iodepth= sets any depth (then the memory limit applies:
+// run/resources.h).
+inline constexpr uint32_t kReplayDepthCap = 1024;
 
 struct CloneSource {
   std::unique_ptr<IoSource> source;
@@ -44,6 +50,9 @@ struct QueueShape {
   uint32_t low = 0;    // refill once the requests in flight fell to this
   uint32_t batch = 1;  // requests per plug/unplug
   uint32_t complete_min = 1;
+  // The trace's outstanding count when kReplayDepthCap cut it to `depth`
+  // (0: not capped).
+  uint32_t capped_from = 0;
 };
 QueueShape QueueShapeOf(const JobOptions& job, const trace::Trace* trace);
 

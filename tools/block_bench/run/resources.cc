@@ -37,6 +37,34 @@ uint64_t LargestBlock(const JobOptions& job) {
   return m;
 }
 
+uint64_t SmallestWrite(const JobOptions& job) {
+  const int w = int(Dir::kWrite);
+  uint64_t m = job.bs[w].min;
+  for (const auto& e : job.bssplit[w]) m = std::min(m, e.block_size);
+  return std::max<uint64_t>(m, 512);
+}
+
+// As SlotPool maps them: the depth in effect x the largest block, at a
+// stride of 4096.
+uint64_t BufferBytes(const JobOptions& job) {
+  const uint64_t depth = SyncEngine(job) ? 1 : std::max<uint32_t>(1, job.iodepth);
+  const uint64_t block = LargestBlock(job);
+  if (block > UINT64_MAX - 4095) return UINT64_MAX;
+  const uint64_t stride = std::max<uint64_t>(4096, (block + 4095) & ~uint64_t(4095));
+  return SatMul(depth, stride);
+}
+
+// verify=: an entry per block written, over the job's size (when given in
+// bytes; a device's size is not known here).
+uint64_t VerifyBytes(const JobOptions& job) {
+  if (job.verify == VerifyMethod::kNone || !job.size || job.size->percent) return 0;
+  return SatMul(job.size->value / SmallestWrite(job), kVerifyEntryBytes);
+}
+
+std::string Mib(uint64_t bytes) {
+  return std::to_string((bytes >> 20) + ((bytes & ((1 << 20) - 1)) != 0)) + " MiB";
+}
+
 // Needs of the drivers a blockdev= spec names (a spec that does not parse
 // fails later with its own message; it needs nothing here).
 void AddSpecNeeds(const std::string& spec, CloneNeeds* n) {
@@ -106,7 +134,7 @@ uint64_t MemAvailable() {
 
 }  // namespace
 
-ResourceLimits ResourceLimits::FromSystem() {
+ResourceLimits ResourceLimits::FromSystem(uint64_t max_memory) {
   ResourceLimits l;
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
@@ -119,15 +147,37 @@ ResourceLimits ResourceLimits::FromSystem() {
     const uint64_t running = RunningThreads();
     l.threads = max_threads > running ? max_threads - running : 0;
   }
-  l.memory = MemAvailable();
+  if (max_memory) {
+    l.memory = max_memory;
+    l.memory_source = "--blkstack-max-memory";
+  } else if (const uint64_t avail = MemAvailable(); avail != UINT64_MAX) {
+    l.memory = avail / 100 * kDefaultMemoryPercent;
+    l.memory_source = std::to_string(kDefaultMemoryPercent) + "% of MemAvailable, " + Mib(avail) +
+                      "; --blkstack-max-memory=SIZE sets it";
+  }
   return l;
+}
+
+Expected<void> MemoryBudget::charge(uint64_t bytes, const std::string& what) {
+  uint64_t used = used_.load();
+  for (;;) {
+    uint64_t after;
+    if (__builtin_add_overflow(used, bytes, &after) || after > limit_) {
+      return MakeError(-ENOMEM, what + " need " + Mib(bytes) + "; with what the run holds (" +
+                                    Mib(used) + ") that is more than the limit of " +
+                                    Mib(limit_) + " (" + source_ +
+                                    "): lower iodepth, bs or numjobs, or raise "
+                                    "--blkstack-max-memory");
+    }
+    if (used_.compare_exchange_weak(used, after)) return {};
+  }
 }
 
 CloneNeeds EstimateClone(const JobOptions& job) {
   CloneNeeds n;
   n.threads = 1;
   n.fds = 2;
-  n.memory = SatMul(std::max<uint32_t>(1, job.iodepth), LargestBlock(job));
+  n.memory = SatAdd(BufferBytes(job), VerifyBytes(job));
   if (!job.blockdev.empty()) {
     AddSpecNeeds(job.blockdev, &n);
     return n;
@@ -186,11 +236,12 @@ Expected<void> CheckResources(const std::vector<JobOptions>& jobs, const Resourc
                                     std::to_string(limits.fd_limit) + ")" + advice);
     }
     if (total.memory > limits.memory) {
-      return MakeError(-ENOMEM, who + " need at least " + std::to_string(total.memory >> 20) +
-                                    " MiB of I/O buffers (iodepth x block size); " +
-                                    std::to_string(limits.memory >> 20) +
-                                    " MiB are available (MemAvailable)" +
-                                    ": lower iodepth, bs or numjobs");
+      return MakeError(-ENOMEM, who + " need at least " + Mib(total.memory) +
+                                    " of I/O buffers and verify state (iodepth x block size); "
+                                    "the limit is " + Mib(limits.memory) + " (" +
+                                    limits.memory_source +
+                                    "): lower iodepth, bs or numjobs, or raise "
+                                    "--blkstack-max-memory");
     }
     i = j;
   }

@@ -117,6 +117,9 @@ struct ScheduleResult {
   uint64_t late_1ms = 0;      // ... more than 1 ms late
   uint64_t held_back = 0;     // due while iodepth was full
   uint32_t depth = 0;         // the cap in effect
+  // Trace replay: the trace's outstanding count when the replay's depth cap
+  // (kReplayDepthCap) cut it to `depth`; 0: not capped.
+  uint32_t depth_capped_from = 0;
   // Trace replay only.
   std::string trace;            // the path
   uint64_t trace_ios = 0;       // records to be replayed
@@ -136,6 +139,7 @@ struct ScheduleResult {
     late_1ms += o.late_1ms;
     held_back += o.held_back;
     depth = std::max(depth, o.depth);
+    depth_capped_from = std::max(depth_capped_from, o.depth_capped_from);
     if (trace.empty()) trace = o.trace;
     trace_ios += o.trace_ios;
     skipped += o.skipped;

@@ -137,7 +137,8 @@ json Schedule(const ScheduleResult& s) {
           {"skipped", s.skipped},       {"folded", s.folded},
           {"too_large", s.too_large},   {"trace_bad", s.trace_bad},
           {"trace_span", s.trace_span_ns}, {"replay_span", s.replay_span_ns},
-          {"no_stall", s.no_stall},     {"pacer_held", Hist(s.pacer_held)}};
+          {"no_stall", s.no_stall},     {"pacer_held", Hist(s.pacer_held)},
+          {"depth_capped_from", s.depth_capped_from}};
 }
 void Schedule(const json& j, ScheduleResult* s) {
   const int kind = As<int>(j.at("kind"));
@@ -158,6 +159,8 @@ void Schedule(const json& j, ScheduleResult* s) {
   s->trace_span_ns = As<std::remove_cvref_t<decltype(s->trace_span_ns)>>(j.at("trace_span"));
   s->replay_span_ns = As<std::remove_cvref_t<decltype(s->replay_span_ns)>>(j.at("replay_span"));
   s->no_stall = As<std::remove_cvref_t<decltype(s->no_stall)>>(j.at("no_stall"));
+  if (j.contains("depth_capped_from"))
+    s->depth_capped_from = As<std::remove_cvref_t<decltype(s->depth_capped_from)>>(j.at("depth_capped_from"));
 }
 
 json Eval(const SteadyEvaluation& e) {

@@ -491,7 +491,8 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   // not an attempt.
   // With opts.sync the other processes learn of a failure here at their
   // first segment (segment_ready is collective).
-  if (auto ok = CheckResources(jobs, ResourceLimits::FromSystem()); !ok.ok()) {
+  const ResourceLimits limits = ResourceLimits::FromSystem(opts.max_memory);
+  if (auto ok = CheckResources(jobs, limits); !ok.ok()) {
     rr.setup_error = ok.error();
     if (opts.sync) (void)opts.sync->segment_ready(0, rr.setup_error->message);
     return rr;
@@ -503,7 +504,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     if (opts.sync) (void)opts.sync->segment_ready(0, rr.setup_error->message);
     return rr;
   }
-  RunShared shared;  // read_iolog traces and the set-up lock
+  RunShared shared(limits.memory, limits.memory_source);  // traces, set-up lock, memory
   std::vector<size_t> first_clone;
   MakeClones(jobs, opts.seed_salt, &rr, &first_clone);
   // fio's disk statistics: the devices under the file targets of the jobs

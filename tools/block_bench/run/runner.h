@@ -77,6 +77,10 @@ struct RunOptions {
   // Mixed into every clone's seed when not 0 (the MPI rank): ranks of one
   // run do not repeat each other's random offsets on a shared target.
   uint64_t seed_salt = 0;
+  // --blkstack-max-memory: what the I/O buffers and verify state of the
+  // clones running at once may take (run/resources.h); 0: the default
+  // share of MemAvailable.
+  uint64_t max_memory = 0;
   // Appended to the files the clones write themselves (write_iolog): the
   // MPI rank's ".rankR", so ranks sharing a directory keep their own.
   std::string file_tag;

@@ -122,6 +122,9 @@ void SubmitLoop::begin_measuring(int64_t now) {
 void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited_from,
                        bool held) {
   const uint32_t slot = p_.slots.take();
+  // A write's first use of its slot fills it (SlotPool): set-up, not the
+  // request's latency.
+  if (u.dir == Dir::kWrite && !u.flush && p_.slots.fill_for_write(slot, u.len)) now = NowNs();
   inflight_++;
   p_.res->depth[DepthBucket(inflight_)]++;
   const bool measured = p_.time.measured(now);

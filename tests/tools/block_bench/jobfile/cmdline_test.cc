@@ -88,6 +88,18 @@ TEST(ToolFlags, FioHarnessFlags) {
   EXPECT_TRUE(r.jobs[0].readonly);
 }
 
+// block-bench's memory limit (run/resources.h): a size, fio's syntax; 0
+// (not given) leaves the default.
+TEST(ToolFlags, BlkstackMaxMemory) {
+  EXPECT_EQ(Ok({"--name=x"}).flags.max_memory, 0u);
+  EXPECT_EQ(Ok({"--blkstack-max-memory=2g", "--name=x"}).flags.max_memory, uint64_t(2) << 30);
+  EXPECT_EQ(Ok({"--blkstack-max-memory", "512m", "--name=x"}).flags.max_memory, uint64_t(512) << 20);
+  EXPECT_NE(CmdError({"--blkstack-max-memory=lots", "--name=x"}).find("'--blkstack-max-memory'"),
+            std::string::npos);
+  EXPECT_NE(CmdError({"--blkstack-max-memory=0", "--name=x"}).find("'--blkstack-max-memory'"),
+            std::string::npos);
+}
+
 // kb_base applies to every size of its job on the command line too, wherever
 // it stands (fio applies command-line options in order; docs/block-bench.md).
 TEST(JobOptionsOnCommandLine, KbBaseAppliesWhereverItStands) {

@@ -97,6 +97,52 @@ TEST(BufferFill, PatternRepeatsAndIsNotScrambled) {
   for (size_t i = 0; i < a.size(); i++) ASSERT_EQ(char(a[i]), (*p)[i % 6]) << i;
 }
 
+// A buffer filled once can be filled in pieces (SlotPool): the pieces lay
+// out the bytes as one fill would (pattern phase, compression chunks from
+// the buffer's start), whatever the cuts.
+TEST(BufferFill, FillPartInPiecesIsTheWholeFill) {
+  auto pieces = [](BufferFiller& f, size_t len, std::vector<size_t> cuts) {
+    std::vector<uint8_t> b(len, 0xAA);
+    size_t from = 0;
+    cuts.push_back(len);
+    for (size_t to : cuts) {
+      f.fill_part(b.data(), from, to);
+      from = to;
+    }
+    return b;
+  };
+  JobOptions pj = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m",
+                            "--buffer_pattern=0xdeadbeef\"abc\""});
+  const std::string pat("\xde\xad\xbe\xef" "abc", 7);
+  BufferFiller p(pj, pat, 1);
+  ASSERT_FALSE(p.refill());
+  EXPECT_EQ(pieces(p, 5000, {1, 7, 100, 4097}), Fill(p, 5000));
+  JobOptions zj = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m",
+                            "--zero_buffers"});
+  BufferFiller z(zj, "", 1);
+  auto zb = pieces(z, 3000, {512, 513});
+  EXPECT_TRUE(AllZero(zb.data(), zb.size()));
+  // buffer_compress_percentage=100 is filled once (no refill): all fixed.
+  JobOptions cj = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m",
+                            "--buffer_compress_percentage=100", "--buffer_compress_chunk=512",
+                            "--buffer_pattern=\"xyz\""});
+  BufferFiller c(cj, "xyz", 1);
+  ASSERT_FALSE(c.refill());
+  EXPECT_EQ(pieces(c, 4096, {100, 1000, 1024}), Fill(c, 4096));
+  // Random: every byte of every piece is written, none left as it was.
+  JobOptions rj = ParseJob({"--name=a", "--ioengine=null", "--rw=write", "--size=1m"});
+  BufferFiller r(rj, "", 1);
+  auto rb = pieces(r, 1 << 16, {3, 4096, 40000});
+  size_t untouched = 0;
+  for (size_t i = 0; i + 8 <= rb.size(); i += 8)
+    untouched += std::memcmp(rb.data() + i, "\xAA\xAA\xAA\xAA\xAA\xAA\xAA\xAA", 8) == 0;
+  EXPECT_EQ(untouched, 0u);
+  // An empty or reversed range writes nothing.
+  std::vector<uint8_t> e(16, 0xAA);
+  p.fill_part(e.data(), 8, 8);
+  EXPECT_EQ(e, std::vector<uint8_t>(16, 0xAA));
+}
+
 TEST(BufferFill, PatternPieces) {
   JobOptions j = ParseJob({"--name=a", "--ioengine=null", "--buffer_pattern=-12 300 0x1 'f'"});
   ASSERT_EQ(j.buffer_pattern.size(), 4u);

@@ -98,6 +98,29 @@ TEST(QueueShapeOf, AReplayTakesTheTracesDepthUnlessIodepthIsGiven) {
   EXPECT_EQ(QueueShapeOf(s, &t).depth, 1u);
 }
 
+// A trace that lost its completion events shows tens of thousands
+// outstanding: the replay's depth stops at kReplayDepthCap and says so;
+// iodepth= given still sets any depth.
+TEST(QueueShapeOf, AReplaysDepthFromTheTraceIsCapped) {
+  trace::Trace t;
+  t.max_outstanding = 49900;
+  JobOptions j = Async(1);
+  j.iodepth_given = false;
+  QueueShape q = QueueShapeOf(j, &t);
+  EXPECT_EQ(q.depth, kReplayDepthCap);
+  EXPECT_EQ(q.capped_from, 49900u);
+  EXPECT_EQ(q.low, kReplayDepthCap - 1);
+  t.max_outstanding = kReplayDepthCap;
+  EXPECT_EQ(QueueShapeOf(j, &t).depth, kReplayDepthCap);
+  EXPECT_EQ(QueueShapeOf(j, &t).capped_from, 0u);
+  j.iodepth = 5000;
+  j.iodepth_given = true;
+  t.max_outstanding = 49900;
+  EXPECT_EQ(QueueShapeOf(j, &t).depth, 5000u);
+  EXPECT_EQ(QueueShapeOf(j, &t).capped_from, 0u);
+  EXPECT_EQ(QueueShapeOf(j, nullptr).capped_from, 0u);
+}
+
 TEST(BlockSize, BsRangeWithoutBssplit) {
   JobOptions j;
   j.bs[int(Dir::kRead)] = {1024, 8192};
