@@ -27,16 +27,15 @@ namespace blk::bench::testing {
 
 inline constexpr uint64_t kDisk = 1 << 20;
 
-inline SlotPool Slots(uint32_t n) {
-  SlotPool p;
-  EXPECT_TRUE(p.allocate(n, 65536, nullptr).ok());
-  return p;
-}
+// A slot pool of `n` slots of 64 KiB (a SlotPool cannot be copied or moved).
+struct Slots : SlotPool {
+  explicit Slots(uint32_t n) { EXPECT_TRUE(allocate(n, 65536, nullptr).ok()); }
+};
 
 struct VerifyRig {
   explicit VerifyRig(VerifyTracker::Options o = {}, ContinueOnError c = ContinueOnError::kNone,
                      VerifyLayout l = {})
-      : slots(Slots(8)),
+      : slots(8),
         disk(2 * kDisk, 0xee),
         layout(l),
         keys({0, kDisk}),
@@ -69,7 +68,7 @@ struct VerifyRig {
     return out;
   }
 
-  SlotPool slots;
+  Slots slots;
   std::vector<uint8_t> disk;  // two files of 1 MiB, keys 0 and kDisk
   VerifyLayout layout;
   FileKeys keys;
