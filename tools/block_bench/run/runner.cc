@@ -1,6 +1,8 @@
 #include "tools/block_bench/run/runner.h"
 
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -440,12 +442,40 @@ RunResult StatusSnapshot(const RunResult& rr, const std::vector<LiveCounters>& l
   return snap;
 }
 
+// While it lives, the calling thread (the coordinator, which also takes
+// the signals) runs at real-time priority (SCHED_RR 1) when the process may
+// (root, CAP_SYS_NICE or RLIMIT_RTPRIO): with thousands of clones keeping
+// the CPUs busy, a normal thread woken by a signal or a finished clone
+// waits seconds for a turn; this one runs at once, and only briefly (it
+// mostly sleeps in poll).  Without the permission nothing changes.  Made
+// after the segment's threads: a thread inherits its creator's policy.
+class CoordinatorPriority {
+ public:
+  CoordinatorPriority() {
+    if (pthread_getschedparam(pthread_self(), &policy_, &saved_) != 0) return;
+    sched_param p{};
+    p.sched_priority = 1;
+    raised_ = pthread_setschedparam(pthread_self(), SCHED_RR, &p) == 0;
+  }
+  ~CoordinatorPriority() {
+    if (raised_) pthread_setschedparam(pthread_self(), policy_, &saved_);
+  }
+  CoordinatorPriority(const CoordinatorPriority&) = delete;
+  CoordinatorPriority& operator=(const CoordinatorPriority&) = delete;
+
+ private:
+  int policy_ = SCHED_OTHER;
+  sched_param saved_{};
+  bool raised_ = false;
+};
+
 // `go_ns`: gated runs, when the segment's I/O started (0: it did not).
 // Runs of one process: releases the clones at seg.go once all of them were
 // prepared (counted in `ready`), or at once on a stop request.
 void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
                  DoneCounter& done, DoneCounter& ready, Segment& seg, size_t running,
                  int64_t go_ns) {
+  const CoordinatorPriority priority;
   ProgressMeter meter(rr, live, seg.c0, seg.c1);
   RampSync ramps(rr, live, opts, seg, go_ns);
   const StopSource* stop = opts.stop;
@@ -603,6 +633,10 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
       }
     }
     WaitSegment(rr, live, opts, done, ready, seg, running, go_ns);
+    // Every loop is told to stop first, so the threads end together; then
+    // the joins (a posted interrupt() after the end is a no-op).
+    for (auto& t : seg.threads)
+      if (t) t->ctx().stop();
     seg.threads.clear();
     seg.clones.clear();
     if (no_go) break;  // i: this segment did not run
