@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace blk {
 namespace {
@@ -47,8 +48,45 @@ long double to_ld(const U192& a) {
 
 }  // namespace
 
+LatencyHistogram::LatencyHistogram(const LatencyHistogram& o) { *this = o; }
+
+LatencyHistogram& LatencyHistogram::operator=(const LatencyHistogram& o) {
+  if (this == &o) return *this;
+  if (o.counts_ == nullptr) {
+    delete[] counts_;
+    counts_ = nullptr;
+  } else {
+    if (counts_ == nullptr) counts_ = new uint64_t[kBuckets];
+    std::memcpy(counts_, o.counts_, kBuckets * sizeof(uint64_t));
+  }
+  count_ = o.count_;
+  min_ = o.min_;
+  max_ = o.max_;
+  sum_ = o.sum_;
+  sumsq_lo_ = o.sumsq_lo_;
+  sumsq_hi_ = o.sumsq_hi_;
+  return *this;
+}
+
+LatencyHistogram::LatencyHistogram(LatencyHistogram&& o) noexcept { *this = std::move(o); }
+
+LatencyHistogram& LatencyHistogram::operator=(LatencyHistogram&& o) noexcept {
+  if (this == &o) return *this;
+  delete[] counts_;
+  counts_ = std::exchange(o.counts_, nullptr);
+  count_ = o.count_;
+  min_ = o.min_;
+  max_ = o.max_;
+  sum_ = o.sum_;
+  sumsq_lo_ = o.sumsq_lo_;
+  sumsq_hi_ = o.sumsq_hi_;
+  o.reset();
+  return *this;
+}
+
 void LatencyHistogram::reset() {
-  std::memset(counts_, 0, sizeof(counts_));
+  delete[] counts_;
+  counts_ = nullptr;
   count_ = 0;
   min_ = UINT64_MAX;
   max_ = 0;
@@ -59,6 +97,7 @@ void LatencyHistogram::reset() {
 
 void LatencyHistogram::record_n(uint64_t v, uint64_t n) {
   if (n == 0) return;
+  if (counts_ == nullptr) allocate();
   counts_[bucket_index(v)] += n;
   count_ += n;
   sum_ += static_cast<u128>(v) * n;
@@ -76,6 +115,7 @@ void LatencyHistogram::merge(const LatencyHistogram& o) {
   // Read o's scalars before writing ours: o may be *this.
   const u128 o_lo = o.sumsq_lo_;
   const uint64_t o_hi = o.sumsq_hi_;
+  if (counts_ == nullptr) allocate();  // o has its own: it is not empty
   for (size_t i = 0; i < kBuckets; ++i) counts_[i] += o.counts_[i];
   count_ += o.count_;
   sum_ += o.sum_;
@@ -101,6 +141,7 @@ LatencyHistogram::Totals LatencyHistogram::totals() const {
 bool LatencyHistogram::restore(const Totals& t, const std::pair<size_t, uint64_t>* buckets,
                                size_t n) {
   reset();
+  if (n > 0) allocate();
   uint64_t hits = 0;
   for (size_t k = 0; k < n; ++k) {
     const auto [i, h] = buckets[k];

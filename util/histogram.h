@@ -7,8 +7,12 @@
 // A bucket is reported by its midpoint (fio's plat_idx_to_val), so any
 // percentile is within 1/128 (< 0.79 %) of the exact nearest-rank value.
 // There is no cap: every uint64 value lands in its own bucket.
-// kBuckets = 3776 counters of 8 bytes, about 30 KB per histogram, inline
-// (no allocation; a copy or move copies the array).
+// kBuckets = 3776 counters of 8 bytes, about 30 KB per histogram, allocated
+// when the first value is recorded (or merged or restored): an empty
+// histogram is about 100 bytes, so an object holding many (a job clone's
+// results: 17) costs memory only for the ones it uses.  A copy copies the
+// counters; a move takes them; reset() frees them.  Allocation failure
+// aborts, as any other allocation of the process.
 //
 // count, min, max, the sum (128-bit) and the sum of squares (192-bit) are
 // kept exactly, so mean() and stddev() are exact up to the final rounding to
@@ -41,9 +45,16 @@ class LatencyHistogram {
       ((63 - kSubBits) << kSubBits) + kExactLimit;  // 3776
 
   LatencyHistogram() { reset(); }
+  ~LatencyHistogram() { delete[] counts_; }
+  LatencyHistogram(const LatencyHistogram& o);
+  LatencyHistogram& operator=(const LatencyHistogram& o);
+  LatencyHistogram(LatencyHistogram&& o) noexcept;
+  LatencyHistogram& operator=(LatencyHistogram&& o) noexcept;
 
-  // Records one value.  Never fails.
+  // Records one value.  Never fails (but for the allocation of the counters
+  // at the first value).
   void record(uint64_t v) {
+    if (counts_ == nullptr) [[unlikely]] allocate();
     ++counts_[bucket_index(v)];
     ++count_;
     sum_ += v;
@@ -111,7 +122,9 @@ class LatencyHistogram {
     return bucket_lower(i) + bucket_width(i) / 2;
   }
   // How many recorded values fell in bucket i.  REQUIRES: i < kBuckets.
-  uint64_t bucket_hits(size_t i) const { return counts_[i]; }
+  uint64_t bucket_hits(size_t i) const { return counts_ ? counts_[i] : 0; }
+  // The counters are allocated (a value was recorded since the last reset).
+  bool has_buckets() const { return counts_ != nullptr; }
 
   // --- Exact state, for moving a histogram between processes (e.g. MPI
   // ranks) and merging it there with nothing lost. ---
@@ -134,12 +147,15 @@ class LatencyHistogram {
   // increasing value order.
   template <class F>
   void for_each_bucket(F&& f) const {
+    if (counts_ == nullptr) return;
     for (size_t i = 0; i < kBuckets; ++i) {
       if (counts_[i] != 0) f(i, counts_[i]);
     }
   }
 
  private:
+  // Allocates the counters, zeroed.  REQUIRES: counts_ == nullptr.
+  void allocate() { counts_ = new uint64_t[kBuckets](); }
   void add_square(U128 sq) {
     // The sum of squares needs 192 bits to be exact for any input: carry
     // into the top word.
@@ -147,7 +163,7 @@ class LatencyHistogram {
     sumsq_hi_ += (sumsq_lo_ < sq);
   }
 
-  uint64_t counts_[kBuckets];
+  uint64_t* counts_ = nullptr;  // kBuckets, or none while empty
   uint64_t count_;
   uint64_t min_;
   uint64_t max_;

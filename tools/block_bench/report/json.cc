@@ -342,6 +342,13 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
   ojson jobs = ojson::array();
   for (const ReportUnit& u : units) jobs.push_back(UnitJson(u, u.r.job->name, gbw, plus));
   top["jobs"] = jobs;
+  // block-bench's own key: the clones an interrupt kept from starting.
+  if (const std::vector<NotStarted> ns = NotStartedClones(run); !ns.empty()) {
+    ojson list = ojson::array();
+    for (const NotStarted& n : ns)
+      list.push_back(ojson{{"jobname", n.job->name}, {"clones", n.clones}, {"numjobs", n.of}});
+    top["not_started"] = std::move(list);
+  }
   if (!run.disk_util.empty()) {
     ojson disks = ojson::array();
     for (const DiskUtil& d : run.disk_util) disks.push_back(DiskJson(d));

@@ -385,6 +385,13 @@ std::string TextReport(const RunResult& run, bool counters) {
   const int pid = run.pid ? run.pid : int(getpid());
   for (const ReportUnit& u : units) o += UnitText(u, u.r.job->name, gbw, counters, when, pid);
   o += StatusText(units);
+  // Never an empty report: the clones an interrupt kept from starting are
+  // counted, per job.
+  for (const NotStarted& n : NotStartedClones(run)) {
+    o += Fmt("\nNot started: job '%s': %u of %u clone%s (the run was interrupted before %s)\n",
+             n.job->name.c_str(), n.clones, n.of, n.of == 1 ? "" : "s",
+             n.clones == 1 ? "it started" : "they started");
+  }
   if (!run.disk_util.empty()) o += "\nDisk stats (read/write):\n" + DiskText(run.disk_util, "");
   return o;
 }

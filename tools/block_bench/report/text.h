@@ -2,6 +2,7 @@
 // IOPS, bandwidth and latency lines of each direction, the latency
 // buckets, CPU, IO depths and block-bench's own lines (schedule, file
 // set-up, target spec, driver counters); then the run status groups and
+// the clones an interrupt kept from starting ("Not started"), and
 // the disk statistics.  slat, clat and lat as fio splits them (see
 // run/result.h); a driver with no hand-over step has no slat line.
 //

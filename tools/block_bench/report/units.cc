@@ -23,4 +23,15 @@ std::vector<ReportUnit> ReportUnits(const RunResult& run) {
   return units;
 }
 
+std::vector<NotStarted> NotStartedClones(const RunResult& run) {
+  std::vector<NotStarted> out;
+  for (const CloneResult& c : run.clones) {
+    if (out.empty() || out.back().job != c.job) out.push_back(NotStarted{c.job, 0, 0});
+    out.back().of++;
+    if (c.not_run) out.back().clones++;
+  }
+  std::erase_if(out, [](const NotStarted& n) { return n.clones == 0; });
+  return out;
+}
+
 }  // namespace blk::bench

@@ -22,4 +22,14 @@ struct ReportUnit {
 // clones that did not run are left out.
 std::vector<ReportUnit> ReportUnits(const RunResult& run);
 
+// The clones a run never started (CloneResult::not_run: it was interrupted
+// first), per job in job order: the job, how many of its clones did not
+// start and how many it has.
+struct NotStarted {
+  const JobOptions* job = nullptr;
+  uint32_t clones = 0;
+  uint32_t of = 0;
+};
+std::vector<NotStarted> NotStartedClones(const RunResult& run);
+
 }  // namespace blk::bench

@@ -57,8 +57,12 @@ Task<void> Clone::run(AioContext& ctx) {
   bool ready = bound && !life_.interrupted && open_and_prepare(ctx);
   if (gated) {
     gate_.prepared();
-    if (ready) ready = co_await GateAwaiter{&gate_};
-    if (ready) co_await start_delay();
+    if (ready && gate_.start) {
+      co_await WhenReadable(ctx, gate_.start->fd());
+    } else if (ready) {
+      ready = co_await GateAwaiter{&gate_};
+      if (ready) co_await start_delay();
+    }
     ready = ready && !life_.interrupted;
   }
   if (ready && job_.offload()) ready = co_await start_offload(ctx);
@@ -258,7 +262,7 @@ void Clone::add_verify(bool writes) {
 
 void Clone::start_clock() {
   const bool time_limited = job_.runtime.count() > 0;
-  const int64_t start = NowNs();
+  const int64_t start = gate_.start && gate_.start->fired() ? gate_.start->fired_ns() : NowNs();
   time_.start_ns = start;
   if (job_.log_epoch()) {
     // fio 3.33's set_epoch_time(): the start on the chosen clock, in ms.
@@ -433,6 +437,11 @@ void Clone::cancel_in_flight() {
 void Clone::set_gate(std::function<void()> prepared) {
   gate_.prepared = std::move(prepared);
   life_.ramp_held = job_.ramp_time.count() > 0;
+}
+
+void Clone::set_start_gate(std::function<void()> prepared, const Broadcast* start) {
+  gate_.prepared = std::move(prepared);
+  gate_.start = start;
 }
 
 void Clone::end_ramp() {

@@ -79,6 +79,7 @@
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/sampler.h"
 #include "tools/block_bench/run/slot_pool.h"
+#include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/submit_loop.h"
 #include "tools/block_bench/run/trace_source.h"
 #include "tools/block_bench/run/verify.h"
@@ -148,6 +149,15 @@ class Clone {
   // clone's clock but at end_ramp() (the runtime counts from there).  Call
   // before run().
   void set_gate(std::function<void()> prepared);
+  // The start gate of a run of one process: as set_gate, but released by
+  // `start` (fired once every clone of the segment was prepared: RunJobs),
+  // and the clone's clock (ramp_time, runtime, pacing) starts at the
+  // instant it fired, the same for every clone of the segment, however
+  // late this clone's thread gets the CPU: with thousands of clones the
+  // segment still ends by its runtime.  A ramp is not held.  Not for a clone
+  // with a startdelay (its own clock starts after its delay).  `start`
+  // outlives the clone; call before run().
+  void set_start_gate(std::function<void()> prepared, const Broadcast* start);
   // Ends a held ramp now: the measured phase starts with the next I/O (a
   // sleep in progress is cut short).  On the clone's loop; a no-op without
   // a held ramp or once called; before the clock started, the ramp is then
@@ -165,6 +175,7 @@ class Clone {
     std::function<void()> prepared;
     State state = kWaiting;
     std::coroutine_handle<> waiter;
+    const Broadcast* start = nullptr;  // set_start_gate: released by it
   };
   struct GateAwaiter {
     Gate* g;

@@ -159,7 +159,7 @@ struct CloneResult {
   uint32_t thread_number = 0;  // 1-based over all clones (log file names)
   int groupid = 0;
   std::string target;          // the graph spec opened
-  bool not_run = false;        // the run was interrupted before this clone's segment
+  bool not_run = false;        // the run was interrupted before this clone started
   bool interrupted = false;    // stopped early by an interrupt (SIGINT/SIGTERM)
   // The error that ended the job (positive errno), 0 when none did.
   int error = 0;

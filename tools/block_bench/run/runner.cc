@@ -1,6 +1,8 @@
 #include "tools/block_bench/run/runner.h"
 
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -33,6 +35,12 @@ struct Segment {
   size_t c0 = 0, c1 = 0;  // clone range [c0, c1)
   std::vector<std::unique_ptr<IOThread>> threads;  // null: could not start
   std::vector<std::unique_ptr<Clone>> clones;
+  Broadcast start;  // fired once every thread exists (StartSegment)
+  // Runs of one process: the clones that wait at `go` until every one of
+  // them was prepared (each counts itself in the ready counter), and the
+  // release.  Not the clones with a startdelay.
+  Broadcast go;
+  size_t at_gate = 0;
 };
 
 // Counts clones that finished: each writes 1 to an eventfd the coordinator
@@ -62,8 +70,15 @@ class DoneCounter {
   int fd_;
 };
 
-Task<void> RunClone(Clone* w, AioContext& ctx, DoneCounter* done) {
+// One clone's life on its loop: it watches the stop request itself (one
+// write to the request's eventfd reaches every clone at once, however many
+// there are and however busy the CPUs), waits for the segment's start
+// (every thread of the segment exists), runs, and counts itself done.
+Task<void> RunClone(Clone* w, AioContext& ctx, int start_fd, int stop_fd, DoneCounter* done) {
+  OnceReadable stop(ctx, stop_fd, [w] { w->interrupt(); });
+  if (start_fd >= 0) co_await WhenReadable(ctx, start_fd);
   co_await w->run(ctx);
+  stop.cancel();
   done->add_one();
 }
 
@@ -161,20 +176,38 @@ void MakeClones(const std::vector<JobOptions>& jobs, uint64_t seed_salt, RunResu
 
 // Starts every clone of `seg`; a clone whose thread cannot start gets that
 // error.  Returns how many were started.
-// `ready` (gated runs, RunOptions::sync): each clone counts itself there
-// once prepared or failed.
+// The threads are all made first, idle, and the clones then start together
+// at one broadcast (`start`): a thread made while earlier clones already
+// keep the CPUs busy would wait for a turn behind every one of them, which
+// made starting n busy clones cost O(n^2) (100 s for 5000 on 2 CPUs).
+// A stop request meanwhile ends the start-up at once: the clones whose
+// thread was not made yet do not start (not_run).
+// `ready`: each gated clone counts itself there once prepared or failed
+// (RunOptions::sync: the clones wait for every process; else for seg.go,
+// WaitSegment).
 size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOptions& opts,
                     RunShared& shared, DoneCounter& done, DoneCounter* ready, Segment& seg) {
-  size_t started = 0;
+  const StopSource* stop = opts.stop;
   // Every clone first (flow groups are complete before any clone runs).
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
     seg.clones.push_back(std::make_unique<Clone>(*r.job, &r, &live[k], opts, &shared));
-    if (ready) seg.clones.back()->set_gate([ready] { ready->add_one(); });
+    Clone& c = *seg.clones.back();
+    if (opts.sync) c.set_gate([ready] { ready->add_one(); });
+    else if (seg.go.ok() && r.job->startdelay.max.count() <= 0)
+      c.set_start_gate([ready] { ready->add_one(); }, &seg.go);
   }
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
     Clone* w = seg.clones[k - seg.c0].get();
+    // Gated runs start every clone (the processes agree on each segment).
+    if (!opts.sync && stop && stop->requested()) {
+      r.not_run = true;
+      w->leave_flow();
+      live[k].done.store(true);
+      seg.threads.push_back(nullptr);
+      continue;
+    }
     std::string tname = "bb-" + r.job->name.substr(0, 8) + "." + std::to_string(r.clone);
     auto t = IOThread::Create(tname);
     if (!t.ok()) {
@@ -186,16 +219,28 @@ size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOpt
       continue;
     }
     seg.threads.push_back(std::move(*t));
-    AioContext& ctx = seg.threads.back()->ctx();
-    Spawn(ctx, RunClone(w, ctx, &done));
+    if (!opts.sync && seg.go.ok() && r.job->startdelay.max.count() <= 0) seg.at_gate++;
+  }
+  // Without the start descriptor (none left) each clone starts at once.
+  Broadcast& start = seg.start;
+  const int stop_fd = stop ? stop->fd() : -1;
+  size_t started = 0;
+  for (size_t i = 0; i < seg.threads.size(); i++) {
+    if (!seg.threads[i]) continue;
+    AioContext& ctx = seg.threads[i]->ctx();
+    Spawn(ctx, RunClone(seg.clones[i].get(), ctx, start.fd(), stop_fd, &done));
     started++;
   }
+  start.fire();
   return started;
 }
 
-void InterruptSegment(Segment& seg) {
+// Interrupts the clones of `seg` still running by posting to their loops.
+// The clones watch the stop request themselves (RunClone); this is for a
+// request without a descriptor, and for the gate of gated runs.
+void InterruptSegment(Segment& seg, const std::vector<LiveCounters>& live) {
   for (size_t i = 0; i < seg.threads.size(); i++) {
-    if (!seg.threads[i]) continue;
+    if (!seg.threads[i] || live[seg.c0 + i].done.load()) continue;
     Clone* w = seg.clones[i].get();
     seg.threads[i]->ctx().post([w] { w->interrupt(); });
   }
@@ -206,14 +251,15 @@ void InterruptSegment(Segment& seg) {
 // clones' I/O or ends them without any.  A stop request meanwhile
 // interrupts the clones; the processes still agree (segment_ready is
 // collective), and the answer is then an error.
-Expected<void> GateSegment(RunResult& rr, const RunOptions& opts, DoneCounter& ready,
-                           Segment& seg, size_t running, size_t index) {
+Expected<void> GateSegment(RunResult& rr, const std::vector<LiveCounters>& live,
+                           const RunOptions& opts, DoneCounter& ready, Segment& seg,
+                           size_t running, size_t index) {
   const StopSource* stop = opts.stop;
   bool interrupted = false;
   while (running > 0) {
     if (stop && stop->requested() && !interrupted) {
       interrupted = true;
-      InterruptSegment(seg);
+      InterruptSegment(seg, live);
     }
     struct pollfd p[2] = {{ready.fd(), POLLIN, 0}, {-1, POLLIN, 0}};
     if (stop && !interrupted) p[1].fd = stop->fd();
@@ -396,14 +442,49 @@ RunResult StatusSnapshot(const RunResult& rr, const std::vector<LiveCounters>& l
   return snap;
 }
 
+// While it lives, the calling thread (the coordinator, which also takes
+// the signals) runs at real-time priority (SCHED_RR 1) when the process may
+// (root, CAP_SYS_NICE or RLIMIT_RTPRIO): with thousands of clones keeping
+// the CPUs busy, a normal thread woken by a signal or a finished clone
+// waits seconds for a turn; this one runs at once, and only briefly (it
+// mostly sleeps in poll).  Without the permission nothing changes.  Made
+// after the segment's threads: a thread inherits its creator's policy.
+class CoordinatorPriority {
+ public:
+  CoordinatorPriority() {
+    if (pthread_getschedparam(pthread_self(), &policy_, &saved_) != 0) return;
+    sched_param p{};
+    p.sched_priority = 1;
+    raised_ = pthread_setschedparam(pthread_self(), SCHED_RR, &p) == 0;
+  }
+  ~CoordinatorPriority() {
+    if (raised_) pthread_setschedparam(pthread_self(), policy_, &saved_);
+  }
+  CoordinatorPriority(const CoordinatorPriority&) = delete;
+  CoordinatorPriority& operator=(const CoordinatorPriority&) = delete;
+
+ private:
+  int policy_ = SCHED_OTHER;
+  sched_param saved_{};
+  bool raised_ = false;
+};
+
 // `go_ns`: gated runs, when the segment's I/O started (0: it did not).
+// Runs of one process: releases the clones at seg.go once all of them were
+// prepared (counted in `ready`), or at once on a stop request.
 void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
-                 DoneCounter& done, Segment& seg, size_t running, int64_t go_ns) {
+                 DoneCounter& done, DoneCounter& ready, Segment& seg, size_t running,
+                 int64_t go_ns) {
+  const CoordinatorPriority priority;
   ProgressMeter meter(rr, live, seg.c0, seg.c1);
   RampSync ramps(rr, live, opts, seg, go_ns);
   const StopSource* stop = opts.stop;
   bool interrupted = false;
-  bool exited_all = false;  // exitall/exitall_on_error fired
+  // exitall/exitall_on_error: whether a job here has it, and whether it fired
+  // (not looked for without one: a scan of every clone at each wake-up).
+  bool exited_all = true;
+  for (size_t k = seg.c0; k < seg.c1 && exited_all; k++)
+    exited_all = !rr.clones[k].job->exitall && !rr.clones[k].job->exitall_on_error;
   int64_t next_progress = NowNs() + kProgressNs;
   const bool status = opts.status_interval_ns > 0 && opts.on_status;
   int64_t next_status = status ? NowNs() + opts.status_interval_ns : INT64_MAX;
@@ -420,19 +501,27 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
       }
     }
   };
+  size_t unprepared = seg.at_gate;
+  if (!unprepared) seg.go.fire();
   while (running > 0) {
     if (stop && stop->requested() && !interrupted) {
       interrupted = true;
-      InterruptSegment(seg);
+      seg.go.fire();  // the clones at the gate end without I/O
+      InterruptSegment(seg, live);
     }
-    struct pollfd p[2] = {{done.fd(), POLLIN, 0}, {-1, POLLIN, 0}};
+    struct pollfd p[3] = {{done.fd(), POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
     if (stop && !interrupted) p[1].fd = stop->fd();  // -1 when it has none: ignored
+    if (unprepared) p[2].fd = ready.fd();
     int64_t due = std::min({next_progress, next_status, ramps.next_due_ns()});
     for (const SteadyMonitor& m : steady) due = std::min(due, m.next_due_ns());
     int64_t wait_ns = std::max<int64_t>(0, due - NowNs());
     // Without a stop descriptor a request is seen at least every 100 ms.
     if (stop && stop->fd() < 0) wait_ns = std::min<int64_t>(wait_ns, 100'000'000);
-    poll(p, 2, int((wait_ns + 999'999) / 1'000'000));
+    poll(p, 3, int((wait_ns + 999'999) / 1'000'000));
+    if (unprepared) {
+      unprepared -= std::min<uint64_t>(unprepared, ready.take());
+      if (!unprepared) seg.go.fire();
+    }
     running -= std::min<uint64_t>(running, done.take());
     ramps.poll(running == 0);
     if (!interrupted) check_steady();
@@ -532,11 +621,11 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     Segment seg;
     seg.c0 = first_clone[i];
     seg.c1 = j < jobs.size() ? first_clone[j] : rr.clones.size();
-    const size_t running = StartSegment(rr, live, opts, shared, done, opts.sync ? &ready : nullptr, seg);
+    const size_t running = StartSegment(rr, live, opts, shared, done, &ready, seg);
     bool no_go = false;
     int64_t go_ns = 0;
     if (opts.sync) {
-      Expected<void> go = GateSegment(rr, opts, ready, seg, running, index);
+      Expected<void> go = GateSegment(rr, live, opts, ready, seg, running, index);
       if (!go.ok()) {
         if (!(stop && stop->requested())) rr.sync_error = go.error();
         no_go = true;
@@ -544,8 +633,12 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
         go_ns = NowNs();
       }
     }
-    WaitSegment(rr, live, opts, done, seg, running, go_ns);
-    seg.threads.clear();  // joins; a posted interrupt() after the end is a no-op
+    WaitSegment(rr, live, opts, done, ready, seg, running, go_ns);
+    // Every loop is told to stop first, so the threads end together; then
+    // the joins (a posted interrupt() after the end is a no-op).
+    for (auto& t : seg.threads)
+      if (t) t->ctx().stop();
+    seg.threads.clear();
     seg.clones.clear();
     if (no_go) break;  // i: this segment did not run
     i = j;

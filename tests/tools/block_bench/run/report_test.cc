@@ -256,5 +256,29 @@ TEST(Report, WithoutGroupReportingEachCloneIsAJob) {
   EXPECT_EQ(j["jobs"][2]["read"]["io_bytes"], 1 << 20);
 }
 
+// Clones an interrupt kept from starting are counted per job: the report
+// after a SIGINT that came before any clone started is not empty.
+TEST(Report, NotStartedClonesAreCounted) {
+  std::vector<JobOptions> jobs = ParseJobs({"--name=a", "--ioengine=null", "--size=1m",
+                                            "--numjobs=3", "--name=b", "--ioengine=null",
+                                            "--size=1m", "--stonewall"});
+  RunResult run = RunJobs(jobs);
+  ASSERT_EQ(run.clones.size(), 4u);
+  run.clones[1].not_run = run.clones[2].not_run = run.clones[3].not_run = true;
+  run.interrupted_by = 2;
+  const std::string t = TextReport(run);
+  EXPECT_NE(t.find("Not started: job 'a': 2 of 3 clones"), std::string::npos) << t;
+  EXPECT_NE(t.find("Not started: job 'b': 1 of 1 clone "), std::string::npos) << t;
+  const auto j = JsonReport(run, false);
+  ASSERT_TRUE(j.contains("not_started")) << j.dump();
+  EXPECT_EQ(j["jobs"].size(), 1u);
+  EXPECT_EQ(j["not_started"][0]["jobname"], "a");
+  EXPECT_EQ(j["not_started"][0]["clones"], 2);
+  EXPECT_EQ(j["not_started"][0]["numjobs"], 3);
+  EXPECT_EQ(j["not_started"][1]["jobname"], "b");
+  // A run that started every clone has no such key.
+  EXPECT_FALSE(JsonReport(RunJobs(jobs), false).contains("not_started"));
+}
+
 }  // namespace
 }  // namespace blk::bench
