@@ -4,7 +4,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -472,7 +474,10 @@ int AioContext::wait_events(int64_t timeout_ns) {
     struct timespec ts = {time_t(timeout_ns / 1000000000), long(timeout_ns % 1000000000)};
     n = epoll_pwait2(epfd_, events, kMaxEvents, &ts, nullptr);
     if (n < 0 && errno == ENOSYS) {
-      n = epoll_wait(epfd_, events, kMaxEvents, int((timeout_ns + 999999) / 1000000));
+      // Rounded up to ms without overflow, at most INT_MAX ms (a wake-up
+      // after 24 days only re-checks the timers).
+      const int64_t ms = timeout_ns / 1000000 + (timeout_ns % 1000000 != 0);
+      n = epoll_wait(epfd_, events, kMaxEvents, int(std::min<int64_t>(ms, INT_MAX)));
     }
   }
   if (n < 0) return errno == EINTR ? 0 : -errno;

@@ -1,5 +1,7 @@
 #include "block/rbd/rbd_config.h"
 
+#include "util/quote.h"
+
 namespace blk {
 namespace {
 
@@ -90,7 +92,7 @@ const std::vector<OptionSpec>& RbdOptionsSchema() {
 }
 
 Expected<void> ParseRbdFilename(std::string_view filename, RbdConfig* cfg) {
-  const std::string where = "filename '" + std::string(filename) + "': ";
+  const std::string where = "filename " + QuoteInput(filename) + ": ";
   constexpr std::string_view kPrefix = "rbd:";
   if (filename.substr(0, kPrefix.size()) != kPrefix) {
     return ConfigError(where + "expected rbd:pool[/namespace]/image[@snap][:key=value...]");
@@ -124,7 +126,7 @@ Expected<void> ParseRbdFilename(std::string_view filename, RbdConfig* cfg) {
   for (const std::string& kv : SplitEscaped(kvs, ':', false)) {
     size_t eq = FindUnescaped(kv, '=');
     if (eq == std::string::npos || eq == 0) {
-      return ConfigError(where + "expected key=value, got '" + kv + "'");
+      return ConfigError(where + "expected key=value, got " + QuoteInput(kv));
     }
     std::string key = Unescape(std::string_view(kv).substr(0, eq));
     std::string value = Unescape(std::string_view(kv).substr(eq + 1));
@@ -169,8 +171,9 @@ Expected<RbdConfig> MakeRbdConfig(const ParsedOptions& opts,
     cfg.rados.emplace_back(k, value);
   }
   if (!cfg.snapshot.empty() && !read_only) {
-    return ConfigError("snapshot '" + cfg.snapshot + "' of image '" + cfg.pool + "/" +
-                       cfg.image + "' can only be opened read-only (add read-only=on)");
+    return ConfigError("snapshot " + QuoteInput(cfg.snapshot) + " of image " +
+                       QuoteInput(cfg.pool + "/" + cfg.image) +
+                       " can only be opened read-only (add read-only=on)");
   }
   const std::string& mode = opts.choice("completion");
   cfg.completion = mode == "bh"     ? RbdCompletion::kBh

@@ -13,6 +13,8 @@
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/stop.h"
 #include "util/clock.h"
+#include "util/quote.h"
+#include "util/saturating.h"
 
 namespace blk::bench {
 Clone::Clone(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,
@@ -100,8 +102,9 @@ Task<void> Clone::start_delay() {
   if (job_.startdelay.max.count() <= 0 || life_.interrupted) co_return;
   const int64_t lo = job_.startdelay.min.count(), hi = job_.startdelay.max.count();
   Rng r(res_->seed ^ 0x7777);
-  const int64_t us = lo + int64_t(r.below(uint64_t(hi - lo + 1)));
-  (void)co_await sleeps_.sleep_for(*ctx_, us * 1000);  // interrupt() cuts it short
+  const int64_t us = lo + int64_t(r.below(uint64_t(hi - lo) + 1));
+  // interrupt() cuts it short; up to 2^63 us: saturate, never the past.
+  (void)co_await sleeps_.until(*ctx_, SatAdd(NowNs(), SatMul(us, 1000)));
 }
 
 Task<bool> Clone::start_offload(AioContext& ctx) {
@@ -273,8 +276,9 @@ void Clone::start_clock() {
   pacing_.start(start);
   if (features_.think) features_.think->start(start);
   if (features_.latency) features_.latency->start(start);
-  time_.ramp_end_ns = start + int64_t(job_.ramp_time.count()) * 1000;
-  if (time_limited) time_.end_ns = time_.ramp_end_ns + int64_t(job_.runtime.count()) * 1000;
+  // Times up to 2^63 us: saturate (an end past int64 ns is never).
+  time_.ramp_end_ns = SatAdd(start, SatMul(job_.ramp_time.count(), 1000));
+  if (time_limited) time_.end_ns = SatAdd(time_.ramp_end_ns, SatMul(job_.runtime.count(), 1000));
   const int64_t planned_end = time_.end_ns;
   if (life_.ramp_held) {  // end_ramp() says when
     time_.ramp_end_ns = INT64_MAX;
@@ -353,7 +357,8 @@ Task<void> Clone::end_fsync() {
     const Status st = co_await loop_->perform(0, u, &t1);
     if (!st.ok() && !(life_.cancelling && st.error() == -ECANCELED)) {
       errors_.io_error(Dir::kWrite, -st.error(),
-                       "end_fsync failed on '" + files_.display(f) + "': " + ErrnoString(st.error()));
+                       "end_fsync failed on " + QuoteInput(files_.display(f)) + ": " +
+                           ErrnoString(st.error()));
     }
   }
 }
@@ -419,7 +424,7 @@ void Clone::arm_overdue() {
     overdue_ = std::make_unique<Timer>(*ctx_, [this] {
       if (!time_.verify_phase) cancel_in_flight();
     });
-  overdue_->arm_at(time_.end_ns + kEndGraceNs);
+  overdue_->arm_at(SatAdd(time_.end_ns, kEndGraceNs));
 }
 
 void Clone::cancel_in_flight() {
@@ -451,7 +456,7 @@ void Clone::end_ramp() {
   const int64_t now = NowNs();
   time_.ramp_end_ns = now;
   if (job_.runtime.count() > 0 && time_.end_ns == INT64_MAX) {  // not ended early meanwhile
-    time_.end_ns = now + int64_t(job_.runtime.count()) * 1000;
+    time_.end_ns = SatAdd(now, SatMul(job_.runtime.count(), 1000));
     live_->planned_ns.store(time_.end_ns - time_.start_ns);
     if (!life_.io_finished) arm_overdue();
   }

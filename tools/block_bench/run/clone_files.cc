@@ -10,6 +10,7 @@
 
 #include "block/registry.h"
 #include "tools/block_bench/run/files.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 
@@ -109,7 +110,9 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
   if (!p->warning.empty() && opts_.messages)
     std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), p->warning.c_str());
   auto b = OpenBackend(ctx, file.target.spec, flags);
-  if (!b.ok()) return Error{b.error().code, "cannot open '" + file.target.spec + "': " + b.error().message};
+  if (!b.ok())
+    return Error{b.error().code,
+                 "cannot open " + QuoteInput(file.target.spec) + ": " + b.error().message};
   file.blk = std::move(*b);
   file.blk->root().set_latency_accounting(false);
   // Keys (FileKeys): each file after the previous one's end.
@@ -147,7 +150,7 @@ void CloneFiles::cancel_waits() {
 
 std::vector<std::string> CloneFiles::names() const {
   std::vector<std::string> n;
-  for (const File& f : files_) n.push_back(f.target.display);
+  for (const File& f : files_) n.push_back(ShortenInput(f.target.display));
   return n;
 }
 

@@ -90,9 +90,12 @@ class CloneFiles {
   uint32_t size() const { return uint32_t(files_.size()); }
   BlockBackend& blk(uint32_t f) { return *files_[f].blk; }
   std::vector<File>& files() { return files_; }
-  // For messages: the file, image or spec.
+  // For messages: the file, image or spec, whole (quote it with
+  // QuoteInput, util/quote.h, which cuts it to kMaxQuotedBytes).
   const std::string& display(uint32_t f) const { return files_[f].target.display; }
-  // Every file's display name, in file order (for components' messages).
+  // Every file's display name, in file order, for components' messages:
+  // already cut and escaped by ShortenInput (a 100 KB graph spec shows its
+  // first 80 bytes).
   std::vector<std::string> names() const;
   const FileKeys& keys() const { return keys_; }
   // The clone's job with the target it runs on (a replay's blockdev= or

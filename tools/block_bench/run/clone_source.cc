@@ -7,6 +7,7 @@
 #include "tools/block_bench/run/files.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/target.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -47,7 +48,8 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
   for (uint32_t i = 0; i < files.size(); i++) {
     auto g = IoGenerator::Create(FileJob(CloneJob(job, res->clone), res->clone, i),
                                  files.blk(i).length(), FileSeed(res->seed, i));
-    if (!g.ok()) return Error{g.error().code, files.display(i) + ": " + g.error().message};
+    if (!g.ok())
+      return Error{g.error().code, ShortenInput(files.display(i)) + ": " + g.error().message};
     g->set_unlimited(job.time_based && time_limited);
     gens.push_back(std::move(*g));
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/saturating.h"
+
 namespace blk::bench {
 
 RatePacer::RatePacer(const JobOptions& job, uint64_t seed)
@@ -22,8 +24,8 @@ void RatePacer::start(int64_t now_ns) {
 }
 
 void RatePacer::shift(int64_t ns) {
-  start_ns_ += ns;
-  for (int64_t& n : next_) n += ns;
+  start_ns_ = SatAdd(start_ns_, ns);
+  for (int64_t& n : next_) n = SatAdd(n, ns);
 }
 
 int64_t RatePacer::next_due(Dir dir) const {
@@ -32,9 +34,10 @@ int64_t RatePacer::next_due(Dir dir) const {
   if (!rb && !ri) return 0;
   if (poisson_) return next_[d];
   int64_t a = 0, b = 0;
-  if (rb) a = int64_t(double(bytes_[d]) * 1e9 / double(rb));
-  if (ri) b = int64_t(double(ios_[d]) * 1e9 / double(ri));
-  return start_ns_ + std::max(a, b);
+  // Past int64 (rate=1 after 10 GB): never, not a wrapped time.
+  if (rb) a = SatFromDouble(double(bytes_[d]) * 1e9 / double(rb));
+  if (ri) b = SatFromDouble(double(ios_[d]) * 1e9 / double(ri));
+  return SatAdd(start_ns_, std::max(a, b));
 }
 
 Dir RatePacer::choose(Dir drawn, int64_t now) const {
@@ -55,7 +58,7 @@ int64_t RatePacer::due(const IoUnit& u) {
     double mean_ns = 0;
     if (ri) mean_ns = 1e9 / double(ri);
     if (rb) mean_ns = std::max(mean_ns, 1e9 * double(u.len) / double(rb));
-    next_[d] += int64_t(-std::log(1.0 - rng_.uniform()) * mean_ns);
+    next_[d] = SatAdd(next_[d], SatFromDouble(-std::log(1.0 - rng_.uniform()) * mean_ns));
   }
   bytes_[d] += u.len;
   ios_[d]++;

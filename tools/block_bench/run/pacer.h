@@ -7,6 +7,9 @@
 //    absolute schedule, so a late wake-up does not lower the average rate.
 //  * poisson: exponentially distributed gaps with the limit's mean, from a
 //    generator seeded by the clone's seed.
+//  * times saturate (util/saturating.h): a schedule that runs past int64
+//    nanoseconds (rate=1 after 9.2 GB) stays at kNeverNs, never wraps to
+//    a time in the past.
 //  * each direction has its own budget: next_due(d) is when d's next I/O
 //    may go, whatever the other directions do.  In a read/write mix the
 //    direction the mix drew waits only if no other direction could go

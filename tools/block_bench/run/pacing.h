@@ -3,7 +3,10 @@
 // An I/O with a due time (rate=/rate_iops= through RatePacer, or a
 // trace's timestamps) is issued at that time on an absolute schedule from
 // the clone's start, never earlier: lateness never accumulates.  The
-// verify phase is not paced.
+// verify phase is not paced.  Due times saturate (util/saturating.h): one
+// beyond int64 nanoseconds is kNeverNs, after every runtime, so such an
+// I/O is not issued; without a runtime the clone waits for it until it is
+// interrupted.
 //
 // wait_until() sleeps on a timer, at most until the runtime ends, and is
 // cut short by cancelling the clone's SleepGroup (interrupt, end of a held
@@ -42,6 +45,7 @@
 #include "tools/block_bench/run/source.h"
 #include "util/aio_context.h"
 #include "util/clock.h"
+#include "util/saturating.h"
 #include "util/task.h"
 
 namespace blk::bench {
@@ -73,11 +77,13 @@ class Pacing final : public DirChooser {
   void start(int64_t now) { pacer_.start(now); }
   // rate_ignore_thinktime: the rest of the rate schedule moves `ns` later.
   void shift(int64_t ns) { pacer_.shift(ns); }
-  // When `u` is due (0: now), reserving its share of the rate.
+  // When `u` is due (0: now), reserving its share of the rate.  A time
+  // past int64 saturates at kNeverNs: past every runtime, never at once.
   int64_t due(const IoUnit& u) {
     if (time_.verify_phase) return 0;
     if (pacer_.active()) return pacer_.due(u);
-    if (u.at_ns >= 0) return time_.start_ns + u.at_ns;  // the schedule starts with the clone
+    // The schedule starts with the clone.
+    if (u.at_ns >= 0) return SatAdd(time_.start_ns, u.at_ns);
     return 0;
   }
   // Waits until `due`, at most until the runtime ends (not in the verify

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "util/clock.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 void SubmitLoop::add_hook(SubmitHook* h) {
@@ -198,7 +199,8 @@ void SubmitLoop::flush_done(uint32_t file, int64_t t0, bool measured, Status st,
   p_.stats.sync_done(t0, t1, measured);
   if (!st.ok()) {
     p_.errors.io_error(Dir::kWrite, -st.error(),
-                       "flush failed on '" + p_.files.display(file) + "': " + ErrnoString(st.error()));
+                       "flush failed on " + QuoteInput(p_.files.display(file)) + ": " +
+                           ErrnoString(st.error()));
   }
 }
 
@@ -223,8 +225,9 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
     }
     if (!st.ok()) {
       p_.errors.io_error(u.dir, -st.error(),
-                         std::string(OpName(u.dir)) + " error on '" + p_.files.display(u.file) +
-                             "' at offset " + std::to_string(u.offset) + " length " +
+                         std::string(OpName(u.dir)) + " error on " +
+                             QuoteInput(p_.files.display(u.file)) + " at offset " +
+                             std::to_string(u.offset) + " length " +
                              std::to_string(u.len) + ": " + ErrnoString(st.error()));
     }
   }

@@ -15,6 +15,7 @@
 
 #include "tools/block_bench/run/rng.h"
 #include "util/clock.h"
+#include "util/quote.h"
 
 namespace blk::bench {
 namespace {
@@ -258,7 +259,7 @@ bool InDevFs(const std::string& path) {
 }
 
 Error FileError(const std::string& file, const char* what, int err) {
-  return MakeError(-err, file + ": " + what + ": " + ErrnoString(-err));
+  return MakeError(-err, ShortenInput(file) + ": " + what + ": " + ErrnoString(-err));
 }
 
 // Writes [from, to) of fd with 1 MiB buffers: made by `fill` in blocks of

@@ -7,6 +7,7 @@
 
 #include "block/options.h"
 #include "util/quote.h"
+#include "util/saturating.h"
 
 namespace blk::bench {
 namespace {
@@ -38,8 +39,9 @@ Expected<void> TakeTraceTarget(const trace::Trace& t, const std::string& path, J
     const std::string why = t.files.empty()
                                 ? "the trace names no file"
                                 : "the trace names " + std::to_string(t.files.size()) +
-                                      " files ('" + t.files[0] + "', '" + t.files[1] + "'...)";
-    return Error{-EINVAL, "read_iolog '" + path + "': " + why + kHow};
+                                      " files (" + QuoteInput(t.files[0]) + ", " +
+                                      QuoteInput(t.files[1]) + "...)";
+    return Error{-EINVAL, "read_iolog " + QuoteInput(path) + ": " + why + kHow};
   }
   const std::string& file = t.files[0];
   if (IsGraphSpec(file)) {
@@ -48,7 +50,8 @@ Expected<void> TakeTraceTarget(const trace::Trace& t, const std::string& path, J
   }
   struct stat st;
   if (::stat(file.c_str(), &st) != 0) {
-    return Error{-EINVAL, "read_iolog '" + path + "': the trace's file " + QuoteInput(file) +
+    return Error{-EINVAL, "read_iolog " + QuoteInput(path) + ": the trace's file " +
+                              QuoteInput(file) +
                               " does not exist and is not a graph spec" + kHow};
   }
   tj->filenames = {file};
@@ -117,7 +120,9 @@ bool TraceSource::convert(const trace::Record& r, IoUnit* u, bool count) {
   u->dir = kDirOf[int(r.op)];
   u->flush = r.op == trace::Op::kFlush;
   u->fua = r.fua && r.op == trace::Op::kWrite;
-  u->at_ns = job_.replay_no_stall ? -1 : int64_t(__int128(r.t_ns) * 100 / job_.replay_time_scale);
+  // Saturates: replay_time_scale=1 makes a time 100 times longer, and
+  // one past int64 is never due, not due at once.
+  u->at_ns = job_.replay_no_stall ? -1 : SatMulDiv(r.t_ns, 100, int64_t(job_.replay_time_scale));
   if (u->flush) return true;
   uint64_t off, len;
   Scale(r, job_, &off, &len);

@@ -9,7 +9,9 @@
 //     replay_align), so it lands inside the target with its length and
 //     alignment kept (counted in folded()); a record longer than the target
 //     is dropped (too_large());
-//  5. at_ns = t_ns * 100 / replay_time_scale; -1 with replay_no_stall.
+//  5. at_ns = t_ns * 100 / replay_time_scale, saturating at kNeverNs
+//     (util/saturating.h: a time past int64 is never due, see pacing.h);
+//     -1 with replay_no_stall.
 // The trace is shared by the clones replaying it (TraceCache).
 //
 // Thread-safety: a TraceSource on its clone's thread; TraceCache from any

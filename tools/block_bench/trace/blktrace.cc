@@ -132,7 +132,7 @@ std::string BlktraceParser::event(const Event& e) {
     trace_.filtered++;
     return {};
   }
-  if (e.time > uint64_t(INT64_MAX)) return "time " + std::to_string(e.time) + " is out of range";
+  if (e.time > uint64_t(INT64_MAX)) return TimeOutOfRange("time", std::to_string(e.time), "ns");
   const int64_t t = int64_t(e.time);
   if (code == kTaIssue) outstanding_.start(t);
   if (code == kTaComplete) outstanding_.end(t);

@@ -108,8 +108,12 @@ std::string CsvParser::Time(std::string_view raw, int64_t* ns) {
   int64_t ticks, delta;
   if (!ParseI64(raw, &ticks)) return NotANumber("timestamp", raw);
   if (!base_) base_ = ticks;
-  if (__builtin_sub_overflow(ticks, *base_, &delta) || !MulI64(delta, layout_.ns_per_tick, ns))
-    return "timestamp " + QuoteInput(raw) + " is too far from the first record's";
+  // Relative to the first record: absolute MSR filetimes (~1.3e17 ticks)
+  // are beyond int64 in ns, their differences are not.
+  if (!CheckedSub(ticks, *base_, &delta) || !CheckedMul(delta, layout_.ns_per_tick, ns))
+    return "timestamp " + QuoteInput(raw) + " is too far from the first record's (" +
+           std::to_string(*base_) + "): a trace's times must lie within 2^63 - 1 ns, 292 " +
+           "years, of each other";
   return {};
 }
 
@@ -181,8 +185,8 @@ std::string CsvParser::line(std::string_view text, bool first) {
   r.len = uint32_t(len);
   if (resp_ticks >= 0) {
     int64_t resp_ns, end;
-    if (!MulI64(resp_ticks, 100, &resp_ns) || __builtin_add_overflow(r.t_ns, resp_ns, &end))
-      return "response time " + QuoteInput(f[6]) + " is out of range";
+    if (!CheckedMul(resp_ticks, 100, &resp_ns) || !CheckedAdd(r.t_ns, resp_ns, &end))
+      return TimeOutOfRange("response time", f[6], "ticks");
     outstanding_.start(r.t_ns);
     outstanding_.end(end);
   }

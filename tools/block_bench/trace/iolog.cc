@@ -82,8 +82,9 @@ std::string IologParser::line(std::string_view text) {
   size_t nrest = n;
   if (version_ == 3) {
     int64_t us;
-    if (!ParseI64(f[0], &us) || us < 0) return NotANumber("time", f[0]);
-    if (!MulI64(us, 1000, &t_ns)) return "time " + QuoteInput(f[0]) + " is out of range";
+    if (!ParseI64(f[0], &us)) return NotANumber("time", f[0]);
+    if (us < 0) return "time " + QuoteInput(f[0]) + " is negative (us since the job started)";
+    if (!CheckedMul(us, 1000, &t_ns)) return TimeOutOfRange("time", f[0], "us");
     rest++;
     nrest--;
   }
@@ -122,8 +123,8 @@ std::string IologParser::line(std::string_view text) {
     trace_.ignored++;
     if (version_ == 3) return {};  // fio ignores it too
     int64_t ns;
-    if (offset > uint64_t(INT64_MAX) || !MulI64(int64_t(offset), 1000000, &ns))
-      return "wait time " + QuoteInput(rest[2]) + " ms is out of range";
+    if (offset > uint64_t(INT64_MAX) || !CheckedMul(int64_t(offset), 1000000, &ns))
+      return TimeOutOfRange("wait time", rest[2], "ms");
     v2_now_ns_ = std::max(v2_now_ns_, ns);
     return {};
   }

@@ -40,20 +40,24 @@ Kind KindOf(std::string_view event) {
   return Kind::kOther;
 }
 
-// "29964.255714" or "29964.255714442" (optionally ending in ':') as ns.
-bool ParseSeconds(std::string_view s, int64_t* ns) {
+// "29964.255714" or "29964.255714442" (optionally ending in ':') as ns:
+// an error text (empty: fine).
+std::string ParseSeconds(std::string_view s, int64_t* ns) {
+  const std::string_view raw = s;
   if (!s.empty() && s.back() == ':') s.remove_suffix(1);
   const size_t dot = s.find('.');
   uint64_t sec, frac = 0;
-  if (!ParseU64(s.substr(0, dot), &sec) || sec > uint64_t(INT64_MAX / 1000000000 - 1))
-    return false;
-  if (dot != std::string_view::npos) {
+  bool ok = ParseU64(s.substr(0, dot), &sec);
+  if (ok && dot != std::string_view::npos) {
     std::string_view f = s.substr(dot + 1);
-    if (f.empty() || f.size() > 9 || !ParseU64(f, &frac)) return false;
-    for (size_t i = f.size(); i < 9; i++) frac *= 10;
+    ok = !f.empty() && f.size() <= 9 && ParseU64(f, &frac);
+    for (size_t i = f.size(); ok && i < 9; i++) frac *= 10;
   }
-  *ns = int64_t(sec) * 1000000000 + int64_t(frac);
-  return true;
+  if (!ok) return "time " + QuoteInput(raw) + " is not SECONDS.FRACTION";
+  if (sec > uint64_t(INT64_MAX) || !CheckedMul(int64_t(sec), 1000000000, ns) ||
+      !CheckedAdd(*ns, int64_t(frac), ns))
+    return TimeOutOfRange("time", raw, "s");
+  return {};
 }
 
 struct Rwbs {
@@ -148,8 +152,8 @@ std::string PerfParser::line(std::string_view text) {
   std::string_view before = Trim(text.substr(0, at));
   const size_t sp = before.find_last_of(" \t");
   const std::string_view time = sp == std::string_view::npos ? before : before.substr(sp + 1);
-  int64_t t;
-  if (!ParseSeconds(time, &t)) return "time " + QuoteInput(time) + " is not SECONDS.FRACTION";
+  int64_t t = 0;
+  if (std::string err = ParseSeconds(time, &t); !err.empty()) return err;
 
   std::string_view f[24];
   const size_t n = SplitBlanks(after.substr(colon + 1), f, 23);

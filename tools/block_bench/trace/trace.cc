@@ -34,8 +34,6 @@ bool ParseI64(std::string_view s, int64_t* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-bool MulI64(int64_t v, int64_t unit, int64_t* out) { return !__builtin_mul_overflow(v, unit, out); }
-
 bool ParseMajMin(std::string_view s, uint32_t* maj, uint32_t* min) {
   const size_t comma = s.find(',');
   if (comma == std::string_view::npos) return false;
@@ -100,6 +98,12 @@ std::string LineMessage(std::string_view name, uint64_t line, std::string_view w
 
 std::string NotANumber(std::string_view field, std::string_view value) {
   return std::string(field) + " " + QuoteInput(value) + " is not a number";
+}
+
+std::string TimeOutOfRange(std::string_view field, std::string_view value, std::string_view unit) {
+  return std::string(field) + " " + QuoteInput(value) + (unit.empty() ? "" : " ") +
+         std::string(unit) + " is out of range (a trace's times must lie within 2^63 - 1 ns, " +
+         "292 years, of each other)";
 }
 
 void DeviceSet::add(std::string_view dev) {
@@ -179,9 +183,9 @@ Expected<Trace> Finish(Trace trace, std::string_view name) {
                      [](const Record& a, const Record& b) { return a.t_ns < b.t_ns; });
   const int64_t base = recs.front().t_ns;
   int64_t span;
-  if (__builtin_sub_overflow(recs.back().t_ns, base, &span))
+  if (!CheckedSub(recs.back().t_ns, base, &span))
     return MakeError(-EINVAL, std::string(name) + ": the trace's times span more than " +
-                                  "2^63 nanoseconds");
+                                  "2^63 - 1 ns (292 years)");
   for (Record& r : recs) r.t_ns -= base;
   return trace;
 }

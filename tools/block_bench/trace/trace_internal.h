@@ -17,6 +17,7 @@
 
 #include "tools/block_bench/trace/trace.h"
 #include "util/result.h"
+#include "util/saturating.h"
 
 namespace blk::bench::trace::internal {
 
@@ -27,8 +28,8 @@ namespace blk::bench::trace::internal {
 bool ParseU64(std::string_view s, uint64_t* out);
 // As ParseU64 with an optional leading '-'.
 bool ParseI64(std::string_view s, int64_t* out);
-// `v` * `unit` as int64; false on overflow.
-bool MulI64(int64_t v, int64_t unit, int64_t* out);
+// Time arithmetic: CheckedAdd/Sub/Mul of util/saturating.h (a time that
+// does not fit in int64 ns is refused, never wrapped).
 // "MAJ,MIN" into its numbers; false if malformed or a part exceeds 32 bits.
 bool ParseMajMin(std::string_view s, uint32_t* maj, uint32_t* min);
 
@@ -72,6 +73,10 @@ std::string LineMessage(std::string_view name, uint64_t line, std::string_view w
 // NotANumber("offset", "12x") == "offset '12x' is not a number" (the value
 // quoted by QuoteInput: at most kMaxQuotedBytes of it).
 std::string NotANumber(std::string_view field, std::string_view value);
+// A time beyond the limit of every trace time (kMaxTraceTimeText):
+// TimeOutOfRange("time", "9e99", "us") == "time '9e99' us is out of range
+// (a trace's times must lie within 2^63 - 1 ns, 292 years, of each other)".
+std::string TimeOutOfRange(std::string_view field, std::string_view value, std::string_view unit);
 
 // ---- Building a Trace ----
 

@@ -193,5 +193,41 @@ TEST(Pacing, TheSpinWindowFollowsOversleepWithinItsBounds) {
   EXPECT_EQ(f.pacing.spin_window_ns(), kSpinMinNs);
 }
 
+// Due times past int64 saturate at kNeverNs (issue #29): never a wrapped
+// time in the past, which would issue the I/O at once.  Under --config=asan
+// UBSan aborts on the overflow these used to be.
+TEST(Pacing, ATraceTimePastInt64IsNever) {
+  Fixture f{JobOptions{}};
+  f.time.start_ns = 5'000'000'000;
+  EXPECT_EQ(f.pacing.due(Unit(Dir::kRead, 4096, INT64_MAX)), kNeverNs);
+  EXPECT_EQ(f.pacing.due(Unit(Dir::kRead, 4096, INT64_MAX - 5'000'000'000)), kNeverNs);
+  EXPECT_EQ(f.pacing.due(Unit(Dir::kRead, 4096, INT64_MAX - 5'000'000'001)), kNeverNs - 1);
+}
+
+TEST(Pacing, ARateSchedulePastInt64IsNever) {
+  // rate=1 (byte/s): after 10 GB the next I/O is due 10^19 ns out, past
+  // int64; the poisson schedule adds gaps of up to ~10^20 ns.
+  for (RateProcess p : {RateProcess::kLinear, RateProcess::kPoisson}) {
+    JobOptions j;
+    j.rate[R] = 1;
+    j.rate_process = p;
+    Fixture f(j);
+    const int64_t start = 5'000'000'000;
+    f.time.start_ns = start;
+    f.pacing.start(start);
+    int64_t last = 0;
+    for (int n = 0; n < 40; n++) {
+      const int64_t due = f.pacing.due(Unit(Dir::kRead, uint64_t(1) << 30));
+      EXPECT_GE(due, last) << "I/O " << n << " due before the one before it";
+      last = due;
+    }
+    EXPECT_EQ(last, kNeverNs);
+    EXPECT_EQ(f.pacing.due(Unit(Dir::kRead)), kNeverNs);
+    // rate_ignore_thinktime's shift of a huge pause saturates too.
+    f.pacing.shift(INT64_MAX);
+    EXPECT_EQ(f.pacing.due(Unit(Dir::kRead)), kNeverNs);
+  }
+}
+
 }  // namespace
 }  // namespace blk::bench

@@ -186,7 +186,7 @@ TEST(Iolog3, TimesInMicroseconds) {
   EXPECT_EQ(t.ignored, 4u);
   EXPECT_EQ(ErrorOf("fio version 3 iolog\nx f read 0 1\n"), "t.txt:2: time 'x' is not a number");
   EXPECT_EQ(ErrorOf("fio version 3 iolog\n9223372036854775807 f read 0 1\n")
-                .rfind("t.txt:2: time '9223372036854775807' is out of range", 0),
+                .rfind("t.txt:2: time '9223372036854775807' us is out of range", 0),
             0u);
 }
 

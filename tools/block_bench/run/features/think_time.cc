@@ -4,6 +4,7 @@
 
 #include "tools/block_bench/run/submit_loop.h"
 #include "util/clock.h"
+#include "util/saturating.h"
 
 namespace blk::bench {
 
@@ -11,7 +12,9 @@ bool ThinkTime::due(int64_t now) {
   if (time_.verify_phase) return false;
   bool stall = false;
   if (job_.thinktime_iotime.count() > 0) {
-    const int64_t cycle_ns = (job_.thinktime_iotime.count() + job_.thinktime.count()) * 1000;
+    // Times up to 2^63 us each: saturate instead of overflowing.
+    const int64_t cycle_ns =
+        SatMul(SatAdd(job_.thinktime_iotime.count(), job_.thinktime.count()), 1000);
     if (now - last_ns_ >= cycle_ns) stall = true;
     else if (!job_.thinktime_blocks) return false;  // only the time counts
   }
@@ -29,11 +32,13 @@ Task<bool> ThinkTime::turn(SubmitLoop& loop) {
   const int64_t t0 = NowNs();
   // The spin keeps the loop busy: nothing is in flight, and it ends with
   // the runtime.
-  const int64_t spin_end = std::min(time_.end_ns, t0 + int64_t(job_.thinktime_spin.count()) * 1000);
+  const int64_t spin_end =
+      std::min(time_.end_ns, SatAdd(t0, SatMul(job_.thinktime_spin.count(), 1000)));
   while (!errors_.stopped() && NowNs() < spin_end) {
   }
-  const int64_t rest = int64_t(job_.thinktime.count() - job_.thinktime_spin.count()) * 1000;
-  if (rest > 0 && !errors_.stopped()) co_await loop.pacing().wait_until(loop.ctx(), NowNs() + rest);
+  const int64_t rest = SatMul(SatSub(job_.thinktime.count(), job_.thinktime_spin.count()), 1000);
+  if (rest > 0 && !errors_.stopped())
+    co_await loop.pacing().wait_until(loop.ctx(), SatAdd(NowNs(), rest));
   if (job_.rate_ignore_thinktime) loop.pacing().shift(NowNs() - t0);
   co_return false;
 }
