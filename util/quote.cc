@@ -19,8 +19,10 @@ size_t CutPoint(std::string_view text, size_t max) {
 
 }  // namespace
 
-std::string ShortenInput(std::string_view text) {
-  const size_t n = CutPoint(text, kMaxQuotedBytes);
+namespace {
+
+std::string Shorten(std::string_view text, size_t max) {
+  const size_t n = CutPoint(text, max);
   std::string out;
   out.reserve(n + 24);
   for (size_t i = 0; i < n; ++i) {
@@ -37,6 +39,11 @@ std::string ShortenInput(std::string_view text) {
   return out;
 }
 
+}  // namespace
+
+std::string ShortenInput(std::string_view text) { return Shorten(text, kMaxQuotedBytes); }
 std::string QuoteInput(std::string_view text) { return "'" + ShortenInput(text) + "'"; }
+std::string ShortenName(std::string_view text) { return Shorten(text, kMaxQuotedNameBytes); }
+std::string QuoteName(std::string_view text) { return "'" + ShortenName(text) + "'"; }
 
 }  // namespace blk

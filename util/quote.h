@@ -18,6 +18,10 @@
 namespace blk {
 
 inline constexpr size_t kMaxQuotedBytes = 80;
+// The bound for a name the user must be able to find from the message: a
+// file path, a graph spec, a pool or image name in an open, I/O or verify
+// error.  PATH_MAX: a real path is never cut; a 100 KB spec still is.
+inline constexpr size_t kMaxQuotedNameBytes = 4096;
 
 // `text` shortened and escaped as described above, without quotes:
 //   ShortenInput("a\nb") == "a\\x0ab"
@@ -27,5 +31,9 @@ std::string ShortenInput(std::string_view text);
 // ShortenInput(text) in single quotes: "'abc'",
 // "'xxx...(20 more bytes)'".
 std::string QuoteInput(std::string_view text);
+
+// The same with kMaxQuotedNameBytes, for names (see above).
+std::string ShortenName(std::string_view text);
+std::string QuoteName(std::string_view text);
 
 }  // namespace blk

@@ -503,7 +503,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
                                                         : QueueEngine::PollMode::kAuto;
   es.policy.submit_mode = o.choice("aio-submit") == "bh" ? QueueEngine::SubmitMode::kBottomHalf
                                                            : QueueEngine::SubmitMode::kImmediate;
-  const std::string where = "driver 'file': " + QuoteInput(cfg.path) + ": ";
+  const std::string where = "driver 'file': " + QuoteName(cfg.path) + ": ";
   if (cfg.path.empty()) return MakeError(-EINVAL, "driver 'file': option 'filename' is empty");
   if (cfg.engine != FileConfig::Engine::kIoUring) {
     for (const char* opt :

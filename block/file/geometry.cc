@@ -69,25 +69,25 @@ int64_t FileLength(int fd, bool block_device) {
 Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direct) {
   struct stat st;
   if (fstat(fd, &st) < 0) {
-    return MakeError(-errno, "fstat " + QuoteInput(path) + ": " + ErrnoString(-errno));
+    return MakeError(-errno, "fstat " + QuoteName(path) + ": " + ErrnoString(-errno));
   }
   FileGeometry g;
   if (S_ISBLK(st.st_mode)) {
     g.block_device = true;
   } else if (S_ISDIR(st.st_mode)) {
-    return MakeError(-EISDIR, QuoteInput(path) + " is a directory, not a file or block device");
+    return MakeError(-EISDIR, QuoteName(path) + " is a directory, not a file or block device");
   } else if (!S_ISREG(st.st_mode)) {
     const char* kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
                        : S_ISSOCK(st.st_mode) ? "a socket"
                        : S_ISCHR(st.st_mode)  ? "a character device"
                                               : "a special file";
-    return MakeError(-EINVAL, QuoteInput(path) + " is " + kind +
+    return MakeError(-EINVAL, QuoteName(path) + " is " + kind +
                                   ": neither a regular file nor a block device");
   }
   int64_t len = FileLength(fd, g.block_device);
   if (len < 0) {
     return MakeError(int(len),
-                     "cannot get the size of " + QuoteInput(path) + ": " + ErrnoString(int(len)));
+                     "cannot get the size of " + QuoteName(path) + ": " + ErrnoString(int(len)));
   }
   g.length = uint64_t(len);
   if (!direct) {

@@ -300,7 +300,7 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
   };
   const char* id = cfg.user.empty() ? nullptr : cfg.user.c_str();
   int r = h.api->rados_create(&h.cluster, id);
-  if (r < 0) return fail(r, "rados_create(user " + QuoteInput(cfg.user) + ") failed: " + Errno(r));
+  if (r < 0) return fail(r, "rados_create(user " + QuoteName(cfg.user) + ") failed: " + Errno(r));
 
   if (!cfg.conf.empty()) {
     r = h.api->rados_conf_read_file(h.cluster, cfg.conf.c_str());
@@ -353,7 +353,7 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
   r = h.api->rados_ioctx_create(h.cluster, cfg.pool.c_str(), &h.io);
   if (r < 0) {
     h.io = nullptr;
-    return fail(r, "cannot open pool " + QuoteInput(cfg.pool) + ": " + Errno(r) +
+    return fail(r, "cannot open pool " + QuoteName(cfg.pool) + ": " + Errno(r) +
                        (r == -ENOENT ? " (no such pool)" : ""));
   }
   h.api->rados_ioctx_set_namespace(h.io, cfg.ns.empty() ? nullptr : cfg.ns.c_str());
@@ -366,11 +366,11 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
     std::string why = r != -ENOENT ? ""
                       : snap ? " (no such image or snapshot)"
                              : " (no such image)";
-    return fail(r, "cannot open image " + QuoteInput(cfg.Name()) + ": " + Errno(r) + why);
+    return fail(r, "cannot open image " + QuoteName(cfg.Name()) + ": " + Errno(r) + why);
   }
   uint64_t size = 0;
   r = h.api->rbd_get_size(h.image, &size);
-  if (r < 0) return fail(r, "rbd_get_size(" + QuoteInput(cfg.Name()) + ") failed: " + Errno(r));
+  if (r < 0) return fail(r, "rbd_get_size(" + QuoteName(cfg.Name()) + ") failed: " + Errno(r));
 
   if (cfg.completion != RbdCompletion::kBh) {
     h.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -385,7 +385,7 @@ Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) 
   if (open_flush) {
     r = h.api->rbd_flush(h.image);
     if (r < 0)
-      return fail(r, "initial flush of " + QuoteInput(cfg.Name()) + " failed: " + Errno(r));
+      return fail(r, "initial flush of " + QuoteName(cfg.Name()) + " failed: " + Errno(r));
   }
   return std::unique_ptr<BlockDriver>(std::make_unique<RbdDriver>(std::move(cfg), h, size, open_flush));
 }

@@ -92,7 +92,7 @@ const std::vector<OptionSpec>& RbdOptionsSchema() {
 }
 
 Expected<void> ParseRbdFilename(std::string_view filename, RbdConfig* cfg) {
-  const std::string where = "filename " + QuoteInput(filename) + ": ";
+  const std::string where = "filename " + QuoteName(filename) + ": ";
   constexpr std::string_view kPrefix = "rbd:";
   if (filename.substr(0, kPrefix.size()) != kPrefix) {
     return ConfigError(where + "expected rbd:pool[/namespace]/image[@snap][:key=value...]");
@@ -171,8 +171,8 @@ Expected<RbdConfig> MakeRbdConfig(const ParsedOptions& opts,
     cfg.rados.emplace_back(k, value);
   }
   if (!cfg.snapshot.empty() && !read_only) {
-    return ConfigError("snapshot " + QuoteInput(cfg.snapshot) + " of image " +
-                       QuoteInput(cfg.pool + "/" + cfg.image) +
+    return ConfigError("snapshot " + QuoteName(cfg.snapshot) + " of image " +
+                       QuoteName(cfg.pool + "/" + cfg.image) +
                        " can only be opened read-only (add read-only=on)");
   }
   const std::string& mode = opts.choice("completion");

@@ -36,4 +36,16 @@ TEST(QuoteInputTest, CutNeverSplitsAUtf8Character) {
 }
 
 }  // namespace
+// Names (paths, specs) are cut at PATH_MAX, not at 80 bytes: a long real
+// path stays whole, a 100 KB spec does not.
+TEST(QuoteNameTest, PathsStayWholeHugeSpecsAreCut) {
+  const std::string path = "/root/.cache/bazel/" + std::string(200, 'p') + "/a.dat";
+  EXPECT_EQ(QuoteName(path), "'" + path + "'");
+  EXPECT_NE(QuoteInput(path), "'" + path + "'");
+  const std::string spec(100000, 'n');
+  EXPECT_EQ(ShortenName(spec), std::string(kMaxQuotedNameBytes, 'n') + "...(" +
+                                   std::to_string(100000 - kMaxQuotedNameBytes) + " more bytes)");
+  EXPECT_EQ(ShortenName("a\tb"), "a\\x09b");
+}
+
 }  // namespace blk

@@ -1,5 +1,5 @@
-// Bad input: every failure names the path (quoted by QuoteInput: its first
-// 80 bytes, as the sandbox's long paths show) and the errno.
+// Bad input: every failure names the path (whole: QuoteName keeps up to
+// PATH_MAX bytes) and the errno.
 #include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -26,7 +26,7 @@ TEST(FileErrorsTest, MissingFile) {
   AioContext ctx;
   const std::string path = TempDir() + "/no-such-file";
   std::string msg = OpenError(ctx, "driver=file,filename=" + path);
-  EXPECT_NE(msg.find(QuoteInput(path)), std::string::npos) << msg;
+  EXPECT_NE(msg.find(QuoteName(path)), std::string::npos) << msg;
   EXPECT_NE(msg.find("No such file or directory"), std::string::npos) << msg;
 }
 
@@ -34,7 +34,7 @@ TEST(FileErrorsTest, Directory) {
   AioContext ctx;
   const std::string dir = TempDir();
   std::string msg = OpenError(ctx, "driver=file,filename=" + dir);
-  EXPECT_NE(msg.find(QuoteInput(dir)), std::string::npos) << msg;
+  EXPECT_NE(msg.find(QuoteName(dir)), std::string::npos) << msg;
   EXPECT_NE(msg.find("directory"), std::string::npos) << msg;
   // Read-only, open() succeeds on a directory: fstat catches it.
   msg = OpenError(ctx, "driver=file,read-only=on,filename=" + dir);
@@ -106,7 +106,7 @@ TEST(FileErrorsTest, NativeNeedsODirect) {
   TempFile f(4096);
   std::string msg = OpenError(ctx, "driver=file,aio=native,filename=" + f.path());
   EXPECT_NE(msg.find("cache.direct=on"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(QuoteInput(f.path())), std::string::npos) << msg;
+  EXPECT_NE(msg.find(QuoteName(f.path())), std::string::npos) << msg;
 }
 
 TEST(FileErrorsTest, BadOptionValues) {

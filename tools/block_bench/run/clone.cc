@@ -357,7 +357,7 @@ Task<void> Clone::end_fsync() {
     const Status st = co_await loop_->perform(0, u, &t1);
     if (!st.ok() && !(life_.cancelling && st.error() == -ECANCELED)) {
       errors_.io_error(Dir::kWrite, -st.error(),
-                       "end_fsync failed on " + QuoteInput(files_.display(f)) + ": " +
+                       "end_fsync failed on " + QuoteName(files_.display(f)) + ": " +
                            ErrnoString(st.error()));
     }
   }

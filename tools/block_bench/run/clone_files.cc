@@ -112,7 +112,7 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
   auto b = OpenBackend(ctx, file.target.spec, flags);
   if (!b.ok())
     return Error{b.error().code,
-                 "cannot open " + QuoteInput(file.target.spec) + ": " + b.error().message};
+                 "cannot open " + QuoteName(file.target.spec) + ": " + b.error().message};
   file.blk = std::move(*b);
   file.blk->root().set_latency_accounting(false);
   // Keys (FileKeys): each file after the previous one's end.
@@ -150,7 +150,7 @@ void CloneFiles::cancel_waits() {
 
 std::vector<std::string> CloneFiles::names() const {
   std::vector<std::string> n;
-  for (const File& f : files_) n.push_back(ShortenInput(f.target.display));
+  for (const File& f : files_) n.push_back(ShortenName(f.target.display));
   return n;
 }
 

@@ -91,11 +91,11 @@ class CloneFiles {
   BlockBackend& blk(uint32_t f) { return *files_[f].blk; }
   std::vector<File>& files() { return files_; }
   // For messages: the file, image or spec, whole (quote it with
-  // QuoteInput, util/quote.h, which cuts it to kMaxQuotedBytes).
+  // QuoteName, util/quote.h, which cuts it to kMaxQuotedNameBytes).
   const std::string& display(uint32_t f) const { return files_[f].target.display; }
   // Every file's display name, in file order, for components' messages:
-  // already cut and escaped by ShortenInput (a 100 KB graph spec shows its
-  // first 80 bytes).
+  // already cut and escaped by ShortenName (a 100 KB graph spec shows its
+  // first 4096 bytes; a path is never cut).
   std::vector<std::string> names() const;
   const FileKeys& keys() const { return keys_; }
   // The clone's job with the target it runs on (a replay's blockdev= or

@@ -49,7 +49,7 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
     auto g = IoGenerator::Create(FileJob(CloneJob(job, res->clone), res->clone, i),
                                  files.blk(i).length(), FileSeed(res->seed, i));
     if (!g.ok())
-      return Error{g.error().code, ShortenInput(files.display(i)) + ": " + g.error().message};
+      return Error{g.error().code, ShortenName(files.display(i)) + ": " + g.error().message};
     g->set_unlimited(job.time_based && time_limited);
     gens.push_back(std::move(*g));
   }

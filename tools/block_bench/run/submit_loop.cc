@@ -199,7 +199,7 @@ void SubmitLoop::flush_done(uint32_t file, int64_t t0, bool measured, Status st,
   p_.stats.sync_done(t0, t1, measured);
   if (!st.ok()) {
     p_.errors.io_error(Dir::kWrite, -st.error(),
-                       "flush failed on " + QuoteInput(p_.files.display(file)) + ": " +
+                       "flush failed on " + QuoteName(p_.files.display(file)) + ": " +
                            ErrnoString(st.error()));
   }
 }
@@ -226,7 +226,7 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
     if (!st.ok()) {
       p_.errors.io_error(u.dir, -st.error(),
                          std::string(OpName(u.dir)) + " error on " +
-                             QuoteInput(p_.files.display(u.file)) + " at offset " +
+                             QuoteName(p_.files.display(u.file)) + " at offset " +
                              std::to_string(u.offset) + " length " +
                              std::to_string(u.len) + ": " + ErrnoString(st.error()));
     }

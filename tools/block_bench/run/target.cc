@@ -259,7 +259,7 @@ bool InDevFs(const std::string& path) {
 }
 
 Error FileError(const std::string& file, const char* what, int err) {
-  return MakeError(-err, ShortenInput(file) + ": " + what + ": " + ErrnoString(-err));
+  return MakeError(-err, ShortenName(file) + ": " + what + ": " + ErrnoString(-err));
 }
 
 // Writes [from, to) of fd with 1 MiB buffers: made by `fill` in blocks of

@@ -39,9 +39,9 @@ Expected<void> TakeTraceTarget(const trace::Trace& t, const std::string& path, J
     const std::string why = t.files.empty()
                                 ? "the trace names no file"
                                 : "the trace names " + std::to_string(t.files.size()) +
-                                      " files (" + QuoteInput(t.files[0]) + ", " +
-                                      QuoteInput(t.files[1]) + "...)";
-    return Error{-EINVAL, "read_iolog " + QuoteInput(path) + ": " + why + kHow};
+                                      " files (" + QuoteName(t.files[0]) + ", " +
+                                      QuoteName(t.files[1]) + "...)";
+    return Error{-EINVAL, "read_iolog " + QuoteName(path) + ": " + why + kHow};
   }
   const std::string& file = t.files[0];
   if (IsGraphSpec(file)) {
@@ -50,8 +50,8 @@ Expected<void> TakeTraceTarget(const trace::Trace& t, const std::string& path, J
   }
   struct stat st;
   if (::stat(file.c_str(), &st) != 0) {
-    return Error{-EINVAL, "read_iolog " + QuoteInput(path) + ": the trace's file " +
-                              QuoteInput(file) +
+    return Error{-EINVAL, "read_iolog " + QuoteName(path) + ": the trace's file " +
+                              QuoteName(file) +
                               " does not exist and is not a graph spec" + kHow};
   }
   tj->filenames = {file};

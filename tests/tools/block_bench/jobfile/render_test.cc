@@ -139,6 +139,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"openfiles", "openfiles=4\nnrfiles=2"},
       {"filesize", "filesize=64k\nnrfiles=2"},
       {"filename_format", "filename_format=f$jobnum.$filenum\nnrfiles=2"},
+      {"serialize_overlap", "serialize_overlap=1\niodepth=4"},
       {"file_service_type", "file_service_type=random:4"},
       {"directory", "directory=/mnt/x:/mnt/y"},
       {"blockdev", "blockdev=driver=file,filename=/tmp/x,aio=native,cache.direct=on"},
