@@ -17,6 +17,12 @@ JobOptions CloneJob(const JobOptions& job, uint32_t clone) {
 
 namespace {
 
+// The smallest block either direction issues (fio's rw_min_bs), to which
+// file sizes are rounded down.
+uint64_t SmallestBlock(const JobOptions& job) {
+  return std::min(MinBlockSize(job, Dir::kRead), MinBlockSize(job, Dir::kWrite));
+}
+
 // This file's size when filesize= is given: the value, or for a range one
 // drawn in it (from the job's seed, the clone and the file: the same on
 // every call) and rounded down to the smallest block size, as fio's.
@@ -25,7 +31,7 @@ uint64_t FileSizeOf(const JobOptions& job, uint32_t clone, uint32_t file) {
   const uint64_t base = job.randseed ? *job.randseed : 0x5EEDF11E5124ull;
   Rng r(base ^ (uint64_t(clone) << 32) ^ (uint64_t(file) * 0x9E3779B97F4A7C15ull));
   uint64_t v = job.filesize + r.below(job.filesize_max - job.filesize + 1);
-  const uint64_t unit = std::min(MinBlockSize(job, Dir::kRead), MinBlockSize(job, Dir::kWrite));
+  const uint64_t unit = SmallestBlock(job);
   if (unit > 1 && v >= unit) v -= v % unit;
   return v;
 }
@@ -48,7 +54,7 @@ JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file) {
     f.filesize_max = fsize;
     f.size = SizeSpec{fsize, false};
     if (job.size && job.size->percent) {
-      const uint64_t unit = std::min(MinBlockSize(job, Dir::kRead), MinBlockSize(job, Dir::kWrite));
+      const uint64_t unit = SmallestBlock(job);
       uint64_t part = uint64_t((unsigned __int128)fsize * job.size->value / 100);
       if (unit > 1 && part >= unit) part -= part % unit;
       f.size = SizeSpec{std::max<uint64_t>(1, part), false};
