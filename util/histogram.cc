@@ -52,19 +52,13 @@ LatencyHistogram::LatencyHistogram(const LatencyHistogram& o) { *this = o; }
 
 LatencyHistogram& LatencyHistogram::operator=(const LatencyHistogram& o) {
   if (this == &o) return *this;
-  if (o.counts_ == nullptr) {
-    delete[] counts_;
-    counts_ = nullptr;
+  if (!o.counts_) {
+    counts_.reset();
   } else {
-    if (counts_ == nullptr) counts_ = new uint64_t[kBuckets];
-    std::memcpy(counts_, o.counts_, kBuckets * sizeof(uint64_t));
+    if (!counts_) allocate();
+    std::memcpy(counts_.get(), o.counts_.get(), kBuckets * sizeof(uint64_t));
   }
-  count_ = o.count_;
-  min_ = o.min_;
-  max_ = o.max_;
-  sum_ = o.sum_;
-  sumsq_lo_ = o.sumsq_lo_;
-  sumsq_hi_ = o.sumsq_hi_;
+  s_ = o.s_;
   return *this;
 }
 
@@ -72,69 +66,57 @@ LatencyHistogram::LatencyHistogram(LatencyHistogram&& o) noexcept { *this = std:
 
 LatencyHistogram& LatencyHistogram::operator=(LatencyHistogram&& o) noexcept {
   if (this == &o) return *this;
-  delete[] counts_;
-  counts_ = std::exchange(o.counts_, nullptr);
-  count_ = o.count_;
-  min_ = o.min_;
-  max_ = o.max_;
-  sum_ = o.sum_;
-  sumsq_lo_ = o.sumsq_lo_;
-  sumsq_hi_ = o.sumsq_hi_;
+  counts_ = std::move(o.counts_);
+  s_ = o.s_;
   o.reset();
   return *this;
 }
 
 void LatencyHistogram::reset() {
-  delete[] counts_;
-  counts_ = nullptr;
-  count_ = 0;
-  min_ = UINT64_MAX;
-  max_ = 0;
-  sum_ = 0;
-  sumsq_lo_ = 0;
-  sumsq_hi_ = 0;
+  counts_.reset();
+  s_ = Scalars{};
 }
 
 void LatencyHistogram::record_n(uint64_t v, uint64_t n) {
   if (n == 0) return;
-  if (counts_ == nullptr) allocate();
+  if (!counts_) allocate();
   counts_[bucket_index(v)] += n;
-  count_ += n;
-  sum_ += static_cast<u128>(v) * n;
+  s_.count += n;
+  s_.sum += static_cast<u128>(v) * n;
   // v^2 * n can need 192 bits.
   const U192 sq = mul(static_cast<u128>(v) * v, n);
   const u128 lo = (static_cast<u128>(sq.w[1]) << 64) | sq.w[0];
-  sumsq_lo_ += lo;
-  sumsq_hi_ += sq.w[2] + (sumsq_lo_ < lo);
-  if (v < min_) min_ = v;
-  if (v > max_) max_ = v;
+  s_.sumsq_lo += lo;
+  s_.sumsq_hi += sq.w[2] + (s_.sumsq_lo < lo);
+  if (v < s_.min) s_.min = v;
+  if (v > s_.max) s_.max = v;
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& o) {
-  if (o.count_ == 0) return;
+  if (o.s_.count == 0) return;
   // Read o's scalars before writing ours: o may be *this.
-  const u128 o_lo = o.sumsq_lo_;
-  const uint64_t o_hi = o.sumsq_hi_;
-  if (counts_ == nullptr) allocate();  // o has its own: it is not empty
+  const u128 o_lo = o.s_.sumsq_lo;
+  const uint64_t o_hi = o.s_.sumsq_hi;
+  if (!counts_) allocate();  // o has its own: it is not empty
   for (size_t i = 0; i < kBuckets; ++i) counts_[i] += o.counts_[i];
-  count_ += o.count_;
-  sum_ += o.sum_;
-  sumsq_lo_ += o_lo;
-  sumsq_hi_ += o_hi + (sumsq_lo_ < o_lo);
-  if (o.min_ < min_) min_ = o.min_;
-  if (o.max_ > max_) max_ = o.max_;
+  s_.count += o.s_.count;
+  s_.sum += o.s_.sum;
+  s_.sumsq_lo += o_lo;
+  s_.sumsq_hi += o_hi + (s_.sumsq_lo < o_lo);
+  if (o.s_.min < s_.min) s_.min = o.s_.min;
+  if (o.s_.max > s_.max) s_.max = o.s_.max;
 }
 
 LatencyHistogram::Totals LatencyHistogram::totals() const {
   Totals t;
-  t.count = count_;
-  t.min = min_;
-  t.max = max_;
-  t.sum[0] = static_cast<uint64_t>(sum_);
-  t.sum[1] = static_cast<uint64_t>(sum_ >> 64);
-  t.sumsq[0] = static_cast<uint64_t>(sumsq_lo_);
-  t.sumsq[1] = static_cast<uint64_t>(sumsq_lo_ >> 64);
-  t.sumsq[2] = sumsq_hi_;
+  t.count = s_.count;
+  t.min = s_.min;
+  t.max = s_.max;
+  t.sum[0] = static_cast<uint64_t>(s_.sum);
+  t.sum[1] = static_cast<uint64_t>(s_.sum >> 64);
+  t.sumsq[0] = static_cast<uint64_t>(s_.sumsq_lo);
+  t.sumsq[1] = static_cast<uint64_t>(s_.sumsq_lo >> 64);
+  t.sumsq[2] = s_.sumsq_hi;
   return t;
 }
 
@@ -156,38 +138,38 @@ bool LatencyHistogram::restore(const Totals& t, const std::pair<size_t, uint64_t
     reset();
     return false;
   }
-  count_ = t.count;
+  s_.count = t.count;
   if (t.count) {
-    min_ = t.min;
-    max_ = t.max;
+    s_.min = t.min;
+    s_.max = t.max;
   }
-  sum_ = (static_cast<u128>(t.sum[1]) << 64) | t.sum[0];
-  sumsq_lo_ = (static_cast<u128>(t.sumsq[1]) << 64) | t.sumsq[0];
-  sumsq_hi_ = t.sumsq[2];
+  s_.sum = (static_cast<u128>(t.sum[1]) << 64) | t.sum[0];
+  s_.sumsq_lo = (static_cast<u128>(t.sumsq[1]) << 64) | t.sumsq[0];
+  s_.sumsq_hi = t.sumsq[2];
   return true;
 }
 
 double LatencyHistogram::mean() const {
-  if (count_ == 0) return 0;
+  if (s_.count == 0) return 0;
   // Split into quotient and remainder so that no precision is lost before
   // the final division.
-  const uint64_t q = static_cast<uint64_t>(sum_ / count_);
-  const uint64_t r = static_cast<uint64_t>(sum_ % count_);
+  const uint64_t q = static_cast<uint64_t>(s_.sum / s_.count);
+  const uint64_t r = static_cast<uint64_t>(s_.sum % s_.count);
   return static_cast<double>(static_cast<long double>(q) +
-                             static_cast<long double>(r) / count_);
+                             static_cast<long double>(r) / s_.count);
 }
 
 double LatencyHistogram::stddev() const {
-  if (count_ < 2) return 0;
+  if (s_.count < 2) return 0;
   // M2 = sum((v - mean)^2) = sumsq - sum^2 / n.  With sum = q*n + r:
   //   sum^2 / n = q^2*n + 2*q*r + r^2/n,
   // so the integer part is computed exactly in 192 bits (no cancellation
   // error however small the spread is next to the mean) and only r^2/n < n
   // is fractional.  q <= max() fits 64 bits; r < n.
-  const uint64_t n = count_;
-  const uint64_t q = static_cast<uint64_t>(sum_ / n);
-  const uint64_t r = static_cast<uint64_t>(sum_ % n);
-  U192 m2 = from_parts(sumsq_lo_, sumsq_hi_);
+  const uint64_t n = s_.count;
+  const uint64_t q = static_cast<uint64_t>(s_.sum / n);
+  const uint64_t r = static_cast<uint64_t>(s_.sum % n);
+  U192 m2 = from_parts(s_.sumsq_lo, s_.sumsq_hi);
   m2 = sub(m2, mul(static_cast<u128>(q) * q, n));
   m2 = sub(m2, mul(static_cast<u128>(q) * r, 2));
   long double m2_ld = to_ld(m2) - static_cast<long double>(static_cast<u128>(r) * r) / n;
@@ -196,23 +178,23 @@ double LatencyHistogram::stddev() const {
 }
 
 uint64_t LatencyHistogram::percentile(double p) const {
-  if (count_ == 0 || std::isnan(p)) return 0;
-  if (p <= 0) return min_;
-  if (p >= 100) return max_;
+  if (s_.count == 0 || std::isnan(p)) return 0;
+  if (p <= 0) return s_.min;
+  if (p >= 100) return s_.max;
   // fio's rule (stat.c calc_clat_percentiles), in long double as fio does.
-  const long double target = static_cast<long double>(p) / 100.0L * count_;
+  const long double target = static_cast<long double>(p) / 100.0L * s_.count;
   // Buckets outside [min, max] are empty; skip them.
-  const size_t first = bucket_index(min_);
-  const size_t last = bucket_index(max_);
+  const size_t first = bucket_index(s_.min);
+  const size_t last = bucket_index(s_.max);
   uint64_t cum = 0;
   for (size_t i = first; i <= last; ++i) {
     cum += counts_[i];
     if (static_cast<long double>(cum) >= target) {
       const uint64_t v = bucket_value(i);
-      return v < min_ ? min_ : v > max_ ? max_ : v;
+      return v < s_.min ? s_.min : v > s_.max ? s_.max : v;
     }
   }
-  return max_;
+  return s_.max;
 }
 
 }  // namespace blk

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 namespace blk {
@@ -44,8 +45,7 @@ class LatencyHistogram {
   static constexpr size_t kBuckets =
       ((63 - kSubBits) << kSubBits) + kExactLimit;  // 3776
 
-  LatencyHistogram() { reset(); }
-  ~LatencyHistogram() { delete[] counts_; }
+  LatencyHistogram() = default;
   LatencyHistogram(const LatencyHistogram& o);
   LatencyHistogram& operator=(const LatencyHistogram& o);
   LatencyHistogram(LatencyHistogram&& o) noexcept;
@@ -54,13 +54,13 @@ class LatencyHistogram {
   // Records one value.  Never fails (but for the allocation of the counters
   // at the first value).
   void record(uint64_t v) {
-    if (counts_ == nullptr) [[unlikely]] allocate();
+    if (!counts_) [[unlikely]] allocate();
     ++counts_[bucket_index(v)];
-    ++count_;
-    sum_ += v;
+    ++s_.count;
+    s_.sum += v;
     add_square(static_cast<U128>(v) * v);
-    if (v < min_) min_ = v;
-    if (v > max_) max_ = v;
+    if (v < s_.min) s_.min = v;
+    if (v > s_.max) s_.max = v;
   }
 
   // Records value `v` n times (n == 0 is a no-op).  Never fails.
@@ -75,10 +75,10 @@ class LatencyHistogram {
   void reset();
 
   // Number of values recorded.
-  uint64_t count() const { return count_; }
+  uint64_t count() const { return s_.count; }
   // Smallest / largest value recorded; 0 when count() == 0.
-  uint64_t min() const { return count_ ? min_ : 0; }
-  uint64_t max() const { return max_; }
+  uint64_t min() const { return s_.count ? s_.min : 0; }
+  uint64_t max() const { return s_.max; }
   // Arithmetic mean; 0 when count() == 0.
   double mean() const;
   // Sample standard deviation sqrt(sum((v - mean)^2) / (count - 1)), as fio
@@ -147,29 +147,34 @@ class LatencyHistogram {
   // increasing value order.
   template <class F>
   void for_each_bucket(F&& f) const {
-    if (counts_ == nullptr) return;
+    if (!counts_) return;
     for (size_t i = 0; i < kBuckets; ++i) {
       if (counts_[i] != 0) f(i, counts_[i]);
     }
   }
 
  private:
-  // Allocates the counters, zeroed.  REQUIRES: counts_ == nullptr.
-  void allocate() { counts_ = new uint64_t[kBuckets](); }
+  // Allocates the counters, zeroed.  REQUIRES: no counters yet.
+  void allocate() { counts_ = std::make_unique<uint64_t[]>(kBuckets); }
   void add_square(U128 sq) {
     // The sum of squares needs 192 bits to be exact for any input: carry
     // into the top word.
-    sumsq_lo_ += sq;
-    sumsq_hi_ += (sumsq_lo_ < sq);
+    s_.sumsq_lo += sq;
+    s_.sumsq_hi += (s_.sumsq_lo < sq);
   }
 
-  uint64_t* counts_ = nullptr;  // kBuckets, or none while empty
-  uint64_t count_;
-  uint64_t min_;
-  uint64_t max_;
-  U128 sum_;
-  U128 sumsq_lo_;
-  uint64_t sumsq_hi_;
+  // Everything but the buckets: copied and reset as one.
+  struct Scalars {
+    uint64_t count = 0;
+    uint64_t min = UINT64_MAX;
+    uint64_t max = 0;
+    U128 sum = 0;
+    U128 sumsq_lo = 0;  // the 192-bit sum of squares: low 128 bits
+    uint64_t sumsq_hi = 0;
+  };
+
+  std::unique_ptr<uint64_t[]> counts_;  // kBuckets, or none while empty
+  Scalars s_;
 };
 
 }  // namespace blk
