@@ -71,6 +71,7 @@ class Connection {
   void reply_error(const Request& r, uint32_t err, std::string_view msg);
   void reply_done(const Request& r);
   void queue(OutItem item);
+  Task<void> flush_soon();
   void flush();
   void force_close();
   void maybe_close();
@@ -87,6 +88,7 @@ class Connection {
   uint64_t held_bytes_ = 0;  // payloads of requests in flight + queued replies
   std::coroutine_handle<> room_waiter_;
   bool blocked_ = false;       // the socket said EAGAIN; wait for on_writable
+  bool flush_pending_ = false; // a flush_soon() task is queued
   bool broken_ = false;        // a send failed: replies are dropped
   bool stopping_ = false;
   bool reading_done_ = false;
@@ -216,7 +218,18 @@ void Connection::queue(OutItem item) {
   if (broken_) return;
   held_bytes_ += item.total();
   out_.push_back(std::move(item));
+  // Send from the loop's ready queue, after this iteration's completions
+  // have queued their replies too: one sendmsg for all of them.
+  if (!flush_pending_ && !blocked_) {
+    flush_pending_ = true;
+    Spawn(exp_.ctx(), flush_soon());
+  }
+}
+
+Task<void> Connection::flush_soon() {
+  flush_pending_ = false;
   flush();
+  co_return;
 }
 
 void Connection::flush() {
@@ -278,7 +291,10 @@ void Connection::force_close() {
 }
 
 void Connection::maybe_close() {
-  if (closing_ || !reading_done_ || inflight_ > 0 || (!out_.empty() && !broken_)) return;
+  if (closing_ || !reading_done_ || inflight_ > 0 || flush_pending_ ||
+      (!out_.empty() && !broken_)) {
+    return;
+  }
   closing_ = true;
   force_timer_.cancel();
   exp_.closed(this);
