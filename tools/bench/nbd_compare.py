@@ -11,10 +11,13 @@ IOPS, mean completion latency (fio's clat), and the server's CPU per I/O
 fio completed).
 
 Servers:
-  blkstack  blkstack-storage-daemon, file driver aio=io_uring,
-            cache.direct=on, served from the main loop
-  qemu-nbd  qemu-nbd --aio=io_uring --cache=none -f raw
-  nbdkit    nbdkit's file plugin (its defaults)
+  blkstack       blkstack-storage-daemon, file driver aio=io_uring,
+                 cache.direct=on (as qemu-nbd below), main loop
+  blkstack-sync  the same with aio=sync (buffered preadv in the loop
+                 thread; nbdkit's file plugin also reads through the page
+                 cache)
+  qemu-nbd       qemu-nbd --aio=io_uring --cache=none -f raw
+  nbdkit         nbdkit's file plugin (its defaults)
 
   tools/bench/nbd_compare.py DAEMON [--rounds=3] [--secs=5] [--qds=32,1]
                              [--file=/dev/shm/nbd-compare.img] [--size-mib=1024]
@@ -52,9 +55,10 @@ def wait_socket(path, proc):
 
 
 def server_cmd(name, daemon, image, sock):
-    if name == "blkstack":
+    if name.startswith("blkstack"):
+        aio = "aio=sync" if name == "blkstack-sync" else "aio=io_uring,cache.direct=on"
         return [daemon, "--blockdev",
-                "driver=file,filename=%s,aio=io_uring,cache.direct=on,node-name=d" % image,
+                "driver=file,filename=%s,%s,node-name=d" % (image, aio),
                 "--nbd-server", "addr.type=unix,addr.path=" + sock,
                 "--export", "type=nbd,id=e,node-name=d"]
     if name == "qemu-nbd":
@@ -103,7 +107,7 @@ def main():
         with open("/dev/urandom", "rb") as src, open(a.file, "wb") as dst:
             for _ in range(a.size_mib):
                 dst.write(src.read(1 << 20))
-    servers = ["blkstack", "qemu-nbd", "nbdkit"]
+    servers = ["blkstack", "blkstack-sync", "qemu-nbd", "nbdkit"]
     res = {}
     with tempfile.TemporaryDirectory(prefix="nbdcmp.") as tmp:
         for qd in [int(q) for q in a.qds.split(",")]:
@@ -112,7 +116,7 @@ def main():
                 for s in order:
                     r = run_one(s, a.daemon, a.file, qd, a.secs, tmp)
                     res.setdefault((s, qd), []).append(r)
-                    print("qd=%d round %d %-9s %8.0f IOPS  clat %7.1f us  cpu %5.1f us/IO" %
+                    print("qd=%d round %d %-13s %8.0f IOPS  clat %7.1f us  cpu %5.1f us/IO" %
                           (qd, rnd + 1, s, r["iops"], r["clat_us"], r["cpu_us_per_io"]),
                           flush=True)
     print("\nmedians of %d runs of %d s, 4k randread, fio --ioengine=nbd, %s" %

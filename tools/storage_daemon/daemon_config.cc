@@ -49,10 +49,12 @@ nbdcopy, nbdinfo, fio --ioengine=nbd, the kernel's nbd-client).
   --nbd-server addr.type=inet,addr.host=HOST,addr.port=PORT
                         listen for NBD clients (several allowed)
   --export type=nbd,id=ID,node-name=NODE[,name=NAME][,writable=on|off]
-           [,iothread=ID][,description=TEXT]
+           [,iothread=ID][,description=TEXT][,write-iolog=PATH]
                         export the graph NODE as NAME (default: NODE);
                         read-only unless writable=on; served on the loop of
-                        iothread ID (default: the main loop)
+                        iothread ID (default: the main loop); write-iolog
+                        records every request clients send, as fio iolog
+                        v3 (block-bench --read_iolog=PATH replays it)
   --pidfile PATH        write the daemon's pid to PATH once it listens
   --help                print this text and exit
 
@@ -116,7 +118,8 @@ Expected<Config> ParseCommandLine(const std::vector<std::string>& args) {
       c.nbd_servers.push_back(s);
     } else if (a == "--export") {
       Expected<Options> o = ParseKv(a, pos, value, {"type", "id", "node-name", "name",
-                                                    "writable", "iothread", "description"});
+                                                    "writable", "iothread", "description",
+                                                    "write-iolog"});
       if (!o.ok()) return o.error();
       if (Get(*o, "type") != "nbd") {
         return Bad(a, pos, "type must be nbd (the only export type), not '" + Get(*o, "type") + "'");
@@ -127,6 +130,7 @@ Expected<Config> ParseCommandLine(const std::vector<std::string>& args) {
       e.name = o->Has("name") ? Get(*o, "name") : e.node_name;
       e.description = Get(*o, "description");
       e.iothread = Get(*o, "iothread");
+      e.write_iolog = Get(*o, "write-iolog");
       const std::string w = o->Has("writable") ? Get(*o, "writable") : "off";
       if (w == "on" || w == "true") {
         e.writable = true;

@@ -5,7 +5,7 @@
 //   --nbd-server addr.type=unix,addr.path=PATH
 //   --nbd-server addr.type=inet,addr.host=HOST,addr.port=PORT
 //   --export type=nbd,id=ID,node-name=NODE[,name=NAME][,writable=on|off]
-//            [,iothread=ID][,description=TEXT]
+//            [,iothread=ID][,description=TEXT][,write-iolog=PATH]
 //   --pidfile PATH         written once the sockets listen
 //   --help
 // Both `--opt VALUE` and `--opt=VALUE` are accepted.  Errors name the
@@ -39,6 +39,7 @@ struct ExportConfig {
   std::string description;
   bool writable = false;
   std::string iothread;  // "" = the main loop
+  std::string write_iolog;  // record every request as fio iolog v3 ("" = no)
 };
 
 struct Config {

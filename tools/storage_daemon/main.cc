@@ -14,10 +14,12 @@
 
 #include "block/backend.h"
 #include "block/registry.h"
+#include "tools/block_bench/trace/iolog_writer.h"
 #include "tools/storage_daemon/daemon_config.h"
 #include "tools/storage_daemon/nbd_export.h"
 #include "tools/storage_daemon/nbd_server.h"
 #include "util/aio_context.h"
+#include "util/clock.h"
 #include "util/iothread.h"
 #include "util/task.h"
 
@@ -118,6 +120,9 @@ int Main(int argc, char** argv) {
 
   std::vector<std::unique_ptr<nbd::NbdExport>> exports;
   std::vector<nbd::NbdExport*> export_ptrs;
+  // One iolog per export that asks for one, written on the export's loop.
+  std::vector<std::unique_ptr<bench::trace::IologWriter>> iologs(cfg.exports.size());
+  const int64_t t0_ns = NowNs();
   for (const ExportConfig& e : cfg.exports) {
     Graph& g = graphs[e.node_name];
     if (e.writable && g.blk->read_only()) {
@@ -128,6 +133,31 @@ int Main(int argc, char** argv) {
     OnLoop(g.thread, [&] {
       x = std::make_unique<nbd::NbdExport>(e.id, e.name, e.description, g.blk.get(), e.writable);
     });
+    if (!e.write_iolog.empty()) {
+      Expected<bench::trace::IologWriter> w = bench::trace::IologWriter::Open(e.write_iolog);
+      if (!w.ok()) return Fail("--export id=" + e.id + ": write-iolog: " + w.error().message);
+      auto& log = iologs[exports.size()];
+      log = std::make_unique<bench::trace::IologWriter>(std::move(*w));
+      // The graph's spec as the file name: read_iolog opens the same graph.
+      const BlockdevConfig* bd = nullptr;
+      for (const BlockdevConfig& b : cfg.blockdevs) {
+        if (b.node_name == e.node_name) bd = &b;
+      }
+      const uint16_t file = log->add_file(0, bd->spec);
+      x->set_observer([w = log.get(), file, t0_ns](const nbd::Request& r) {
+        using bench::trace::Op;
+        Op op;
+        switch (r.type) {
+          case nbd::kCmdRead: op = Op::kRead; break;
+          case nbd::kCmdWrite: op = Op::kWrite; break;
+          case nbd::kCmdTrim: op = Op::kTrim; break;
+          case nbd::kCmdFlush: op = Op::kFlush; break;
+          default: return;  // no iolog operation for write-zeroes, block status
+        }
+        const bool flush = op == Op::kFlush;
+        w->io((NowNs() - t0_ns) / 1000, file, op, flush ? 0 : r.offset, flush ? 0 : r.length);
+      });
+    }
     export_ptrs.push_back(x.get());
     exports.push_back(std::move(x));
   }
@@ -181,8 +211,14 @@ int Main(int argc, char** argv) {
     FlushAndDrain(main, g);
     OnLoop(g.thread, [&] { g.blk.reset(); });
   }
+  int status = 0;
+  for (size_t i = 0; i < iologs.size(); i++) {
+    if (!iologs[i]) continue;
+    Expected<void> c = iologs[i]->close((NowNs() - t0_ns) / 1000);
+    if (!c.ok()) status = Fail("--export id=" + cfg.exports[i].id + ": write-iolog: " + c.error().message);
+  }
   if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
-  return 0;
+  return status;
 }
 
 }  // namespace

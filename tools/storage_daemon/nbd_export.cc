@@ -118,6 +118,7 @@ Task<void> Connection::reader() {
       continue;
     }
     if (r.type == kCmdDisc) break;
+    if (exp_.observer_) exp_.observer_(r);
     const uint64_t held = r.type == kCmdRead ? r.length : c.payload;
     inflight_++;
     held_bytes_ += held;

@@ -73,6 +73,11 @@ class NbdExport {
   // `force_after_ns`, for clients that stop reading).  `idle` runs on the
   // loop thread when no connection is left (at once if none is).
   void shutdown(std::function<void()> idle, int64_t force_after_ns);
+  // Called on the loop thread for every request admitted to the graph (it
+  // passed CheckRequest), as it enters, before any I/O: for recording what
+  // clients did (--export write-iolog=).  Set before the first adopt().
+  using RequestObserver = std::function<void(const Request&)>;
+  void set_observer(RequestObserver fn) { observer_ = std::move(fn); }
   size_t connections() const { return conns_.size(); }
 
  private:
@@ -89,6 +94,7 @@ class NbdExport {
   std::unordered_set<Connection*> conns_;
   bool stopping_ = false;
   std::function<void()> idle_;
+  RequestObserver observer_;
 };
 
 }  // namespace blk::nbd

@@ -16,7 +16,7 @@ TEST(DaemonConfig, QemuStorageDaemonForms) {
                           "--nbd-server", "addr.type=unix,addr.path=/tmp/x.sock",
                           "--nbd-server=addr.type=inet,addr.host=127.0.0.1,addr.port=10809",
                           "--export", "type=nbd,id=e0,node-name=n0,name=disk,writable=on,iothread=io0",
-                          "--export", "type=nbd,id=e1,node-name=n1"});
+                          "--export", "type=nbd,id=e1,node-name=n1,write-iolog=/tmp/e1.log"});
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->blockdevs.size(), 2u);
   EXPECT_EQ(c->blockdevs[1].node_name, "n1");
@@ -30,6 +30,8 @@ TEST(DaemonConfig, QemuStorageDaemonForms) {
   EXPECT_EQ(c->exports[0].iothread, "io0");
   EXPECT_EQ(c->exports[1].name, "n1");  // name defaults to the node-name
   EXPECT_FALSE(c->exports[1].writable);  // read-only by default
+  EXPECT_EQ(c->exports[0].write_iolog, "");
+  EXPECT_EQ(c->exports[1].write_iolog, "/tmp/e1.log");
 }
 
 void ExpectError(std::vector<std::string> a, const std::string& part) {
