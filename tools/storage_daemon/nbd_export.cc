@@ -176,9 +176,10 @@ Task<void> Connection::serve(Request r, AlignedBuffer payload, uint64_t held) {
   inflight_--;
   if (!st.ok()) {
     reply_error(r, ErrnoToNbd(st.error()), ErrnoString(st.error()));
-  } else if (r.type == kCmdRead) {
+  } else if (r.type == kCmdRead && !(neg_.structured && r.length == 0)) {
+    // (A structured empty read is answered by reply_done: a NONE chunk.)
     OutItem item;
-    if (neg_.structured && r.length > 0) {
+    if (neg_.structured) {
       item.head = EncodeChunkHeader(kReplyFlagDone, kReplyTypeOffsetData, r.cookie,
                                     uint32_t(8 + r.length));
       Put64(&item.head, r.offset);

@@ -10,6 +10,9 @@
 #     write/trim on a read-only export (EPERM), an oversize read (error), an
 #     oversize write length (disconnect), bad request magic (disconnect), a
 #     client that vanishes halfway through a write payload
+#   structured replies: writes, reads (one OFFSET_DATA chunk, an empty read
+#     a NONE chunk), errors (an ERROR chunk), BLOCK_STATUS in the
+#     base:allocation context set with SET_META_CONTEXT
 #   a client that sends read requests (1 MiB each, for 2 s) and never reads
 #     the replies:
 #     the daemon's memory stays bounded (RSS < 400 MiB) and another client
@@ -155,6 +158,42 @@ s = go(b"rw")
 request(s, 1, 0, 65536, cookie=12, payload=b"\x11" * 100)
 s.close()
 check("served after a client vanished mid-payload", served())
+
+# ---- structured replies (NBD_OPT_STRUCTURED_REPLY, SET_META_CONTEXT) ----
+def chunk(s):
+    magic, flags, typ, cookie, n = struct.unpack(">IHHQI", recvn(s, 20))
+    assert magic == 0x668e33ef, hex(magic)
+    return flags, typ, cookie, recvn(s, n)
+s = connect()
+option(s, 8)
+check("STRUCTURED_REPLY: ACK", opt_reply(s)[1] == 1)
+q = b"base:allocation"
+option(s, 10, struct.pack(">I", 2) + b"rw" + struct.pack(">II", 1, len(q)) + q)
+_, typ, data = opt_reply(s)
+ctx_id = struct.unpack(">I", data[:4])[0] if typ == 4 else None
+check("SET_META_CONTEXT base:allocation: a context id", typ == 4 and data[4:] == q, (typ, data))
+check("then ACK", opt_reply(s)[1] == 1)
+option(s, 7, struct.pack(">I", 2) + b"rw" + struct.pack(">H", 0))
+while opt_reply(s)[1] != 1:
+    pass
+request(s, 1, 8192, 512, cookie=20, payload=b"\x5c" * 512)
+check("structured write: a NONE chunk with DONE", chunk(s)[:3] == (1, 0, 20))
+request(s, 0, 8192, 512, cookie=21)
+f, t, c, d = chunk(s)
+check("structured read: one OFFSET_DATA chunk with DONE",
+      (f, t, c) == (1, 1, 21) and d[:8] == struct.pack(">Q", 8192) and d[8:] == b"\x5c" * 512,
+      (f, t, c, len(d)))
+request(s, 0, 0, 0, cookie=22)
+check("structured empty read: a NONE chunk, not a simple reply", chunk(s)[:3] == (1, 0, 22))
+request(s, 0, 16 << 20, 512, cookie=23)
+f, t, c, d = chunk(s)
+check("structured error: an ERROR chunk with EINVAL", (f, t, c) == (1, 0x8001, 23) and
+      struct.unpack(">I", d[:4])[0] == 22, (f, t, c, d))
+request(s, 7, 4096, 65536, cookie=24)
+f, t, c, d = chunk(s)
+check("BLOCK_STATUS: the whole range as data in the negotiated context",
+      (f, t, c) == (1, 5, 24) and d == struct.pack(">III", ctx_id, 65536, 0), (f, t, c, d))
+s.close()
 
 # ---- a client that never reads its replies ----
 hog = go(b"rw")
