@@ -194,13 +194,14 @@ install_check() {
 install_check
 # TSan: the tests that start threads (the loop's cross-thread paths,
 # IOThreads, the embedding adapters, the file driver's pool, the C API,
-# block-bench's clones, the emulator's queues).
+# block-bench's clones, the emulator's queues, the storage daemon's
+# IOThreads).
 run tsan --config=tsan --test_tag_filters=-timing -- //tests/util:aio_context_test \
   //tests/util:task_test //tests/util/embed/... //tests/block:threading_test \
   //tests/block/file/... //tests/block/capi/... \
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \
   //tests/tools/block_bench/run:steady_test //tests/tools/block_bench/run:replay_test \
-  //tests/tools/emulator/...
+  //tests/tools/emulator/... //tests/tools/storage_daemon/...
 # The two fault-injection tests (they start Ceph clusters of their own, kill
 # their daemons, mount file systems and detach loop devices; two minutes,
 # mostly waiting) run here, like every test but the timing ones.

@@ -1,0 +1,356 @@
+#include "tools/storage_daemon/nbd_export.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <deque>
+#include <utility>
+
+#include "block/driver.h"
+#include "tools/storage_daemon/async_socket.h"
+#include "util/aligned_buffer.h"
+#include "util/task.h"
+
+namespace blk::nbd {
+
+// One client in the transmission phase.  Owned by its export; deletes
+// itself (through the loop, never inside its own coroutines) when closed.
+class Connection {
+ public:
+  Connection(NbdExport& exp, int fd, Negotiated n, std::string buffered)
+      : exp_(exp), fd_(fd), neg_(n), sock_(exp.ctx(), fd, std::move(buffered)),
+        force_timer_(exp.ctx(), [this] { force_close(); }) {
+    sock_.set_on_writable([this] {
+      blocked_ = false;
+      flush();
+    });
+    view_.size = exp.size();
+    view_.read_only = exp.read_only();
+    view_.max_payload = kMaxPayload;
+    view_.structured = n.structured;
+    view_.base_allocation = n.base_allocation;
+  }
+  ~Connection() { ::close(fd_); }
+
+  void start() { Spawn(exp_.ctx(), reader()); }
+  // Stops reading new requests; forces the close after `ns` if replies
+  // still cannot be sent.
+  void stop(int64_t ns) {
+    stopping_ = true;
+    sock_.cancel();
+    wake_reader();
+    if (ns >= 0) force_timer_.arm_in(ns);
+  }
+
+ private:
+  struct OutItem {
+    std::string head;
+    AlignedBuffer data;
+    size_t data_len = 0;
+    size_t total() const { return head.size() + data_len; }
+  };
+  struct WaitRoom {
+    Connection* c;
+    bool await_ready() const noexcept { return c->has_room(); }
+    void await_suspend(std::coroutine_handle<> h) noexcept { c->room_waiter_ = h; }
+    void await_resume() const noexcept {}
+  };
+
+  bool has_room() const {
+    return broken_ || stopping_ ||
+           (inflight_ < kMaxInflight && held_bytes_ < kMaxQueuedBytes);
+  }
+  void wake_reader() {
+    if (room_waiter_ && has_room()) exp_.ctx().defer(std::exchange(room_waiter_, {}));
+  }
+
+  Task<void> reader();
+  Task<void> serve(Request r, AlignedBuffer payload, uint64_t held);
+  void reply_error(const Request& r, uint32_t err, std::string_view msg);
+  void reply_done(const Request& r);
+  void queue(OutItem item);
+  Task<void> flush_soon();
+  void flush();
+  void force_close();
+  void maybe_close();
+
+  NbdExport& exp_;
+  int fd_;
+  Negotiated neg_;
+  ExportView view_;
+  AsyncSocket sock_;
+  Timer force_timer_;
+  std::deque<OutItem> out_;
+  size_t out_sent_ = 0;  // bytes of out_.front() already sent
+  int inflight_ = 0;
+  uint64_t held_bytes_ = 0;  // payloads of requests in flight + queued replies
+  std::coroutine_handle<> room_waiter_;
+  bool blocked_ = false;       // the socket said EAGAIN; wait for on_writable
+  bool flush_pending_ = false; // a flush_soon() task is queued
+  bool broken_ = false;        // a send failed: replies are dropped
+  bool stopping_ = false;
+  bool reading_done_ = false;
+  bool closing_ = false;
+};
+
+Task<void> Connection::reader() {
+  uint8_t hdr[kRequestSize];
+  for (;;) {
+    co_await WaitRoom{this};
+    if (broken_ || stopping_) break;
+    int rc = co_await sock_.read_exact(hdr, sizeof hdr);
+    if (rc < 0) break;
+    Request r;
+    if (!ParseRequest(hdr, sizeof hdr, &r)) break;  // bad magic: framing is lost
+    const Check c = CheckRequest(r, view_);
+    if (c.verdict == Verdict::kDisconnect) break;
+    AlignedBuffer payload;
+    if (c.payload > 0) {
+      payload = AlignedBuffer(c.payload);
+      if (!payload.ok()) break;
+      rc = co_await sock_.read_exact(payload.data(), c.payload);
+      if (rc < 0) break;
+    }
+    if (c.verdict == Verdict::kError) {
+      reply_error(r, c.error, "request refused");
+      continue;
+    }
+    if (r.type == kCmdDisc) break;
+    if (exp_.observer_) exp_.observer_(r);
+    const uint64_t held = r.type == kCmdRead ? r.length : c.payload;
+    inflight_++;
+    held_bytes_ += held;
+    Spawn(exp_.ctx(), serve(r, std::move(payload), held));
+  }
+  reading_done_ = true;
+  maybe_close();
+}
+
+Task<void> Connection::serve(Request r, AlignedBuffer payload, uint64_t held) {
+  BlockBackend& blk = exp_.blk();
+  Status st;
+  AlignedBuffer data;
+  switch (r.type) {
+    case kCmdRead:
+      if (r.length > 0) {
+        data = AlignedBuffer(r.length);
+        if (!data.ok()) {
+          st = Status(-ENOMEM);
+          break;
+        }
+        IoVec v(data.data(), r.length);
+        st = co_await blk.read(r.offset, v);
+      }
+      break;
+    case kCmdWrite:
+      if (r.length > 0) {
+        IoVec v(payload.data(), r.length);
+        st = co_await blk.write(r.offset, v, (r.flags & kCmdFlagFua) ? uint32_t(kReqFua) : 0u);
+      }
+      break;
+    case kCmdFlush:
+      st = co_await blk.flush();
+      break;
+    case kCmdTrim:
+      if (r.length > 0) st = co_await blk.discard(r.offset, r.length);
+      if (st.ok() && (r.flags & kCmdFlagFua)) st = co_await blk.flush();
+      break;
+    case kCmdWriteZeroes: {
+      if ((r.flags & kCmdFlagFastZero) && !exp_.fast_zero()) {
+        st = Status(-ENOTSUP);
+        break;
+      }
+      uint32_t f = (r.flags & kCmdFlagNoHole) ? 0u : uint32_t(kReqMayUnmap);
+      if (r.flags & kCmdFlagFua) f |= kReqFua;
+      if (r.length > 0) st = co_await blk.write_zeroes(r.offset, r.length, f);
+      break;
+    }
+    case kCmdBlockStatus:
+    case kCmdCache:
+      break;
+  }
+  payload = AlignedBuffer();
+  held_bytes_ -= held;
+  inflight_--;
+  if (!st.ok()) {
+    reply_error(r, ErrnoToNbd(st.error()), ErrnoString(st.error()));
+  } else if (r.type == kCmdRead && !(neg_.structured && r.length == 0)) {
+    // (A structured empty read is answered by reply_done: a NONE chunk.)
+    OutItem item;
+    if (neg_.structured) {
+      item.head = EncodeChunkHeader(kReplyFlagDone, kReplyTypeOffsetData, r.cookie,
+                                    uint32_t(8 + r.length));
+      Put64(&item.head, r.offset);
+    } else {
+      item.head = EncodeSimpleReply(r.cookie, 0);
+    }
+    item.data = std::move(data);
+    item.data_len = r.length;
+    queue(std::move(item));
+  } else if (r.type == kCmdBlockStatus) {
+    // The graph cannot tell holes from data (BlockDriver has no block
+    // status): the whole range is reported as allocated data.
+    queue(OutItem{EncodeBlockStatusChunk(r.cookie, kBaseAllocationId, {{r.length, 0}}), {}, 0});
+  } else {
+    reply_done(r);
+  }
+  wake_reader();
+  maybe_close();
+}
+
+void Connection::reply_error(const Request& r, uint32_t err, std::string_view msg) {
+  if (neg_.structured) {
+    queue(OutItem{EncodeErrorChunk(r.cookie, err, msg), {}, 0});
+  } else {
+    queue(OutItem{EncodeSimpleReply(r.cookie, err), {}, 0});
+  }
+}
+
+void Connection::reply_done(const Request& r) {
+  if (neg_.structured) {
+    queue(OutItem{EncodeChunkHeader(kReplyFlagDone, kReplyTypeNone, r.cookie, 0), {}, 0});
+  } else {
+    queue(OutItem{EncodeSimpleReply(r.cookie, 0), {}, 0});
+  }
+}
+
+void Connection::queue(OutItem item) {
+  if (broken_) return;
+  held_bytes_ += item.total();
+  out_.push_back(std::move(item));
+  // Send from the loop's ready queue, after this iteration's completions
+  // have queued their replies too: one sendmsg for all of them.
+  if (!flush_pending_ && !blocked_) {
+    flush_pending_ = true;
+    Spawn(exp_.ctx(), flush_soon());
+  }
+}
+
+Task<void> Connection::flush_soon() {
+  flush_pending_ = false;
+  flush();
+  co_return;
+}
+
+void Connection::flush() {
+  while (!out_.empty() && !blocked_ && !broken_) {
+    struct iovec iov[64];
+    int n = 0;
+    size_t skip = out_sent_;
+    for (size_t i = 0; i < out_.size() && n + 2 <= 64; i++) {
+      OutItem& it = out_[i];
+      const size_t hs = it.head.size();
+      if (skip < hs) {
+        iov[n++] = {it.head.data() + skip, hs - skip};
+        skip = 0;
+      } else {
+        skip -= hs;
+      }
+      if (it.data_len > skip) iov[n++] = {static_cast<uint8_t*>(it.data.data()) + skip,
+                                          it.data_len - skip};
+      skip = 0;
+    }
+    const ssize_t r = sock_.try_send(iov, n);
+    if (r == -EAGAIN || r == -EWOULDBLOCK) {
+      blocked_ = true;
+      break;
+    }
+    if (r < 0) {
+      force_close();
+      return;
+    }
+    size_t sent = size_t(r);
+    while (sent > 0) {
+      const size_t left = out_.front().total() - out_sent_;
+      if (sent < left) {
+        out_sent_ += sent;
+        break;
+      }
+      sent -= left;
+      held_bytes_ -= out_.front().total();
+      out_.pop_front();
+      out_sent_ = 0;
+    }
+  }
+  wake_reader();
+  maybe_close();
+}
+
+// The client is gone or will not read: drop what is queued, end the reader,
+// and close once the requests still at the graph have completed.
+void Connection::force_close() {
+  if (broken_) return;
+  broken_ = true;
+  for (auto& it : out_) held_bytes_ -= it.total();
+  out_.clear();
+  out_sent_ = 0;
+  ::shutdown(fd_, SHUT_RDWR);
+  sock_.cancel();
+  wake_reader();
+  maybe_close();
+}
+
+void Connection::maybe_close() {
+  if (closing_ || !reading_done_ || inflight_ > 0 || flush_pending_ ||
+      (!out_.empty() && !broken_)) {
+    return;
+  }
+  closing_ = true;
+  force_timer_.cancel();
+  exp_.closed(this);
+}
+
+NbdExport::NbdExport(std::string id, std::string name, std::string description,
+                     BlockBackend* blk, bool writable)
+    : id_(std::move(id)), name_(std::move(name)), description_(std::move(description)),
+      blk_(blk), writable_(writable && !blk->read_only()), size_(blk->length()) {
+  const BlockLimits& lim = blk->root().limits();
+  min_block_ = std::max<uint32_t>(1, lim.request_alignment);
+  preferred_block_ = std::max<uint32_t>(4096, min_block_);
+  fast_zero_ = blk->root().caps().write_zeroes;
+  // Every connection shares the one BlockBackend, so a flush on any of
+  // them covers the writes completed on all: multi-conn is safe.
+  tx_flags_ = kTxHasFlags | kTxSendFlush | kTxSendFua | kTxSendDf | kTxCanMultiConn;
+  if (writable_) {
+    tx_flags_ |= kTxSendTrim | kTxSendWriteZeroes | kTxSendFastZero;
+  } else {
+    tx_flags_ |= kTxReadOnly;
+  }
+}
+
+NbdExport::~NbdExport() {
+  for (Connection* c : conns_) delete c;
+}
+
+void NbdExport::adopt(int fd, Negotiated n, std::string buffered) {
+  if (stopping_) {
+    ::close(fd);
+    return;
+  }
+  auto* c = new Connection(*this, fd, n, std::move(buffered));
+  conns_.insert(c);
+  c->start();
+}
+
+void NbdExport::shutdown(std::function<void()> idle, int64_t force_after_ns) {
+  stopping_ = true;
+  idle_ = std::move(idle);
+  if (conns_.empty()) {
+    if (idle_) std::exchange(idle_, {})();
+    return;
+  }
+  for (Connection* c : conns_) c->stop(force_after_ns);
+}
+
+void NbdExport::closed(Connection* c) {
+  // Freed from the loop's top level: the caller may be one of c's coroutines.
+  ctx().post([this, c] {
+    conns_.erase(c);
+    delete c;
+    if (stopping_ && conns_.empty() && idle_) std::exchange(idle_, {})();
+  });
+}
+
+}  // namespace blk::nbd
