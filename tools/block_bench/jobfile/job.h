@@ -70,7 +70,13 @@ struct SteadyState {
 };
 // kPattern: fio's verify=pattern, verify_pattern's bytes with no header.
 // kMeta (fio's verify=meta): the header's own fields only, no data checksum.
-enum class VerifyMethod { kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash, kPattern, kMeta };
+// fio 3.33's verify= methods (run/verify.h has their on-disk format).
+// kPatternHdr is fio's VERIFY_PATTERN: what verify_pattern= alone sets (a
+// header and the pattern); it has no verify= spelling of its own.
+enum class VerifyMethod {
+  kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash, kPattern, kMeta,
+  kCrc64, kCrc16, kCrc7, kSha3_224, kSha3_256, kSha3_384, kSha3_512, kNull, kPatternHdr
+};
 // fio's unified_rw_reporting: per direction (none), their sum only ("mixed"),
 // or both.
 enum class UnifiedRw { kNone, kMixed, kBoth };
@@ -399,7 +405,7 @@ struct JobOptions {
   VerifyMethod verify = VerifyMethod::kNone;
   // verify_pattern=: the written blocks' data, checked on read-back
   // (run/verify.h); empty: none.  Given while verify is none it sets
-  // verify=crc32c (fio: a header and the pattern).
+  // kPatternHdr (fio's VERIFY_PATTERN: a header and the pattern).
   std::vector<PatternPiece> verify_pattern;
   std::string verify_pattern_text;  // as written
   uint32_t verify_interval = 0;     // a header per N bytes of a block; 0: per block

@@ -150,7 +150,8 @@ void VerifyTracker::on_issue(const IssuedIo& io) {
   if (u.dir == Dir::kRead) plan_read(io.slot, u);
   if (u.dir != Dir::kWrite) return;
   const uint64_t g = next_gen();
-  FillVerifyBlock(slots_[io.slot].buf.data(), u.len, u.offset, g, layout_);
+  // numberio: fio's count of writes issued, in its 16 bits.
+  FillVerifyBlock(slots_[io.slot].buf.data(), u.len, u.offset, g, layout_, uint16_t(gen_counter_));
   note_written(io.slot, u, g);
   if (o_.count_history && !verify_phase_) hist_len_++;
 }
@@ -215,7 +216,10 @@ void VerifyTracker::check_read(uint32_t slot, const IoUnit& u) {
           std::to_string(u.offset + uint64_t(nz - p)) + " length " + std::to_string(u.len) +
           " (block offset " + std::to_string(nz - p) + "): the trimmed block does not read as zeros";
   } else {
-    const std::string bad = CheckVerifyBlock(p, u.len, u.offset, s.want_gen, layout_);
+    // verify_only: the blocks may be another run's (or fio's): as fio, the
+    // header's rand_seed is taken as it is.
+    const uint64_t gen = record_only_ ? 0 : s.want_gen;
+    const std::string bad = CheckVerifyBlock(p, u.len, u.offset, gen, layout_);
     if (bad.empty()) return;
     msg = "verify failed on '" + name + "' at offset " + std::to_string(u.offset) + " length " +
           std::to_string(u.len) + ": " + bad;

@@ -17,7 +17,10 @@
 // a read of every block whose write completed and was not ambiguous (and,
 // with verify_backlog, not checked already), in key order.  verify_only:
 // record_only() wraps the job's source so that its writes are recorded as
-// done, with the generation they would carry, without being issued.
+// done without being issued; their blocks are then checked as fio's
+// verify_only checks them: the header's rand_seed (generation) is taken as
+// read, so a file fio or another seed wrote passes if each block is whole
+// and in its place.
 //
 // fio's io_hist (history()): writes issued and not yet read back, counted
 // for verify_backlog and trim_backlog (count_history); with verify_backlog
