@@ -342,15 +342,15 @@ std::string CheckChunk(const uint8_t* buf, uint64_t len, uint64_t offset, uint64
     std::snprintf(msg, sizeof msg, "bad header crc %x, wanted %x", h.crc32, crc);
     return msg;
   }
-  if (gen != 0 && h.thread != l.thread) {
-    std::snprintf(msg, sizeof msg, "header says writer (thread) %u, expected %u", h.thread,
-                  l.thread);
-    return msg;
-  }
   const uint16_t want_type = FioVerifyType(l.method);
   if (h.verify_type != want_type) {
     return "written with verify method " + TypeName(h.verify_type) + ", checked with " +
            std::string(Name(l.method));
+  }
+  if (gen != 0 && h.thread != l.thread) {
+    std::snprintf(msg, sizeof msg, "header says writer (thread) %u, expected %u", h.thread,
+                  l.thread);
+    return msg;
   }
   const uint64_t field = VerifyChecksumSize(l.method);
   if (!field) return "";
