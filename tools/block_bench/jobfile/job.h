@@ -417,6 +417,13 @@ struct JobOptions {
   bool verify_state_save = true;
   bool do_verify = true;
   bool verify_fatal = false;
+  // verify_dump: a bad block's bytes as read and as expected go to files
+  // named as fio names them (run/features/verify_tracker.h).
+  bool verify_dump = false;
+  // experimental_verify: accepted; the verify phase reads back the blocks
+  // written, as without it (fio replays the writes' offsets instead of
+  // logging them: the same blocks).
+  bool experimental_verify = false;
   // verify_backlog=N: after every N writes, read back and check up to
   // verify_backlog_batch (0: N) of the oldest written blocks not yet
   // checked, then go on writing; 0: only the verify phase at the end.

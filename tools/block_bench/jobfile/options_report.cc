@@ -267,6 +267,12 @@ std::vector<FioOptionSpec> ReportOptions() {
       "verify_state_save", "accepted (default 1); block-bench writes no verify state file"));
   v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
   v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
+  v.push_back(BoolOption<&JobOptions::verify_dump>(
+      "verify_dump", "1: a bad block's bytes as read and as expected to FILE.OFFSET.received and "
+                     ".expected in the working directory (fio's names)"));
+  v.push_back(BoolOption<&JobOptions::experimental_verify>(
+      "experimental_verify", "accepted: the verify phase reads back the blocks written, the same "
+                             "blocks fio's replay finds"));
   v.push_back(UintOption<&JobOptions::verify_backlog, 0>(
       "verify_backlog", "check the written blocks after every N writes, not only at the end"));
   v.push_back(UintOption<&JobOptions::verify_backlog_batch, 0>(

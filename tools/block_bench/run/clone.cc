@@ -243,6 +243,7 @@ void Clone::add_verify(bool writes) {
   o.count_history = job_.verify_backlog || trim;
   o.backlog = o.skip_checked = job_.verify_backlog != 0;
   o.fatal = job_.verify_fatal;
+  o.dump = job_.verify_dump;
   features_.verify = std::make_unique<VerifyTracker>(o, content_.layout, files_.keys(),
                                                      files_.names(), slots_, errors_, res_);
   VerifyTracker& t = *features_.verify;

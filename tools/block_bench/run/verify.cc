@@ -462,8 +462,10 @@ void FillVerifyBlock(uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
 }
 
 std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
-                             const VerifyLayout& l) {
+                             const VerifyLayout& l, uint64_t* bad_at, uint64_t* bad_len) {
   if (l.method == VerifyMethod::kNull || l.method == VerifyMethod::kNone) return "";
+  if (bad_at) *bad_at = 0;
+  if (bad_len) *bad_len = len;
   const uint64_t header = VerifyHeaderSize(l.method);
   if (len < header + l.header_offset) return "block shorter than the verify header";
   const std::string rep =
@@ -483,10 +485,43 @@ std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, 
     // The pattern's phase runs on from the block's first byte.
     if (bad.empty() && !rep.empty())
       bad = CheckPattern(chunk + header, s + header, e, offset, rep, l.pattern.size());
-    if (bad.empty() || !several) return bad;
+    if (bad.empty()) return bad;
+    if (bad_at) *bad_at = s;
+    if (bad_len) *bad_len = e - s;
+    if (!several) return bad;
     return "interval at offset " + std::to_string(offset + s) + " length " +
            std::to_string(e - s) + ": " + bad;
   });
+}
+
+std::vector<uint8_t> ExpectedVerifyBlock(const uint8_t* read, uint64_t len, uint64_t offset,
+                                         const VerifyLayout& l) {
+  std::vector<uint8_t> exp;
+  if (l.method == VerifyMethod::kNull || l.method == VerifyMethod::kNone) return exp;
+  exp.resize(len);
+  if (l.method == VerifyMethod::kPattern) {
+    FillPattern(exp.data(), len, offset, l.pattern, l.pattern_offsets);
+    return exp;
+  }
+  if (len < l.header_offset + kFioHeaderSize) return {};
+  FioHeader first;
+  std::memcpy(&first, read + l.header_offset, sizeof first);
+  VerifyLayout as_read = l;
+  as_read.thread = first.thread;
+  FillVerifyBlock(exp.data(), len, offset, first.rand_seed, as_read, first.numberio);
+  ForEachChunk(len, l.interval, [&](uint64_t s, uint64_t e) {
+    const uint64_t at = s + l.header_offset;
+    if (at + kFioHeaderSize > e) return std::string();
+    FioHeader want, got;
+    std::memcpy(&want, &exp[at], sizeof want);
+    std::memcpy(&got, read + at, sizeof got);
+    want.time_sec = got.time_sec;
+    want.time_nsec = got.time_nsec;
+    want.crc32 = HeaderCrc(want);
+    std::memcpy(&exp[at], &want, sizeof want);
+    return std::string();
+  });
+  return exp;
 }
 
 }  // namespace blk::bench

@@ -136,9 +136,18 @@ inline void FillVerifyBlock(uint8_t* buf, uint64_t len, uint64_t offset, uint64_
 // generation (rand_seed) or 0 when unknown (a read-only or verify_only
 // job, as fio).  Returns "" when good, else what is wrong; with several
 // intervals, which one ("interval at offset N: ..."), and a pattern
-// mismatch names the first differing byte's offset.
+// mismatch names the first differing byte's offset.  When bad and given,
+// *bad_at and *bad_len say which chunk (its start in the block, length).
 std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset, uint64_t gen,
-                             const VerifyLayout& layout);
+                             const VerifyLayout& layout, uint64_t* bad_at = nullptr,
+                             uint64_t* bad_len = nullptr);
+
+// What a block read at `offset` should hold, rebuilt as fio's verify_dump
+// rebuilds it: from the first header's rand_seed, numberio and thread (the
+// pattern, for kPattern), the time fields taken from each read header.
+// Empty for kNull and kNone (nothing to rebuild).
+std::vector<uint8_t> ExpectedVerifyBlock(const uint8_t* read, uint64_t len, uint64_t offset,
+                                         const VerifyLayout& layout);
 inline std::string CheckVerifyBlock(const uint8_t* buf, uint64_t len, uint64_t offset,
                                     uint64_t gen, VerifyMethod method = VerifyMethod::kCrc32c) {
   VerifyLayout l;

@@ -166,6 +166,29 @@ TEST(VerifyFioKat, FioBlocksPassAndBlockBenchWritesTheSameBytes) {
   }
 }
 
+// verify_dump's expected block: a fio block with one data byte flipped
+// rebuilds to fio's block exactly (data from the header's rand_seed, the
+// time fields from the read headers).
+TEST(VerifyFioKat, ExpectedBlockIsWhatFioWrote) {
+  for (const fio_kat::Block& k : fio_kat::kBlocks) {
+    SCOPED_TRACE(k.name);
+    const VerifyLayout l = KatLayout(k.name);
+    std::vector<uint8_t> bad(k.bytes, k.bytes + k.len);
+    bad[k.len - 1] ^= 0x20;
+    if (l.method != VerifyMethod::kMeta) {  // meta: the data is not checked
+      uint64_t at = 99, n = 0;
+      EXPECT_NE(CheckVerifyBlock(bad.data(), k.len, k.offset, 0, l, &at, &n), "");
+      const uint64_t chunk = l.interval ? l.interval : k.len;
+      EXPECT_EQ(at, k.len - chunk);  // the last chunk is the bad one
+      EXPECT_EQ(n, chunk);
+    }
+    EXPECT_EQ(ExpectedVerifyBlock(bad.data(), k.len, k.offset, l),
+              std::vector<uint8_t>(k.bytes, k.bytes + k.len));
+  }
+  std::vector<uint8_t> z(512);
+  EXPECT_TRUE(ExpectedVerifyBlock(z.data(), 512, 0, VerifyLayout{.method = VerifyMethod::kNull}).empty());
+}
+
 // fio's data fill (lib/rand.c, 4 seed buckets): word i of a group of four
 // from seed * {1, 2, 3, 5}, each multiplied by the golden ratio per group.
 TEST(VerifyFioKat, RandomFillIsFios) {
