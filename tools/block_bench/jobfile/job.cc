@@ -57,6 +57,15 @@ std::string_view Name(VerifyMethod v) {
     case VerifyMethod::kXxhash: return "xxhash";
     case VerifyMethod::kPattern: return "pattern";
     case VerifyMethod::kMeta: return "meta";
+    case VerifyMethod::kCrc64: return "crc64";
+    case VerifyMethod::kCrc16: return "crc16";
+    case VerifyMethod::kCrc7: return "crc7";
+    case VerifyMethod::kSha3_224: return "sha3-224";
+    case VerifyMethod::kSha3_256: return "sha3-256";
+    case VerifyMethod::kSha3_384: return "sha3-384";
+    case VerifyMethod::kSha3_512: return "sha3-512";
+    case VerifyMethod::kNull: return "null";
+    case VerifyMethod::kPatternHdr: return "pattern_hdr";
   }
   return "?";
 }

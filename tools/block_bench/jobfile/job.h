@@ -70,7 +70,13 @@ struct SteadyState {
 };
 // kPattern: fio's verify=pattern, verify_pattern's bytes with no header.
 // kMeta (fio's verify=meta): the header's own fields only, no data checksum.
-enum class VerifyMethod { kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash, kPattern, kMeta };
+// fio 3.33's verify= methods (run/verify.h has their on-disk format).
+// kPatternHdr is fio's VERIFY_PATTERN: what verify_pattern= alone sets (a
+// header and the pattern); it has no verify= spelling of its own.
+enum class VerifyMethod {
+  kNone, kCrc32c, kCrc32, kMd5, kSha1, kSha256, kSha512, kXxhash, kPattern, kMeta,
+  kCrc64, kCrc16, kCrc7, kSha3_224, kSha3_256, kSha3_384, kSha3_512, kNull, kPatternHdr
+};
 // fio's unified_rw_reporting: per direction (none), their sum only ("mixed"),
 // or both.
 enum class UnifiedRw { kNone, kMixed, kBoth };
@@ -399,7 +405,7 @@ struct JobOptions {
   VerifyMethod verify = VerifyMethod::kNone;
   // verify_pattern=: the written blocks' data, checked on read-back
   // (run/verify.h); empty: none.  Given while verify is none it sets
-  // verify=crc32c (fio: a header and the pattern).
+  // kPatternHdr (fio's VERIFY_PATTERN: a header and the pattern).
   std::vector<PatternPiece> verify_pattern;
   std::string verify_pattern_text;  // as written
   uint32_t verify_interval = 0;     // a header per N bytes of a block; 0: per block
@@ -411,6 +417,13 @@ struct JobOptions {
   bool verify_state_save = true;
   bool do_verify = true;
   bool verify_fatal = false;
+  // verify_dump: a bad block's bytes as read and as expected go to files
+  // named as fio names them (run/features/verify_tracker.h).
+  bool verify_dump = false;
+  // experimental_verify: accepted; the verify phase reads back the blocks
+  // written, as without it (fio replays the writes' offsets instead of
+  // logging them: the same blocks).
+  bool experimental_verify = false;
   // verify_backlog=N: after every N writes, read back and check up to
   // verify_backlog_batch (0: N) of the oldest written blocks not yet
   // checked, then go on writing; 0: only the verify phase at the end.

@@ -24,13 +24,18 @@ FioOptionSpec Verify() {
   FioOptionSpec s;
   s.name = "verify";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    // fio 3.33's list (fio --cmdhelp=verify); crc32c-intel is crc32c.
     static constexpr std::pair<std::string_view, VerifyMethod> kMethods[] = {
-        {"0", VerifyMethod::kNone},        {"none", VerifyMethod::kNone},
-        {"crc32c", VerifyMethod::kCrc32c}, {"crc32c-intel", VerifyMethod::kCrc32c},
-        {"crc32", VerifyMethod::kCrc32},   {"md5", VerifyMethod::kMd5},
-        {"sha1", VerifyMethod::kSha1},     {"sha256", VerifyMethod::kSha256},
-        {"sha512", VerifyMethod::kSha512}, {"xxhash", VerifyMethod::kXxhash},
-        {"pattern", VerifyMethod::kPattern}, {"meta", VerifyMethod::kMeta}};
+        {"0", VerifyMethod::kNone},          {"none", VerifyMethod::kNone},
+        {"md5", VerifyMethod::kMd5},         {"crc64", VerifyMethod::kCrc64},
+        {"crc32", VerifyMethod::kCrc32},     {"crc32c-intel", VerifyMethod::kCrc32c},
+        {"crc32c", VerifyMethod::kCrc32c},   {"crc16", VerifyMethod::kCrc16},
+        {"crc7", VerifyMethod::kCrc7},       {"sha1", VerifyMethod::kSha1},
+        {"sha256", VerifyMethod::kSha256},   {"sha512", VerifyMethod::kSha512},
+        {"sha3-224", VerifyMethod::kSha3_224}, {"sha3-256", VerifyMethod::kSha3_256},
+        {"sha3-384", VerifyMethod::kSha3_384}, {"sha3-512", VerifyMethod::kSha3_512},
+        {"xxhash", VerifyMethod::kXxhash},   {"meta", VerifyMethod::kMeta},
+        {"pattern", VerifyMethod::kPattern}, {"null", VerifyMethod::kNull}};
     for (const auto& [name, m] : kMethods) {
       if (*v == name) {
         job.verify = m;
@@ -38,20 +43,24 @@ FioOptionSpec Verify() {
       }
     }
     return FioValueError("unsupported verify method " + QuoteInput(*v) +
-                         " (block-bench supports 0, none, crc32c, crc32c-intel, crc32, md5, sha1, "
-                         "sha256, sha512, xxhash, pattern, meta; not crc64, crc16, crc7, sha3-*, null)");
+                         " (fio 3.33's: 0, md5, crc64, crc32, crc32c-intel, crc32c, crc16, crc7, "
+                         "sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, sha3-512, xxhash, "
+                         "meta, pattern, null)");
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.verify != DefaultJob().verify) out.push_back({std::string(n), std::string(Name(job.verify))});
+    // kPatternHdr has no spelling: verify_pattern (rendered) implies it.
+    if (job.verify != DefaultJob().verify && job.verify != VerifyMethod::kPatternHdr)
+      out.push_back({std::string(n), std::string(Name(job.verify))});
   };
-  s.help = "verify written data: 0/none (default), crc32c, crc32, md5, sha1, sha256, sha512, "
-           "xxhash, pattern (verify_pattern only, no header), meta (the header's offset, length, "
-           "generation and writer only, no data checksum, as fio 3.33)";
+  s.help = "verify written data in fio 3.33's on-disk format: 0/none (default), md5, crc64, "
+           "crc32, crc32c (crc32c-intel), crc16, crc7, sha1, sha256, sha512, sha3-224, sha3-256, "
+           "sha3-384, sha3-512, xxhash, meta (fio's header only), pattern (verify_pattern only, "
+           "no header), null (nothing checked)";
   return s;
 }
 
 // fio's verify_pattern: the bytes written blocks carry and reads check; with
-// no verify method yet, crc32c (fio: its header and the pattern).
+// no verify method yet, fio's VERIFY_PATTERN (a header and the pattern).
 FioOptionSpec VerifyPattern() {
   FioOptionSpec s;
   s.name = "verify_pattern";
@@ -66,14 +75,14 @@ FioOptionSpec VerifyPattern() {
     }
     job.verify_pattern = std::move(*p);
     job.verify_pattern_text = std::string(*v);
-    if (job.verify == VerifyMethod::kNone) job.verify = VerifyMethod::kCrc32c;
+    if (job.verify == VerifyMethod::kNone) job.verify = VerifyMethod::kPatternHdr;
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (!job.verify_pattern.empty()) out.push_back({std::string(n), job.verify_pattern_text});
   };
   s.help = "written data: 0xHEX, \"string\", 'file', numbers and %o (the block's offset), "
-           "repeated, and checked on read-back (sets verify=crc32c if no method is set)";
+           "repeated, and checked on read-back (with no verify= method: fio's header and the pattern)";
   return s;
 }
 
@@ -258,6 +267,12 @@ std::vector<FioOptionSpec> ReportOptions() {
       "verify_state_save", "accepted (default 1); block-bench writes no verify state file"));
   v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
   v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
+  v.push_back(BoolOption<&JobOptions::verify_dump>(
+      "verify_dump", "1: a bad block's bytes as read and as expected to FILE.OFFSET.received and "
+                     ".expected in the working directory (fio's names)"));
+  v.push_back(BoolOption<&JobOptions::experimental_verify>(
+      "experimental_verify", "accepted: the verify phase reads back the blocks written, the same "
+                             "blocks fio's replay finds"));
   v.push_back(UintOption<&JobOptions::verify_backlog, 0>(
       "verify_backlog", "check the written blocks after every N writes, not only at the end"));
   v.push_back(UintOption<&JobOptions::verify_backlog_batch, 0>(

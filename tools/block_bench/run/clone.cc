@@ -147,7 +147,7 @@ bool Clone::prepare(AioContext& ctx) {
   auto layout = MakeVerifyLayout(job_, *source_.source);
   if (!layout.ok()) return failed_setup(layout.error());
   content_.layout = std::move(*layout);
-  content_.layout.thread = (res_->job_index << 16) | (res_->clone & 0xffff);  // verify=meta's writer
+  content_.layout.thread = uint16_t(res_->thread_number);  // fio's verify_header.thread
   // The target's job: a replay onto the graph its trace names is not run
   // one I/O at a time because the job's ioengine (default psync) would be.
   const QueueShape shape = QueueShapeOf(files_.target_job(), files_.trace().get());
@@ -243,6 +243,7 @@ void Clone::add_verify(bool writes) {
   o.count_history = job_.verify_backlog || trim;
   o.backlog = o.skip_checked = job_.verify_backlog != 0;
   o.fatal = job_.verify_fatal;
+  o.dump = job_.verify_dump;
   features_.verify = std::make_unique<VerifyTracker>(o, content_.layout, files_.keys(),
                                                      files_.names(), slots_, errors_, res_);
   VerifyTracker& t = *features_.verify;

@@ -25,8 +25,21 @@ TEST(VerifyOption, Methods) {
   EXPECT_EQ(ParseOne("verify=sha256").verify, VerifyMethod::kSha256);
   EXPECT_EQ(ParseOne("verify=sha512").verify, VerifyMethod::kSha512);
   EXPECT_EQ(ParseOne("verify=xxhash").verify, VerifyMethod::kXxhash);
-  EXPECT_OPTION_ERROR("verify=crc64", 2, "verify", "unsupported verify method 'crc64'");
-  EXPECT_OPTION_ERROR("verify=sha3-256", 2, "verify", "not crc64, crc16, crc7, sha3-*");
+  // fio 3.33's others.
+  EXPECT_EQ(ParseOne("verify=crc64").verify, VerifyMethod::kCrc64);
+  EXPECT_EQ(ParseOne("verify=crc16").verify, VerifyMethod::kCrc16);
+  EXPECT_EQ(ParseOne("verify=crc7").verify, VerifyMethod::kCrc7);
+  EXPECT_EQ(ParseOne("verify=sha3-224").verify, VerifyMethod::kSha3_224);
+  EXPECT_EQ(ParseOne("verify=sha3-256").verify, VerifyMethod::kSha3_256);
+  EXPECT_EQ(ParseOne("verify=sha3-384").verify, VerifyMethod::kSha3_384);
+  EXPECT_EQ(ParseOne("verify=sha3-512").verify, VerifyMethod::kSha3_512);
+  EXPECT_EQ(ParseOne("verify=null").verify, VerifyMethod::kNull);
+  EXPECT_EQ(ParseOne("verify=meta").verify, VerifyMethod::kMeta);
+  // Not in fio 3.33 (fio: "failed parsing verify=crc32c-arm64"), nor its
+  // internal pattern_hdr.
+  EXPECT_OPTION_ERROR("verify=crc32c-arm64", 2, "verify",
+                      "unsupported verify method 'crc32c-arm64' (fio 3.33's: 0, md5, crc64");
+  EXPECT_OPTION_ERROR("verify=pattern_hdr", 2, "verify", "unsupported verify method");
   EXPECT_EQ(ParseOne("verify=pattern\nverify_pattern=0x1").verify, VerifyMethod::kPattern);
 }
 
@@ -53,9 +66,10 @@ TEST(VerifyPatternOption, FioSyntax) {
   EXPECT_EQ(ParseOne("verify_pattern='f'").verify_pattern[0].file, true);
 }
 
-TEST(VerifyPatternOption, SetsCrc32cOnlyWithoutAMethod) {
-  // fio: a pattern with no method verifies a header and the pattern.
-  EXPECT_EQ(ParseOne("verify_pattern=0x1").verify, VerifyMethod::kCrc32c);
+TEST(VerifyPatternOption, SetsFiosPatternHeaderOnlyWithoutAMethod) {
+  // fio: a pattern with no method is VERIFY_PATTERN, a header and the
+  // pattern.
+  EXPECT_EQ(ParseOne("verify_pattern=0x1").verify, VerifyMethod::kPatternHdr);
   EXPECT_EQ(ParseOne("verify=md5\nverify_pattern=0x1").verify, VerifyMethod::kMd5);
   EXPECT_EQ(ParseOne("verify_pattern=0x1\nverify=sha1").verify, VerifyMethod::kSha1);
   EXPECT_EQ(ParseOne("verify_pattern=0x1\nverify=0").verify, VerifyMethod::kNone);

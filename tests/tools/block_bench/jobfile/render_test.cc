@@ -203,6 +203,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"verify", "verify=crc32c"},
       {"do_verify", "do_verify=0"},
       {"verify_fatal", "verify_fatal=1"},
+      {"verify_dump", "verify_dump=1"},
+      {"experimental_verify", "experimental_verify=1"},
       {"continue_on_error", "continue_on_error=verify"},
       {"percentile_list", "percentile_list=0.1:50:99.999:100"},
       {"clat_percentiles", "clat_percentiles=0"},

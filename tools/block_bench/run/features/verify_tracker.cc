@@ -1,7 +1,11 @@
 #include "tools/block_bench/run/features/verify_tracker.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <numeric>
 
 #include "tools/block_bench/run/buffer_fill.h"
@@ -150,7 +154,8 @@ void VerifyTracker::on_issue(const IssuedIo& io) {
   if (u.dir == Dir::kRead) plan_read(io.slot, u);
   if (u.dir != Dir::kWrite) return;
   const uint64_t g = next_gen();
-  FillVerifyBlock(slots_[io.slot].buf.data(), u.len, u.offset, g, layout_);
+  // numberio: fio's count of writes issued, in its 16 bits.
+  FillVerifyBlock(slots_[io.slot].buf.data(), u.len, u.offset, g, layout_, uint16_t(gen_counter_));
   note_written(io.slot, u, g);
   if (o_.count_history && !verify_phase_) hist_len_++;
 }
@@ -215,12 +220,59 @@ void VerifyTracker::check_read(uint32_t slot, const IoUnit& u) {
           std::to_string(u.offset + uint64_t(nz - p)) + " length " + std::to_string(u.len) +
           " (block offset " + std::to_string(nz - p) + "): the trimmed block does not read as zeros";
   } else {
-    const std::string bad = CheckVerifyBlock(p, u.len, u.offset, s.want_gen, layout_);
+    // verify_only: the blocks may be another run's (or fio's): as fio, the
+    // header's rand_seed is taken as it is.
+    const uint64_t gen = record_only_ ? 0 : s.want_gen;
+    uint64_t bad_at = 0, bad_len = u.len;
+    const std::string bad = CheckVerifyBlock(p, u.len, u.offset, gen, layout_, &bad_at, &bad_len);
     if (bad.empty()) return;
     msg = "verify failed on '" + name + "' at offset " + std::to_string(u.offset) + " length " +
           std::to_string(u.len) + ": " + bad;
+    if (o_.dump) msg += dump(p, u, bad_at, bad_len);
   }
   errors_.verify_error(msg, o_.fatal);
+}
+
+namespace {
+
+// Writes buf[0, len) to `path`; "" or why not.
+std::string WriteDump(const std::string& path, const uint8_t* buf, uint64_t len) {
+  const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) return "cannot create '" + path + "': " + std::strerror(errno);
+  uint64_t done = 0;
+  while (done < len) {
+    const ssize_t n = ::write(fd, buf + done, size_t(len - done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n < 0 ? std::strerror(errno) : "no progress";
+      ::close(fd);
+      return "cannot write '" + path + "': " + why;
+    }
+    done += uint64_t(n);
+  }
+  ::close(fd);
+  return "";
+}
+
+}  // namespace
+
+std::string VerifyTracker::dump(const uint8_t* p, const IoUnit& u, uint64_t bad_at,
+                                uint64_t bad_len) {
+  const std::string& name = names_[u.file];
+  const size_t slash = name.find_last_of('/');
+  const std::string base =
+      (slash == std::string::npos ? name : name.substr(slash + 1)) + "." +
+      std::to_string(u.offset + bad_at);
+  std::string out;
+  const auto one = [&](const std::string& kind, const uint8_t* b, uint64_t n) {
+    const std::string path = base + "." + kind;
+    const std::string err = WriteDump(path, b, n);
+    out += err.empty() ? "; " + kind + " data dumped as " + path : "; verify_dump: " + err;
+  };
+  one("received", p + bad_at, bad_len);
+  const std::vector<uint8_t> exp = ExpectedVerifyBlock(p, u.len, u.offset, layout_);
+  if (exp.size() == u.len) one("expected", exp.data() + bad_at, bad_len);
+  return out;
 }
 
 void VerifyTracker::erase_written(uint64_t k, uint64_t len) {

@@ -17,7 +17,10 @@
 // a read of every block whose write completed and was not ambiguous (and,
 // with verify_backlog, not checked already), in key order.  verify_only:
 // record_only() wraps the job's source so that its writes are recorded as
-// done, with the generation they would carry, without being issued.
+// done without being issued; their blocks are then checked as fio's
+// verify_only checks them: the header's rand_seed (generation) is taken as
+// read, so a file fio or another seed wrote passes if each block is whole
+// and in its place.
 //
 // fio's io_hist (history()): writes issued and not yet read back, counted
 // for verify_backlog and trim_backlog (count_history); with verify_backlog
@@ -66,6 +69,11 @@ class VerifyTracker : public SubmitHook {
     bool backlog = false;        // verify_backlog: queue completed writes
     bool skip_checked = false;   // verify_backlog: the verify phase skips checked blocks
     bool fatal = false;          // verify_fatal
+    // verify_dump: a bad block's bad chunk (the block, or the interval) as
+    // read and as expected (verify.h's ExpectedVerifyBlock) to
+    // BASENAME.OFFSET.received and .expected in the working directory,
+    // OFFSET the chunk's: fio 3.33's dump files and names.
+    bool dump = false;
   };
   // `names`: the files' names for messages.
   VerifyTracker(const Options& o, const VerifyLayout& layout, const FileKeys& keys,
@@ -128,6 +136,9 @@ class VerifyTracker : public SubmitHook {
   class RecordOnly;
   void plan_read(uint32_t slot, const IoUnit& u);
   void check_read(uint32_t slot, const IoUnit& u);
+  // verify_dump's files for the bad block p[0, u.len); what was written
+  // (", received data dumped as ..."), or why not.
+  std::string dump(const uint8_t* p, const IoUnit& u, uint64_t bad_at, uint64_t bad_len);
   void note_written(uint32_t slot, const IoUnit& u, uint64_t gen);
   void note_unwritten(const IoUnit& u);
   // Drops the entries that [k, k + len) overlaps.

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -219,13 +220,24 @@ TEST(VerifyTracker, RecordOnlyExpectsWhatAnEarlierRunWrote) {
   for (const IoUnit& rd : reads) verifier.io(rd);
   EXPECT_EQ(verifier.res.verified, 3u);
   EXPECT_EQ(verifier.res.verify_errors, 0u) << verifier.res.error_message;
-  // A block the earlier run did not write fails.
+  // As fio's verify_only, the header's rand_seed (generation) is taken as
+  // read: another seed's run (or fio) checks the same blocks good...
   VerifyRig other(VerifyTracker::Options{.seed = 100});
   other.disk = writer.disk;
   ScriptedSource src2(job_ios);
   (void)other.t.record_only(src2).next(&u);
   for (const IoUnit& rd : other.drain(other.t.verify_reader(src2))) other.io(rd);
-  EXPECT_EQ(other.res.verify_errors, 3u) << "another seed: other generations";
+  EXPECT_EQ(other.res.verify_errors, 0u) << other.res.error_message;
+  EXPECT_EQ(other.res.verified, 3u);
+  // ...but a block out of its place fails.
+  VerifyRig moved(o);
+  moved.disk = writer.disk;
+  std::swap_ranges(moved.disk.begin(), moved.disk.begin() + 4096, moved.disk.begin() + 8192);
+  ScriptedSource src3(job_ios);
+  (void)moved.t.record_only(src3).next(&u);
+  for (const IoUnit& rd : moved.drain(moved.t.verify_reader(src3))) moved.io(rd);
+  EXPECT_EQ(moved.res.verify_errors, 2u);
+  EXPECT_NE(moved.res.error_message.find("misplaced"), std::string::npos) << moved.res.error_message;
 }
 
 TEST(VerifyTracker, HistoryCountsWritesNotReadBack) {
@@ -406,15 +418,16 @@ TEST(MakeVerifyLayout, BlocksSmallerThanTheHeaderAreAnError) {
   ASSERT_FALSE(l.ok());
   EXPECT_EQ(l.error().code, -EINVAL);
   EXPECT_EQ(l.error().message,
-            "verify=crc32c needs blocks of at least 32 bytes (its header), but this job writes "
+            "verify=crc32c needs blocks of at least 44 bytes (its header), but this job writes "
             "blocks of 16 bytes (bs=)");
-  // md5's header is 96 bytes; a read-only job is judged by its reads.
+  // md5's header is fio's 40 bytes and its 16-byte digest; a read-only job
+  // is judged by its reads.
   ScriptedSource rd;
   rd.add_dir(Dir::kRead);
-  auto m = MakeVerifyLayout(VerifyJob(VerifyMethod::kMd5, 64), rd);
+  auto m = MakeVerifyLayout(VerifyJob(VerifyMethod::kMd5, 48), rd);
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.error().message.find("at least 96 bytes"), std::string::npos) << m.error().message;
-  EXPECT_NE(m.error().message.find("this job reads blocks of 64"), std::string::npos);
+  EXPECT_NE(m.error().message.find("at least 56 bytes"), std::string::npos) << m.error().message;
+  EXPECT_NE(m.error().message.find("this job reads blocks of 48"), std::string::npos);
   // verify=pattern has no header.
   JobOptions p = VerifyJob(VerifyMethod::kPattern, 16);
   p.verify_pattern = {PatternPiece{false, "ab", false}};
@@ -428,17 +441,17 @@ TEST(MakeVerifyLayout, VerifyOffsetMustClearTheHeaderAndFitTheBlock) {
   auto a = MakeVerifyLayout(j, w);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.error().message,
-            "verify_offset=16 overlaps verify=crc32c's 32-byte header: give 0 or at least 32");
+            "verify_offset=16 overlaps verify=crc32c's 44-byte header: give 0 or at least 44");
   j.verify_offset = 4080;
   auto b = MakeVerifyLayout(j, w);
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.error().message,
-            "verify_offset=4080 puts verify=crc32c's 32-byte header past the end of a 4096-byte "
+            "verify_offset=4080 puts verify=crc32c's 44-byte header past the end of a 4096-byte "
             "block");
-  j.verify_offset = 4064;  // 4064 + 32 = 4096: fits
+  j.verify_offset = 4052;  // 4052 + 44 = 4096: fits
   auto c = MakeVerifyLayout(j, w);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  EXPECT_EQ(c->header_offset, 4064u);
+  EXPECT_EQ(c->header_offset, 4052u);
   // Within an interval.
   j.verify_interval = 512;
   j.verify_offset = 490;
@@ -473,7 +486,7 @@ TEST(MakeVerifyLayout, VerifyIntervalDividesTheSmallestAndLargestBlocksElseTheir
   auto e = MakeVerifyLayout(k, w);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().message,
-            "verify_interval=16 is smaller than verify=crc32c's 32-byte header");
+            "verify_interval=16 is smaller than verify=crc32c's 44-byte header");
 }
 
 TEST(MakeVerifyLayout, APatternOfMoreThan512BytesIsRefused) {
