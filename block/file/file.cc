@@ -114,21 +114,23 @@ class FileDriver final : public BlockDriver {
   }
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
-                         uint32_t) override {
+                         uint32_t flags) override {
     QueueEngine* qe = queue_engine();
     if (!qe) co_return Status(no_engine_error());
     // The common case inline: one frame, no extra coroutine.
     IoRequest req = make_req(IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset));
+    req.ioprio = ReqPrio(flags);
     const int64_t res = co_await qe->submit(req);
     if (res == int64_t(bytes)) co_return Status();
     co_return co_await finish_rw(false, offset, bytes, qiov, res);
   }
 
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
-                          uint32_t) override {
+                          uint32_t flags) override {
     QueueEngine* qe = queue_engine();
     if (!qe) co_return Status(no_engine_error());
     IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
+    req.ioprio = ReqPrio(flags);
     const int64_t res = co_await qe->submit(req);
     const bool past_eof = offset + bytes > geo_.length;
     if (res == int64_t(bytes) && !past_eof) co_return Status();

@@ -296,7 +296,7 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(LogOption<&JobOptions::write_bw_log>("write_bw_log", "write a bandwidth log [file prefix]"));
   v.push_back(LogOption<&JobOptions::write_iops_log>("write_iops_log", "write an IOPS log [file prefix]"));
   v.push_back(BoolOption<&JobOptions::log_offset>("log_offset", "logs have the offset of each I/O (column 5)"));
-  v.push_back(BoolOption<&JobOptions::log_prio>("log_prio", "logs show the I/O priority as 0x%04x (always 0)"));
+  v.push_back(BoolOption<&JobOptions::log_prio>("log_prio", "logs show the I/O priority value as 0x%04x (not 1 for real-time, else 0)"));
   v.push_back(UintOption<&JobOptions::log_avg_msec, 0>("log_avg_msec", "average log entries over N ms"));
   v.push_back(LogOption<&JobOptions::write_hist_log>(
       "write_hist_log", "write completion latency histogram logs [file prefix] (needs log_hist_msec)"));

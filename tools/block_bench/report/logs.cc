@@ -38,13 +38,15 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       const std::string path = LogPath(*opt, job, tag, kind, c.thread_number);
       FILE* f = OpenLog(path, job);
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
-      // fio 3.33's columns: msec, value, direction, bs, [offset,] priority.
-      const char* prio = job.log_prio ? "0x0000" : "0";
+      // fio 3.33's columns: msec, value, direction, bs, [offset,] priority:
+      // the ioprio value as 0x%04x with log_prio, else 1 for the
+      // real-time class and 0 for the others.
       for (const LogEntry& e : entries) {
         std::fprintf(f, "%llu, %llu, %d, %llu, ", (unsigned long long)(e.msec + c.log_epoch_ms),
                      (unsigned long long)e.value, e.dir, (unsigned long long)e.bs);
         if (job.log_offset) std::fprintf(f, "%llu, ", (unsigned long long)e.offset);
-        std::fprintf(f, "%s\n", prio);
+        if (job.log_prio) std::fprintf(f, "0x%04x\n", unsigned(e.prio));
+        else std::fprintf(f, "%d\n", (e.prio >> 13) == 1 ? 1 : 0);
       }
       if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
       return {};
