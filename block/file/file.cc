@@ -464,6 +464,10 @@ const std::vector<OptionSpec>& Schema() {
        .enum_values = {"normal", "random", "sequential"},
        .help = "posix_fadvise on the file at open: random turns the page cache's read-ahead "
                "off, sequential doubles it (fio's fadvise_hint)"},
+      {.name = "aio-threads-handover", .type = T::kBool, .default_value = "off", .has_default = true,
+       .help = "aio=threads: a request's submission ends when it is queued for a worker (a "
+               "submission latency, as fio's posixaio and buffered libaio); off: when its "
+               "system call returns (none, as fio's synchronous engines)"},
       {.name = "thread-pool-size", .type = T::kInt, .default_value = "16", .has_default = true,
        .min = 1, .max = 256,
        .help = "worker threads (aio=threads I/O; flush/discard/zeroes fallbacks)"},
@@ -500,6 +504,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   es.uring.sqpoll_cpu = int(o.integer("aio-sqpoll-cpu"));
   cfg.force_async = o.flag("aio-force-async");
   cfg.fixed_buffers = o.flag("aio-fixed-buffers");
+  es.threads_hand_over = o.flag("aio-threads-handover");
   es.policy.poll_mode = o.choice("aio-poll") == "on"    ? QueueEngine::PollMode::kOn
                         : o.choice("aio-poll") == "off" ? QueueEngine::PollMode::kOff
                                                         : QueueEngine::PollMode::kAuto;
@@ -513,6 +518,8 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
       if (o.flag(opt)) return MakeError(-EINVAL, where + opt + "=on needs aio=io_uring");
     }
   }
+  if (es.threads_hand_over && cfg.engine != FileConfig::Engine::kThreads)
+    return MakeError(-EINVAL, where + "aio-threads-handover=on needs aio=threads");
   if (es.uring.sqpoll_cpu >= 0 && !es.uring.sqpoll) {
     return MakeError(-EINVAL, where + "aio-sqpoll-cpu needs aio-sqpoll=on");
   }
