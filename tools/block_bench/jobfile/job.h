@@ -549,6 +549,10 @@ struct JobOptions {
   // log_store_compressed=0 was written (=1, fio's .log.fz files, is
   // refused); kept for rendering only.
   bool log_store_compressed_zero = false;
+  // log_store_compressed=1: the lat/clat/slat/bw/iops logs are written as
+  // fio stores them compressed, <name>.log.fz: zlib streams of fio 3.33's
+  // binary samples (report/logs.cc), which fio --inflate-log prints.
+  bool log_store_compressed = false;
 
   // --- trace replay and recording (docs/replay.md) -------------------------
   // read_iolog=a:b: the trace each clone replays, in turn ("-": stdin).

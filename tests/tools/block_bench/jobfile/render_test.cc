@@ -231,7 +231,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"significant_figures", "significant_figures=6"},
       {"unit_base", "unit_base=1"},
       {"log_compression", "log_compression=64k"},
-      {"log_store_compressed", "log_store_compressed=0"},
+      {"log_store_compressed", "log_store_compressed=1"},
       {"bwavgtime", "bwavgtime=100"},
       {"iopsavgtime", "iopsavgtime=250"},
       {"disk_util", "disk_util=0"},
