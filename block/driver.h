@@ -45,6 +45,19 @@ enum ReqFlag : uint32_t {
   kReqMayUnmap = 1u << 1,
 };
 
+// I/O priority of a read or write, carried in the upper 16 bits of the
+// request flags: the kernel's ioprio value (class << 13 | level, as
+// ioprio_set(2) and IOPRIO_PRIO_VALUE), 0 for none (the submitter's own).
+// Every layer passes the flags down unchanged; a driver that can give a
+// request its own priority does (file: libaio's aio_reqprio with
+// IOCB_FLAG_IOPRIO, io_uring's sqe->ioprio), the others ignore it.
+inline constexpr uint32_t kReqPrioShift = 16;
+inline constexpr uint32_t kReqPrioMask = 0xffffu << kReqPrioShift;
+inline constexpr uint32_t ReqPrioFlags(uint16_t ioprio) {
+  return uint32_t(ioprio) << kReqPrioShift;
+}
+inline constexpr uint16_t ReqPrio(uint32_t flags) { return uint16_t(flags >> kReqPrioShift); }
+
 // What the driver needs requests to look like.  Data, not code: the generic
 // layer pads, bounces and splits to meet these.
 struct BlockLimits {

@@ -114,21 +114,23 @@ class FileDriver final : public BlockDriver {
   }
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
-                         uint32_t) override {
+                         uint32_t flags) override {
     QueueEngine* qe = queue_engine();
     if (!qe) co_return Status(no_engine_error());
     // The common case inline: one frame, no extra coroutine.
     IoRequest req = make_req(IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset));
+    req.ioprio = ReqPrio(flags);
     const int64_t res = co_await qe->submit(req);
     if (res == int64_t(bytes)) co_return Status();
     co_return co_await finish_rw(false, offset, bytes, qiov, res);
   }
 
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
-                          uint32_t) override {
+                          uint32_t flags) override {
     QueueEngine* qe = queue_engine();
     if (!qe) co_return Status(no_engine_error());
     IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
+    req.ioprio = ReqPrio(flags);
     const int64_t res = co_await qe->submit(req);
     const bool past_eof = offset + bytes > geo_.length;
     if (res == int64_t(bytes) && !past_eof) co_return Status();
@@ -462,6 +464,10 @@ const std::vector<OptionSpec>& Schema() {
        .enum_values = {"normal", "random", "sequential"},
        .help = "posix_fadvise on the file at open: random turns the page cache's read-ahead "
                "off, sequential doubles it (fio's fadvise_hint)"},
+      {.name = "aio-threads-handover", .type = T::kBool, .default_value = "off", .has_default = true,
+       .help = "aio=threads: a request's submission ends when it is queued for a worker (a "
+               "submission latency, as fio's posixaio and buffered libaio); off: when its "
+               "system call returns (none, as fio's synchronous engines)"},
       {.name = "thread-pool-size", .type = T::kInt, .default_value = "16", .has_default = true,
        .min = 1, .max = 256,
        .help = "worker threads (aio=threads I/O; flush/discard/zeroes fallbacks)"},
@@ -498,6 +504,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   es.uring.sqpoll_cpu = int(o.integer("aio-sqpoll-cpu"));
   cfg.force_async = o.flag("aio-force-async");
   cfg.fixed_buffers = o.flag("aio-fixed-buffers");
+  es.threads_hand_over = o.flag("aio-threads-handover");
   es.policy.poll_mode = o.choice("aio-poll") == "on"    ? QueueEngine::PollMode::kOn
                         : o.choice("aio-poll") == "off" ? QueueEngine::PollMode::kOff
                                                         : QueueEngine::PollMode::kAuto;
@@ -511,6 +518,8 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
       if (o.flag(opt)) return MakeError(-EINVAL, where + opt + "=on needs aio=io_uring");
     }
   }
+  if (es.threads_hand_over && cfg.engine != FileConfig::Engine::kThreads)
+    return MakeError(-EINVAL, where + "aio-threads-handover=on needs aio=threads");
   if (es.uring.sqpoll_cpu >= 0 && !es.uring.sqpoll) {
     return MakeError(-EINVAL, where + "aio-sqpoll-cpu needs aio-sqpoll=on");
   }

@@ -8,7 +8,7 @@
 //              [,aio-sqpoll=on|off][,aio-sqpoll-idle-ms=N][,aio-sqpoll-cpu=N]
 //              [,aio-register-file=on|off][,aio-force-async=on|off]
 //              [,aio-fixed-buffers=on|off][,fadvise=normal|random|sequential]
-//              [,thread-pool-size=N]
+//              [,aio-threads-handover=on|off][,thread-pool-size=N]
 //
 // aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool,
 // aio=native uses Linux native AIO, aio=io_uring io_uring, and aio=sync runs

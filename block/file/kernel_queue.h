@@ -46,6 +46,13 @@ struct IoRequest {
   // ring's registered buffers (KernelQueue::register_buffer), so it goes as
   // IORING_OP_READ_FIXED / WRITE_FIXED; -1: a plain request.
   int buf_index = -1;
+  // The request's I/O priority (ioprio_set(2)'s value; block/driver.h
+  // ReqPrio), 0: none.  libaio: aio_reqprio with IOCB_FLAG_IOPRIO; io_uring:
+  // sqe->ioprio.  The worker pool and aio=sync run the system call in a
+  // thread whose own priority applies instead.  The kernel checks the
+  // value when it takes the request: an invalid class fails it with
+  // -EINVAL, the real-time class without CAP_SYS_ADMIN with -EPERM.
+  uint16_t ioprio = 0;
 
   // QueueEngine's bookkeeping.
   std::coroutine_handle<> waiter;

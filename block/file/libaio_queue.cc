@@ -26,6 +26,9 @@ struct AioRing {
 namespace {
 
 constexpr unsigned kRingMagic = 0xa10a10a1;
+// linux/aio_abi.h's IOCB_FLAG_IOPRIO (that header's struct iocb clashes
+// with libaio.h's): aio_reqprio holds the request's I/O priority.
+constexpr unsigned kIocbFlagIoprio = 1u << 1;
 
 struct io_event* RingEvents(AioRing* r) { return reinterpret_cast<struct io_event*>(r + 1); }
 
@@ -44,6 +47,10 @@ void Prepare(struct iocb* cb, IoRequest* r, int efd) {
   }
   cb->data = r;
   io_set_eventfd(cb, efd);
+  if (r->ioprio) {
+    cb->u.c.flags |= kIocbFlagIoprio;
+    cb->aio_reqprio = short(r->ioprio);
+  }
 }
 
 }  // namespace

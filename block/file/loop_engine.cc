@@ -27,7 +27,7 @@ std::string EngineSettings::key() const {
   const QueueEngine::Config& p = policy;
   std::string k = std::string("blk.file.engine/") + name() + "/ring=" + std::to_string(ring_size);
   if (kind == Kind::kThreads) {
-    k += "/workers=" + std::to_string(threads);
+    k += "/workers=" + std::to_string(threads) + (threads_hand_over ? ",handover" : "");
   } else if (kind == Kind::kSync) {
   } else if (kind == Kind::kNative) {
     k += "/user_ring=" + std::to_string(use_ring);
@@ -58,6 +58,7 @@ Expected<LoopEngineRef> LoopEngineRef::Acquire(AioContext& ctx, const EngineSett
     } else if (s.kind == EngineSettings::Kind::kThreads) {
       auto t = ThreadQueue::Create(s.threads, s.ring_size);
       if (!t.ok()) return t.error();
+      t.value()->set_hands_over(s.threads_hand_over);
       q = std::unique_ptr<KernelQueue>(std::move(t.value()));
     } else if (s.kind == EngineSettings::Kind::kNative) {
       auto a = LibaioQueue::Create(s.ring_size, s.use_ring);

@@ -36,6 +36,7 @@ struct EngineSettings {
   bool use_ring = true;     // native: read completions in user space
   UringQueue::Config uring;  // io_uring: SQPOLL set-up (entries from ring_size)
   int threads = 16;         // threads: workers
+  bool threads_hand_over = false;  // threads: queueing ends submission (ThreadQueue::set_hands_over)
   QueueEngine::Config policy;
 
   // The aio= value: "threads", "native", "io_uring" or "sync".

@@ -43,7 +43,14 @@ class ThreadQueue final : public KernelQueue {
   int submit(IoRequest* const* reqs, int n) override;
   int fetch(IoCompletion* out, int max) override;
   bool user_space_ring() const override { return true; }
-  bool hands_over() const override { return false; }
+  // Off by default: a request is with a worker until its system call
+  // returns, like fio's synchronous engines (no slat).  set_hands_over(true):
+  // the request's submission ends when submit() queued it for a worker, as
+  // fio's asynchronous engines that run on threads (posixaio's aio_read,
+  // libaio's buffered io_submit) return after queueing it: slat is then
+  // the time to queue it, clat the rest.
+  bool hands_over() const override { return hands_over_; }
+  void set_hands_over(bool on) { hands_over_ = on; }
   bool ready() const override { return done_count_.load(std::memory_order_acquire) > 0; }
   void counters(std::vector<DriverCounter>* out) const override;
 
@@ -60,6 +67,7 @@ class ThreadQueue final : public KernelQueue {
   std::vector<Slot> slots_;
   Slot* free_ = nullptr;  // loop thread
   int efd_ = -1;
+  bool hands_over_ = false;
   std::mutex mu_;
   Slot* done_head_ = nullptr;  // guarded by mu_
   Slot* done_tail_ = nullptr;  // guarded by mu_

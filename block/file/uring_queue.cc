@@ -172,6 +172,7 @@ int UringQueue::submit(IoRequest* const* reqs, int n) {
         io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
         break;
     }
+    sqe->ioprio = r->ioprio;
     if (r->fixed_file) sqe->flags |= IOSQE_FIXED_FILE;
     if (r->force_async) {
       sqe->flags |= IOSQE_ASYNC;

@@ -224,6 +224,19 @@ TEST(FileEngineUringTest, FixedBuffersOnlyWhenAsked) {
       << n.error().message;
 }
 
+// aio-threads-handover is the worker pool's: refused with another aio=.
+TEST(FileEngineThreadsTest, HandoverOnlyWithThreads) {
+  AioContext ctx;
+  TempFile f(1 << 20);
+  for (const char* aio : {"native", "io_uring", "sync"}) {
+    auto n = OpenBackend(ctx, Spec(f, aio, ",aio-threads-handover=on"));
+    ASSERT_FALSE(n.ok()) << aio;
+    EXPECT_NE(n.error().message.find("aio-threads-handover=on needs aio=threads"), std::string::npos)
+        << n.error().message;
+  }
+  EXPECT_TRUE(Open(ctx, Spec(f, "threads", ",aio-threads-handover=on")));
+}
+
 // aio=sync: each request's system call runs inside the submission, in the
 // loop's thread; the peek right after it finds the result, so nothing waits
 // for the eventfd, and requests carry no submission stamp (no slat).  32

@@ -76,11 +76,14 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   }
   for (const RawOption& o : options) {
     const FioOptionSpec* spec = FindOption(o.name);
-    if (spec != nullptr && spec->engine_only && *spec->engine_only != job.ioengine) {
+    if (spec != nullptr && spec->engine_only && *spec->engine_only != job.ioengine &&
+        spec->engine_also.value_or(*spec->engine_only) != job.ioengine) {
       return MakeError(-EINVAL, o.where.ToString() + ": option " +
                                     QuoteInput(DisplayName(o.name, o.where)) +
                                     " is only valid with ioengine=" +
-                                    std::string(Name(*spec->engine_only)) + " (ioengine is " +
+                                    std::string(Name(*spec->engine_only)) +
+                                    (spec->engine_also ? " or " + std::string(Name(*spec->engine_also)) : "") +
+                                    " (ioengine is " +
                                     std::string(Name(job.ioengine)) + ")");
     }
   }
@@ -117,6 +120,16 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
                   FormatTime(job.ss_interval) + ")");
     if (job.ss_dur.count() / job.ss_interval.count() > 100000)
       return fail("steadystate_duration spans more than 100000 intervals");
+  }
+  {
+    bool perc = false, split = false;
+    for (int d = 0; d < 2; d++) {
+      perc = perc || job.ioprio.cmdprio_percentage[d] != 0;
+      split = split || !job.ioprio.cmdprio_bssplit[d].empty();
+    }
+    if (perc && split)  // fio's engine init refuses the pair as well
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                    ": cmdprio_percentage and cmdprio_bssplit are mutually exclusive");
   }
   if (job.iodepth_batch_complete_max &&
       *job.iodepth_batch_complete_max < job.iodepth_batch_complete_min) {

@@ -168,6 +168,48 @@ struct LibaioOptions {
   friend bool operator==(const LibaioOptions&, const LibaioOptions&) = default;
 };
 
+// I/O priorities (fio 3.33's): `prio`/`prioclass` are the job's own,
+// set on its thread with ioprio_set(2) (every request of the job carries it
+// unless cmdprio gives it another); the cmdprio_* options of fio's libaio
+// and io_uring engines give a share of the requests a priority of their own,
+// sent with each request (run/cmdprio.h).  ioprio values are the kernel's:
+// class << 13 | level.
+struct IoPrioOptions {
+  std::optional<uint32_t> prio;       // 0..7
+  std::optional<uint32_t> prioclass;  // 0..3 (0 means best-effort, as fio)
+  // Per direction ([read, write, trim]; trim is never used).
+  PerDir<uint32_t> cmdprio_percentage{};  // 0..100
+  PerDir<uint32_t> cmdprio_class{};       // 0: not written (real-time)
+  PerDir<uint32_t> cmdprio{};             // 0..7
+  // cmdprio_bssplit: bs/percentage[/class/level] entries per direction;
+  // without class/level an entry takes cmdprio_class/cmdprio.
+  struct BsPrio {
+    uint64_t bs = 0;
+    uint32_t percentage = 0;
+    std::optional<uint32_t> prioclass, level;
+    friend bool operator==(const BsPrio&, const BsPrio&) = default;
+  };
+  PerDir<std::vector<BsPrio>> cmdprio_bssplit;
+  std::string cmdprio_bssplit_text;  // as written (rendered back)
+
+  // True when cmdprio_percentage or cmdprio_bssplit give requests their
+  // own priority (the report then splits latencies by priority).
+  bool per_request() const {
+    for (int d = 0; d < 2; d++)
+      if (cmdprio_percentage[d] || !cmdprio_bssplit[d].empty()) return true;
+    return false;
+  }
+  // The job's own ioprio value (fio's td->ioprio): 0 when neither prio nor
+  // prioclass was written; class 0 counts as best-effort (2), as fio's
+  // ioprio_value.
+  uint16_t job_ioprio() const {
+    if (!prio && !prioclass) return 0;
+    const uint32_t c = prioclass.value_or(0) ? *prioclass : 2;
+    return uint16_t(c << 13 | prio.value_or(0));
+  }
+  friend bool operator==(const IoPrioOptions&, const IoPrioOptions&) = default;
+};
+
 // Options of fio's io_uring engine (file driver aio=io_uring options).  Only
 // with ioengine=io_uring, dropped like RbdOptions when a job switches
 // engines.  hipri is refused (option_table.cc says why).
@@ -230,6 +272,7 @@ struct JobOptions {
   RbdOptions rbd;
   LibaioOptions libaio;
   IoUringOptions io_uring;
+  IoPrioOptions ioprio;
   bool direct = false;  // buffered=N sets direct=!N
   bool invalidate = true;  // drop the target's cached pages before a buffered job
   // fio's fadvise_hint: advice for the page cache's read-ahead on each file.
@@ -483,8 +526,8 @@ struct JobOptions {
     return write_iops_log && log_avg_msec ? log_avg_msec : 500;
   }
   // Columns of those logs, as fio's: "msec, value, direction, bs[, offset],
-  // priority"; log_prio prints the priority as 0x%04x (always 0: block-bench
-  // sets no I/O priorities).
+  // priority"; the priority is 1 for the real-time class, else 0; log_prio
+  // prints the I/O's ioprio value as 0x%04x instead (prio/prioclass, cmdprio).
   bool log_offset = false;
   bool log_prio = false;
   // fio's completion-latency histogram log (<prefix>_clat_hist.N.log): one
@@ -519,6 +562,10 @@ struct JobOptions {
   // log_store_compressed=0 was written (=1, fio's .log.fz files, is
   // refused); kept for rendering only.
   bool log_store_compressed_zero = false;
+  // log_store_compressed=1: the lat/clat/slat/bw/iops logs are written as
+  // fio stores them compressed, <name>.log.fz: zlib streams of fio 3.33's
+  // binary samples (report/logs.cc), which fio --inflate-log prints.
+  bool log_store_compressed = false;
 
   // --- trace replay and recording (docs/replay.md) -------------------------
   // read_iolog=a:b: the trace each clone replays, in turn ("-": stdin).

@@ -27,10 +27,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"cgroup_weight", "cgroups are not managed: every job is a thread of one block-bench process"},
     {"chunk_size", "an option of fio's dfs engine; block-bench has no such engine"},
     {"clocksource", "every I/O is timed with CLOCK_MONOTONIC; there is no reduced or alternative clock"},
-    {"cmdprio", "CPU and I/O priorities are not set (not implemented)"},
-    {"cmdprio_bssplit", "CPU and I/O priorities are not set (not implemented)"},
-    {"cmdprio_class", "CPU and I/O priorities are not set (not implemented)"},
-    {"cmdprio_percentage", "CPU and I/O priorities are not set (not implemented)"},
     {"conf", "the rados engine is not supported (rbd is)"},
     {"dedupe_global", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
     {"dedupe_working_set_percentage", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
@@ -60,15 +56,13 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"merge_blktrace_file", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_iters", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_scalars", "merging blktrace files is not implemented (read_iolog replays each trace)"},
-    {"nice", "CPU and I/O priorities are not set (not implemented)"},
+    {"nice", "CPU priorities are not set (not implemented; the I/O priority options prio, prioclass and cmdprio_* are)"},
     {"nowait", "non-blocking submission (RWF_NOWAIT) is not implemented in the file driver"},
     {"numa_cpu_nodes", "NUMA placement is not implemented (cpus_allowed is)"},
     {"numa_mem_policy", "NUMA placement is not implemented (cpus_allowed is)"},
     {"offset_align", "not implemented"},
     {"opendir", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"port", "an option of fio's net, netsplice and rdma engines; block-bench has no such engine"},
-    {"prio", "CPU and I/O priorities are not set (not implemented)"},
-    {"prioclass", "CPU and I/O priorities are not set (not implemented)"},
     {"profile", "fio's profiles are not supported"},
     {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"softrandommap", "not implemented"},
@@ -118,7 +112,8 @@ const JobOptions& DefaultJob() {
 const std::vector<FioOptionSpec>& OptionTable() {
   static const std::vector<FioOptionSpec> kTable = [] {
     std::vector<FioOptionSpec> all;
-    for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions}) {
+    for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions,
+                      PriorityOptions}) {
       for (FioOptionSpec& s : part()) all.push_back(std::move(s));
     }
     return all;

@@ -49,6 +49,7 @@ struct FioOptionSpec {
   bool value_required = true;  // false: may be written bare ("time_based")
   bool numeric = false;        // one number: "$ncpus*2" is evaluated as arithmetic
   std::optional<IoEngine> engine_only;  // valid only with this ioengine
+  std::optional<IoEngine> engine_also;  // ... or with this one
   OptionApplyFn apply = nullptr;
   OptionRenderFn render = nullptr;  // null: rendered through another option
   std::string_view help;
@@ -82,5 +83,6 @@ std::vector<FioOptionSpec> PatternOptions();  // rw, block sizes, offsets, rando
 std::vector<FioOptionSpec> FlowOptions();     // depth, jobs, rates, sync, timing, groups
 std::vector<FioOptionSpec> ReportOptions();   // verify, errors, percentiles, logs
 std::vector<FioOptionSpec> ReplayOptions();   // read_iolog, replay_*, write_iolog
+std::vector<FioOptionSpec> PriorityOptions(); // prio, prioclass, cmdprio_*
 
 }  // namespace blk::bench

@@ -226,26 +226,25 @@ FioOptionSpec LogCompression() {
   return s;
 }
 
-// log_store_compressed=1 makes fio write its own zlib chunk format
-// (<name>.log.fz, read back with fio --inflate-log): refused; 0 is fio's
-// default and accepted.
+// log_store_compressed=1: the logs in fio's compressed format (<name>.log.fz,
+// read back with fio --inflate-log); 0, fio's default, renders only when
+// written.
 FioOptionSpec LogStoreCompressed() {
   FioOptionSpec s;
   s.name = "log_store_compressed";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     Expected<bool> b = FioParseBool(*v);
     if (!b.ok()) return b.error();
-    if (b.value())
-      return FioValueError("1 is not supported: fio would write its compressed .log.fz format "
-                           "(read back with fio --inflate-log); block-bench writes plain .log "
-                           "files only (0 is accepted)");
-    job.log_store_compressed_zero = true;
+    job.log_store_compressed = b.value();
+    job.log_store_compressed_zero = !b.value();
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.log_store_compressed_zero) out.push_back({std::string(n), "0"});
+    if (job.log_store_compressed) out.push_back({std::string(n), "1"});
+    else if (job.log_store_compressed_zero) out.push_back({std::string(n), "0"});
   };
-  s.help = "0 only: logs are stored as plain text (fio's compressed .log.fz is not written)";
+  s.help = "1: the lat/clat/slat/bw/iops logs are written zlib-compressed as fio's <name>.log.fz "
+           "(fio --inflate-log prints them)";
   return s;
 }
 
@@ -311,7 +310,7 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(LogOption<&JobOptions::write_bw_log>("write_bw_log", "write a bandwidth log [file prefix]"));
   v.push_back(LogOption<&JobOptions::write_iops_log>("write_iops_log", "write an IOPS log [file prefix]"));
   v.push_back(BoolOption<&JobOptions::log_offset>("log_offset", "logs have the offset of each I/O (column 5)"));
-  v.push_back(BoolOption<&JobOptions::log_prio>("log_prio", "logs show the I/O priority as 0x%04x (always 0)"));
+  v.push_back(BoolOption<&JobOptions::log_prio>("log_prio", "logs show the I/O priority value as 0x%04x (not 1 for real-time, else 0)"));
   v.push_back(UintOption<&JobOptions::log_avg_msec, 0>("log_avg_msec", "average log entries over N ms"));
   v.push_back(LogOption<&JobOptions::write_hist_log>(
       "write_hist_log", "write completion latency histogram logs [file prefix] (needs log_hist_msec)"));

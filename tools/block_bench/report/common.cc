@@ -42,6 +42,12 @@ double Stddev(const std::vector<double>& v) {
 
 uint64_t RuntimeMs(const CloneResult& r) { return uint64_t((r.runtime_ns + 500000) / 1000000); }
 
+size_t PriosWithSamples(const DirResult& x) {
+  size_t n = 0;
+  for (const PrioLatency& p : x.prios) n += p.lat.count() ? 1 : 0;
+  return n;
+}
+
 double PerSec(uint64_t count, const CloneResult& r) {
   return r.runtime_ns > 0 ? double(count) * 1e9 / double(r.runtime_ns) : 0.0;
 }

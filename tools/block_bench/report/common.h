@@ -44,6 +44,10 @@ uint64_t RuntimeMs(const CloneResult& r);
 // the rounded runtime is 0 or 1 ms.
 double PerSec(uint64_t count, const CloneResult& r);
 
+// How many of the direction's priorities (DirResult::prios, cmdprio) have
+// samples: fio splits the latencies by priority only from two on.
+size_t PriosWithSamples(const DirResult& x);
+
 // The directions a job's report shows: read, write, trim, and (index
 // kNumDirs) "mixed", their sum, as unified_rw_reporting says.
 std::vector<int> ShownDirs(const JobOptions& job);

@@ -106,6 +106,21 @@ ojson DirJson(const ReportUnit& u, int d, bool plus, double group_bw) {
   j["slat_ns"] = LatJson(x.slat, job.slat_percentiles, job.percentile_list, plus);
   j["clat_ns"] = LatJson(x.clat, job.clat_percentiles, job.percentile_list, plus);
   j["lat_ns"] = LatJson(x.lat, job.lat_percentiles, job.percentile_list, plus);
+  // fio's per-priority latencies (cmdprio): only when two or more
+  // priorities have samples; clat, or lat with lat_percentiles.
+  if (d != int(Dir::kTrim) && PriosWithSamples(x) >= 2) {
+    ojson a = ojson::array();
+    for (const PrioLatency& p : x.prios) {
+      if (!p.lat.count()) continue;
+      ojson o;
+      o["prioclass"] = p.ioprio >> 13;
+      o["prio"] = p.ioprio & 7;
+      o[job.lat_percentiles ? "lat_ns" : "clat_ns"] =
+          LatJson(p.lat, job.clat_percentiles || job.lat_percentiles, job.percentile_list, plus);
+      a.push_back(o);
+    }
+    j["prios"] = a;
+  }
   if (x.sched_lat.count())
     j["sched_lat_ns"] = LatJson(x.sched_lat, job.clat_percentiles, job.percentile_list, false);
   std::vector<double> bwk;

@@ -1,7 +1,10 @@
 #include "tools/block_bench/report/logs.h"
 
+#include <zlib.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +23,42 @@ std::string LogPath(const std::string& option, const JobOptions& job, const std:
   return prefix + "_" + kind + "." + std::to_string(thread_number) + ".log";
 }
 
+// fio 3.33's in-memory log sample (struct io_sample), as its
+// log_store_compressed files hold them: msec, value, the direction with
+// flag bits (0x80000000: an offset follows bs; 0x40000000: log_prio), the
+// priority, bs, [offset]; little-endian, 32 or 40 bytes.
+void AppendSample(std::string* out, const LogEntry& e, uint64_t msec, bool offset, bool prio) {
+  auto put = [out](const void* p, size_t n) { out->append(static_cast<const char*>(p), n); };
+  const uint64_t value = e.value, bs = e.bs, off = e.offset;
+  const uint32_t ddir = uint32_t(e.dir) | (offset ? 0x80000000u : 0) | (prio ? 0x40000000u : 0);
+  const uint16_t priority = e.prio, pad = 0;
+  put(&msec, 8);
+  put(&value, 8);
+  put(&ddir, 4);
+  put(&priority, 2);
+  put(&pad, 2);
+  put(&bs, 8);
+  if (offset) put(&off, 8);
+}
+
+// `entries` as fio writes a log with log_store_compressed=1: one zlib stream
+// of the binary samples (fio --inflate-log reads any number of streams one
+// after the other); an empty log is an empty file, as fio's.
+Expected<void> WriteCompressed(FILE* f, const std::string& path, const std::vector<LogEntry>& entries,
+                               const JobOptions& job, uint64_t epoch_ms) {
+  if (entries.empty()) return {};
+  std::string raw;
+  raw.reserve(entries.size() * 40);
+  for (const LogEntry& e : entries) AppendSample(&raw, e, e.msec + epoch_ms, job.log_offset, job.log_prio);
+  uLongf len = compressBound(uLong(raw.size()));
+  std::string z(len, '\0');
+  if (compress2(reinterpret_cast<Bytef*>(z.data()), &len, reinterpret_cast<const Bytef*>(raw.data()),
+                uLong(raw.size()), Z_DEFAULT_COMPRESSION) != Z_OK)
+    return MakeError(-ENOMEM, path + ": zlib could not compress the log");
+  if (std::fwrite(z.data(), 1, len, f) != len) return MakeError(-EIO, path + ": short write");
+  return {};
+}
+
 // As fio: a per-job log replaces the file, a shared one (per_job_logs=0)
 // is appended to, by each job in turn and across runs.
 FILE* OpenLog(const std::string& path, const JobOptions& job) {
@@ -35,16 +74,24 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
     auto write = [&](const std::optional<std::string>& opt, const char* kind,
                      const std::vector<LogEntry>& entries) -> Expected<void> {
       if (!opt) return {};
-      const std::string path = LogPath(*opt, job, tag, kind, c.thread_number);
+      std::string path = LogPath(*opt, job, tag, kind, c.thread_number);
+      if (job.log_store_compressed) path += ".fz";
       FILE* f = OpenLog(path, job);
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
-      // fio 3.33's columns: msec, value, direction, bs, [offset,] priority.
-      const char* prio = job.log_prio ? "0x0000" : "0";
+      if (job.log_store_compressed) {
+        Expected<void> w = WriteCompressed(f, path, entries, job, c.log_epoch_ms);
+        if (std::fclose(f) != 0 && w.ok()) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+        return w;
+      }
+      // fio 3.33's columns: msec, value, direction, bs, [offset,] priority:
+      // the ioprio value as 0x%04x with log_prio, else 1 for the
+      // real-time class and 0 for the others.
       for (const LogEntry& e : entries) {
         std::fprintf(f, "%llu, %llu, %d, %llu, ", (unsigned long long)(e.msec + c.log_epoch_ms),
                      (unsigned long long)e.value, e.dir, (unsigned long long)e.bs);
         if (job.log_offset) std::fprintf(f, "%llu, ", (unsigned long long)e.offset);
-        std::fprintf(f, "%s\n", prio);
+        if (job.log_prio) std::fprintf(f, "0x%04x\n", unsigned(e.prio));
+        else std::fprintf(f, "%d\n", (e.prio >> 13) == 1 ? 1 : 0);
       }
       if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
       return {};

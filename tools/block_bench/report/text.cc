@@ -202,9 +202,30 @@ void DirLatText(std::string& o, const DirResult& x, const JobOptions& job) {
   if (x.slat.count()) TextLat(o, "slat", x.slat);
   if (x.clat.count()) TextLat(o, "clat", x.clat);
   if (x.lat.count()) TextLat(o, " lat", x.lat);
+  // cmdprio: per priority as fio's (two or more with samples): clat, or
+  // lat with lat_percentiles, each line named "<type> prio CLASS/LEVEL".
+  const bool by_prio = PriosWithSamples(x) >= 2;
+  const char* prio_type = job.lat_percentiles ? "lat" : "clat";
+  if (by_prio) {
+    for (const PrioLatency& p : x.prios) {
+      if (!p.lat.count()) continue;
+      const std::string name = Fmt("%s prio %u/%u", prio_type, unsigned(p.ioprio >> 13), unsigned(p.ioprio & 7));
+      TextLat(o, name.c_str(), p.lat);
+    }
+  }
   if (job.slat_percentiles) TextPercentiles(o, "slat", x.slat, job.percentile_list);
   if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job.percentile_list);
   if (job.lat_percentiles) TextPercentiles(o, " lat", x.lat, job.percentile_list);
+  if (by_prio && (job.clat_percentiles || job.lat_percentiles)) {
+    const uint64_t all = job.lat_percentiles ? x.lat.count() : x.clat.count();
+    for (const PrioLatency& p : x.prios) {
+      if (!p.lat.count()) continue;
+      const std::string name =
+          Fmt("%s prio %u/%u (%.2f%% of IOs)", prio_type, unsigned(p.ioprio >> 13), unsigned(p.ioprio & 7),
+              all ? 100.0 * double(p.lat.count()) / double(all) : 0.0);
+      TextPercentiles(o, name.c_str(), p.lat, job.percentile_list);
+    }
+  }
   if (x.sched_lat.count()) {
     TextLat(o, "sched lat", x.sched_lat);
     if (job.clat_percentiles) TextPercentiles(o, "sched lat", x.sched_lat, job.percentile_list);

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,7 +52,7 @@ Task<void> Clone::run(AioContext& ctx) {
   ctx_ = &ctx;
   getrusage(RUSAGE_THREAD, &begin_.ru);
   begin_.ns = NowNs();
-  const bool bound = bind_cpus();  // else no I/O: the error says why
+  const bool bound = bind_cpus() && set_io_priority();  // else no I/O: the error says why
   const bool gated = static_cast<bool>(gate_.prepared);
   // Gated (RunOptions::sync): open and prepare, report, wait for every
   // process; the start delay counts from the common start.
@@ -95,6 +96,16 @@ bool Clone::bind_cpus() {
   errors_.set(e, "cpus_allowed (" + list + "): cannot run the clone's thread there: " +
                      ErrnoString(-e) + " (this machine has " +
                      std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs online)");
+  return false;
+}
+
+bool Clone::set_io_priority() {
+  const uint16_t v = job_.ioprio.job_ioprio();
+  if (!v) return true;
+  if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0 /* this thread */, int(v)) == 0) return true;
+  const int e = errno;
+  errors_.set(e, "prio/prioclass: ioprio_set(class " + std::to_string(v >> 13) + ", level " +
+                     std::to_string(v & 7) + ") on the clone's thread: " + ErrnoString(-e));
   return false;
 }
 
@@ -181,6 +192,11 @@ bool Clone::prepare(AioContext& ctx) {
   loop_ = std::make_unique<SubmitLoop>(parts, shape, *source_.source, ctx);
   if (life_.cancelling) loop_->set_cancelling();
   if (recorder_.active()) loop_->set_recorder(&recorder_);
+  if (job_.ioprio.per_request()) {
+    features_.cmdprio = std::make_unique<CmdPrio>(job_.ioprio, res_->seed);
+    loop_->set_cmdprio(features_.cmdprio.get());
+    stats_.split_by_priority(features_.cmdprio.get());
+  }
   add_features();
   return true;
 }

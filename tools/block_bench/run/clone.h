@@ -61,6 +61,7 @@
 #include "tools/block_bench/run/clone_source.h"
 #include "tools/block_bench/run/clone_state.h"
 #include "tools/block_bench/run/clone_stats.h"
+#include "tools/block_bench/run/cmdprio.h"
 #include "tools/block_bench/run/features/flow.h"
 #include "tools/block_bench/run/features/fsync_cadence.h"
 #include "tools/block_bench/run/features/latency_target.h"
@@ -215,11 +216,16 @@ class Clone {
     std::unique_ptr<ThinkTime> think;
     std::unique_ptr<FlowMember> flow;
     std::unique_ptr<OverlapGuard> overlap;
+    std::unique_ptr<CmdPrio> cmdprio;  // cmdprio_percentage / cmdprio_bssplit
   };
 
   // cpus_allowed: binds the clone's thread; false (with the error) when
   // the CPUs cannot be used.
   bool bind_cpus();
+  // prio/prioclass: the clone's thread (and the threads it starts) get the
+  // job's I/O priority with ioprio_set(2), as fio's; false (with the error)
+  // when the kernel refuses it.
+  bool set_io_priority();
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();
   // Opens the files, makes the source, the slots and the parts; false with

@@ -23,6 +23,19 @@ void CloneStats::sync_done(int64_t t0, int64_t t1, bool measured) {
   res_->sync_lat.record(uint64_t(t1 - t0));
 }
 
+void CloneStats::record_prio(DirResult& r, int d, const Latency& l, const IoUnit& u) {
+  if (d == int(Dir::kTrim)) return;
+  if (r.prios.empty()) {  // the first measured I/O, or after restart()
+    for (uint16_t p : prio_->priorities(Dir(d))) r.prios.push_back(PrioLatency{p, {}});
+  }
+  for (PrioLatency& p : r.prios) {
+    if (p.ioprio == u.ioprio) {
+      p.lat.record(job_.lat_percentiles ? l.lat : l.clat);
+      return;
+    }
+  }
+}
+
 void CloneStats::merge_unsplit(CloneResult* out) const {
   for (int d = 0; d < kNumDirs; d++) {
     if (!job_.disable_clat) out->dir[d].clat.merge(unsplit_[d]);

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/run/cmdprio.h"
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/source.h"
 #include "util/histogram.h"
@@ -72,9 +73,13 @@ class CloneStats {
     const bool split = handed != 0;
     const uint64_t slat = split ? uint64_t(std::clamp(handed, t0, t1) - t0) : 0;
     const Latency l{lat, lat - slat, slat, split};
-    if (measured) record(d, l, t1, due, u.len, st.ok());
+    if (measured) record(d, l, t1, due, u, st.ok());
     return l;
   }
+  // Splits the measured latencies by I/O priority (cmdprio on): from now
+  // on every request's latency is also recorded under its IoUnit::ioprio
+  // in DirResult::prios.  `p` outlives this.
+  void split_by_priority(const CmdPrio* p) { prio_ = p; }
   // A flush issued at t0 completed at t1 (fsync=, a trace's, not
   // cancelled): counted with the syncs when measured.
   void sync_done(int64_t t0, int64_t t1, bool measured);
@@ -98,7 +103,8 @@ class CloneStats {
 
  private:
   // The measured part of complete().
-  [[gnu::always_inline]] void record(int d, const Latency& l, int64_t t1, int64_t due, uint64_t len, bool ok) {
+  [[gnu::always_inline]] void record(int d, const Latency& l, int64_t t1, int64_t due, const IoUnit& u, bool ok) {
+    const uint64_t len = u.len;
     DirResult& r = res_->dir[d];
     r.ios++;
     if (l.split) {
@@ -108,12 +114,18 @@ class CloneStats {
     } else if (!job_.disable_clat || !job_.disable_lat) {
       unsplit_[d].record(l.lat);
     }
+    if (prio_) record_prio(r, d, l, u);
     if (due) r.sched_lat.record(uint64_t(std::max<int64_t>(0, t1 - due)));
     if (ok) r.bytes += len;
     else r.errors++;
   }
 
+  // The latency fio's clat_prio keeps (lat with lat_percentiles, else clat)
+  // under the request's priority.
+  void record_prio(DirResult& r, int d, const Latency& l, const IoUnit& u);
+
   const JobOptions& job_;
+  const CmdPrio* prio_ = nullptr;
   CloneResult* res_;
   LiveCounters* live_;
   int64_t last_done_ns_ = 0;

@@ -30,6 +30,13 @@
 
 namespace blk::bench {
 
+// With cmdprio: the latencies of one I/O priority (fio's clat_prio): clat,
+// or lat with lat_percentiles.
+struct PrioLatency {
+  uint16_t ioprio = 0;  // class << 13 | level
+  LatencyHistogram lat;
+};
+
 struct DirResult {
   uint64_t ios = 0;        // completed, successful or not
   uint64_t bytes = 0;      // of successful I/Os
@@ -46,8 +53,17 @@ struct DirResult {
   // Per-sample (bw_sample_msec) rates: bytes/s and I/O/s.
   std::vector<double> bw_samples;
   std::vector<double> iops_samples;
+  // With cmdprio_percentage / cmdprio_bssplit: by priority, the job's own
+  // first (CmdPrio::priorities order); empty otherwise.
+  std::vector<PrioLatency> prios;
 
   void merge(const DirResult& o) {
+    for (const PrioLatency& p : o.prios) {
+      auto it = std::find_if(prios.begin(), prios.end(),
+                             [&p](const PrioLatency& q) { return q.ioprio == p.ioprio; });
+      if (it == prios.end()) prios.push_back(p);
+      else it->lat.merge(p.lat);
+    }
     ios += o.ios;
     bytes += o.bytes;
     errors += o.errors;
@@ -65,13 +81,15 @@ struct DirResult {
   }
 };
 
-// fio's log line: msec since the job started, value, direction, bs, offset.
+// fio's log line: msec since the job started, value, direction, bs, offset,
+// the I/O's priority (ioprio value; 0 for averaged entries).
 struct LogEntry {
   uint64_t msec;
   uint64_t value;
   int dir;
   uint64_t bs;
   uint64_t offset;
+  uint16_t prio = 0;
 };
 
 // One line of fio's histogram log: the completion latencies of one

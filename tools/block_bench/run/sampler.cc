@@ -40,9 +40,9 @@ void Sampler::on_complete(const DoneIo& io) {
     // unless gtod_reduce (every statistic off).
     if (bw_log_ && !job_.disable_bw)
       res_->bw_log.push_back(
-          LogEntry{msec, io.clat ? io.u.len * 1000000 / io.clat : 0, d, io.u.len, io.u.offset});
+          LogEntry{msec, io.clat ? io.u.len * 1000000 / io.clat : 0, d, io.u.len, io.u.offset, io.u.ioprio});
     if (iops_log_ && !job_.stats_reduced())
-      res_->iops_log.push_back(LogEntry{msec, 1, d, io.u.len, io.u.offset});
+      res_->iops_log.push_back(LogEntry{msec, 1, d, io.u.len, io.u.offset, io.u.ioprio});
   }
 }
 
@@ -55,7 +55,7 @@ void Sampler::log_latency(int d, int64_t t1, const IoUnit& u, uint64_t lat, uint
     std::vector<LogEntry>* logs[3] = {&res_->lat_log, &res_->clat_log, &res_->slat_log};
     const uint64_t msec = time_.msec(t1);
     for (int k = 0; k < 3; k++)
-      if (keep[k]) logs[k]->push_back(LogEntry{msec, v[k], d, u.len, u.offset});
+      if (keep[k]) logs[k]->push_back(LogEntry{msec, v[k], d, u.len, u.offset, u.ioprio});
     return;
   }
   for (int k = 0; k < 3; k++) {

@@ -25,6 +25,11 @@ struct IoUnit {
   // the schedule; -1: no schedule of its own (issue when there is room, or
   // when RatePacer says).
   int64_t at_ns = -1;
+  // Set when it is issued (run/cmdprio.h): the I/O priority it is reported
+  // under, and whether the request carries it (cmdprio chose it) or the
+  // thread's applies.
+  uint16_t ioprio = 0;
+  bool ioprio_sent = false;
   friend bool operator==(const IoUnit&, const IoUnit&) = default;
 };
 

@@ -143,7 +143,14 @@ void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited
   if (content_ && u.dir == Dir::kWrite) content_->fill(p_.slots[slot].buf.data(), u, now);
   for (SubmitHook* h : hooks_.on_issue) h->on_issue(IssuedIo{slot, u, now});
   p_.slots[slot].stamp.ns = 0;
-  Task<void> t = do_io(slot, u, now, due, measured);
+  IoUnit io = u;
+  io.ioprio = job_ioprio_;
+  if (cmdprio_) {
+    const CmdPrio::Pick p = cmdprio_->pick(u.dir, u.len);
+    io.ioprio = p.ioprio;
+    io.ioprio_sent = p.per_request;
+  }
+  Task<void> t = do_io(slot, io, now, due, measured);
   t.set_submit_stamp(&p_.slots[slot].stamp);
   SpawnNow(std::move(t));
 }
@@ -166,9 +173,12 @@ Task<Status> SubmitLoop::perform(uint32_t slot, const IoUnit& u, int64_t* done_n
   } else if (u.dir == Dir::kTrim) {
     st = co_await b.discard(u.offset, u.len);
   } else if (u.dir == Dir::kRead) {
-    st = co_await b.read(u.offset, p_.slots.iov(slot, u.len));
+    st = co_await b.read(u.offset, p_.slots.iov(slot, u.len),
+                         u.ioprio_sent ? ReqPrioFlags(u.ioprio) : 0u);
   } else {
-    st = co_await b.write(u.offset, p_.slots.iov(slot, u.len), u.fua ? uint32_t(kReqFua) : 0u);
+    const uint32_t flags = (u.fua ? uint32_t(kReqFua) : 0u) |
+                           (u.ioprio_sent ? ReqPrioFlags(u.ioprio) : 0u);
+    st = co_await b.write(u.offset, p_.slots.iov(slot, u.len), flags);
   }
   *done_ns = NowNs();
   if (home) co_await home->schedule();

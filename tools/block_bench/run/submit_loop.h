@@ -14,7 +14,8 @@
 //      that waits here is counted as held back;
 //   5. the before_issue hooks;
 //   6. issue: a free slot, the depth histogram, the start of the measured
-//      phase, lateness, write_iolog, the write's contents, the on_issue
+//      phase, lateness, write_iolog, the I/O priority (CmdPrio), the
+//      write's contents, the on_issue
 //      hooks; requests go out inside one plug/unplug of up to
 //      iodepth_batch_submit (plugging only when that is over 1);
 //   7. the after_issue hooks.
@@ -45,6 +46,7 @@
 #include "tools/block_bench/run/clone_source.h"
 #include "tools/block_bench/run/clone_state.h"
 #include "tools/block_bench/run/clone_stats.h"
+#include "tools/block_bench/run/cmdprio.h"
 #include "tools/block_bench/run/hook.h"
 #include "tools/block_bench/run/io_recorder.h"
 #include "tools/block_bench/run/offload.h"
@@ -74,7 +76,8 @@ class SubmitLoop {
     CloneFiles& files;
   };
   SubmitLoop(const Parts& parts, const QueueShape& shape, IoSource& source, AioContext& ctx)
-      : p_(parts), shape_(shape), source_(&source), ctx_(ctx) {}
+      : p_(parts), shape_(shape), source_(&source), ctx_(ctx),
+        job_ioprio_(parts.job.ioprio.job_ioprio()) {}
   SubmitLoop(const SubmitLoop&) = delete;
   SubmitLoop& operator=(const SubmitLoop&) = delete;
 
@@ -84,6 +87,8 @@ class SubmitLoop {
   void set_offload(Offload* o) { offload_ = o; }
   void set_recorder(IoRecorder* r) { recorder_ = r; }
   void set_content(WriteContent* c) { content_ = c; }
+  // Each request's I/O priority (prio/prioclass, cmdprio_*; run/cmdprio.h).
+  void set_cmdprio(CmdPrio* p) { cmdprio_ = p; }
   // The depth in effect is *cap instead of iodepth (latency_target).
   void set_depth_cap(const uint32_t* cap) { cap_ = cap; }
   // The main phase's source from now on (verify_only's recorder).
@@ -193,6 +198,8 @@ class SubmitLoop {
   Offload* offload_ = nullptr;
   IoRecorder* recorder_ = nullptr;
   WriteContent* content_ = nullptr;
+  CmdPrio* cmdprio_ = nullptr;
+  uint16_t job_ioprio_;  // prio/prioclass: what a request not picked by cmdprio has
   const uint32_t* cap_ = nullptr;
   std::function<IoSource&()> next_phase_;
   Pending pending_;

@@ -85,6 +85,11 @@ void AddFileOptions(const JobOptions& job, uint32_t clone_files, Target* t) {
                      job.rw == RwMode::kTrimWrite || job.rw == RwMode::kRandTrimWrite;
   if (trims || (job.verify != VerifyMethod::kNone && job.trim_percentage && job.trim_backlog))
     t->spec += ",discard=unmap";
+  // fio's asynchronous engines that block-bench runs on the worker pool
+  // (posixaio; libaio without O_DIRECT) return from their submission call
+  // once the request is queued: slat ends there, as theirs.
+  if (job.ioengine == IoEngine::kPosixaio || (job.ioengine == IoEngine::kLibaio && SubstitutedEngine(job)))
+    t->spec += ",aio-threads-handover=on";
   if (job.ioengine == IoEngine::kPosixaio) {
     // glibc runs the requests of one file descriptor one after the other
     // on one of its threads (aio_misc.c), with at most 20 threads

@@ -233,7 +233,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"significant_figures", "significant_figures=6"},
       {"unit_base", "unit_base=1"},
       {"log_compression", "log_compression=64k"},
-      {"log_store_compressed", "log_store_compressed=0"},
+      {"log_store_compressed", "log_store_compressed=1"},
       {"bwavgtime", "bwavgtime=100"},
       {"iopsavgtime", "iopsavgtime=250"},
       {"disk_util", "disk_util=0"},
@@ -304,6 +304,12 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"replay_skip", "replay_skip=write,sync"},
       {"write_iolog", "write_iolog=out.log"},
       {"iodepth", "iodepth=1\nread_iolog=t"},
+      {"prio", "prio=3"},
+      {"prioclass", "prioclass=3"},
+      {"cmdprio_percentage", "ioengine=libaio\ncmdprio_percentage=30,40"},
+      {"cmdprio_class", "ioengine=io_uring\ncmdprio_class=2\ncmdprio_percentage=10"},
+      {"cmdprio", "ioengine=libaio\ncmdprio=3,5\ncmdprio_percentage=5"},
+      {"cmdprio_bssplit", "ioengine=libaio\ncmdprio_bssplit=4k/10/1/2:8k/20,64k/50"},
   };
   return kSamples;
 }
@@ -334,7 +340,7 @@ TEST(RoundTrip, AllOptionsTogether) {
     if (name == "kb_base" || name == "verify_only" || name == "buffered" || name == "rwmixwrite" || name == "userspace_reap" ||
         name == "sqthread_poll" || name == "sqthread_poll_cpu" || name == "registerfiles" ||
         name == "force_async" || name == "nonvectored" || name == "fixedbufs" ||
-        name.starts_with("zone")) {
+        name.starts_with("zone") || name.starts_with("cmdprio")) {
       continue;
     }
     body += sample + "\n";

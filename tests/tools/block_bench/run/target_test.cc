@@ -22,7 +22,7 @@ Target Of(const std::vector<std::string>& args) {
 // one of at most 20 threads, so the pool has a worker per file of the clone.
 TEST(JobTarget, PosixaioIsThreadsWithAWorkerPerFile) {
   Target t = Of({"--ioengine=posixaio", "--direct=1", "--filename=/dev/x"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=on,thread-pool-size=1,"
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=on,aio-threads-handover=on,thread-pool-size=1,"
                     "fadvise=sequential");
   EXPECT_FALSE(SyncEngine(ParseJob({"--name=j", "--ioengine=posixaio"})));
   EXPECT_FALSE(SubstitutedEngine(ParseJob({"--name=j", "--ioengine=posixaio"})));
@@ -55,7 +55,7 @@ TEST(JobTarget, LibaioThreadsAndSync) {
             "aio-max-batch=1,aio-batch-adapt=on");
   // Buffered libaio would block in io_submit: the thread pool runs it.
   t = Of({"--ioengine=libaio", "--filename=/dev/x"});
-  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=off,fadvise=sequential");
+  EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=threads,cache.direct=off,aio-threads-handover=on,fadvise=sequential");
   EXPECT_FALSE(t.spin);
   // fio's synchronous engines (psync, the default): in the clone's thread.
   t = Of({"--filename=/tmp/a,b"});
