@@ -11,7 +11,6 @@
 #include "tools/block_bench/cli/reports.h"
 #include "tools/block_bench/cli/run_status.h"
 #include "tools/block_bench/cli/signals.h"
-#include "tools/block_bench/cli/warnings.h"
 #include "tools/block_bench/jobfile/cmdline.h"
 #include "tools/block_bench/jobfile/render.h"
 #include "tools/block_bench/report/report.h"
@@ -47,18 +46,6 @@ std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
   return std::nullopt;
 }
 
-// Prints the warnings about the jobs.  False when --warnings-fatal forbids
-// the run (said too).
-bool WarnAboutJobs(const CommandLine& cl, const std::string& me) {
-  const std::vector<std::string> warnings = JobWarnings(cl.jobs);
-  for (const std::string& line : warnings) std::fprintf(stderr, "block-bench: %s\n", line.c_str());
-  if (warnings.empty() || !cl.flags.warnings_fatal) return true;
-  const size_t n = warnings.size();
-  std::fprintf(stderr, "block-bench: %s--warnings-fatal: %zu warning%s above, not running\n",
-               me.c_str(), n, n == 1 ? "" : "s");
-  return false;
-}
-
 // The run's options: MPI, the progress line and --status-interval reports
 // (on the same stream as the progress line, which is erased first).
 // `progress` and `outputs` must outlive the run.
@@ -72,6 +59,10 @@ RunOptions RunOptionsFor(Ranks& ranks, const StopSource& stop, const ToolFlags& 
     ro.seed_salt = uint64_t(ranks.rank());
     ro.file_tag = ".rank" + std::to_string(ranks.rank());
   }
+  // fio's informational lines ("Laying out IO file"): with the header, in
+  // the normal format only.
+  if (WantsNormal(flags.output_formats) && !outputs.json_on_stdout && ranks.lead())
+    ro.info = outputs.out;
   if (outputs.progress)
     ro.on_progress = [&progress](const ProgressSnapshot& p) { progress.Show(p, NowNs()); };
   if (flags.status_interval_ms && ranks.multi() && ranks.lead()) {
@@ -155,10 +146,6 @@ int RunJobsMain(int* argc, char*** argv, const std::vector<std::string>& args) {
   // Under MPI a rank that cannot run must not leave the others waiting in a
   // collective: the ranks agree below, after every local check.
   bool cannot_run = false;
-  if (!WarnAboutJobs(*cl, ranks.me())) {
-    if (!ranks.multi()) return 1;
-    cannot_run = true;
-  }
   FILE* out = OpenReportStream(cl->flags, ranks.lead());
   if (!out) {
     if (!ranks.multi()) return 1;

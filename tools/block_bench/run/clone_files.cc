@@ -102,10 +102,10 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
   res_->layout_seconds += p->seconds;
   res_->invalidated = res_->invalidated || p->invalidated;
   res_->pre_read_bytes += p->pre_read;
-  if (p->action == "write") {
+  // Created or extended, however (fio's need_extend).
+  if (!p->action.empty() && p->action != "none") {
     laid_files_++;
     laid_bytes_ += p->bytes;
-    laid_seconds_ += p->seconds;
   }
   if (!p->warning.empty() && opts_.messages)
     std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), p->warning.c_str());
@@ -121,11 +121,12 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
 }
 
 void CloneFiles::say_laid_out() const {
-  if (!laid_files_ || !opts_.messages) return;
-  // fio's line, so that a slow start is explained.
-  std::fprintf(opts_.messages, "%s: Laid out IO file%s (%llu file%s / %lluMiB) in %.2fs\n",
-               job_.name.c_str(), laid_files_ > 1 ? "s" : "", (unsigned long long)laid_files_,
-               laid_files_ > 1 ? "s" : "", (unsigned long long)(laid_bytes_ >> 20), laid_seconds_);
+  if (!laid_files_ || !opts_.info) return;
+  // fio's line (filesetup.c), with the size the files grew by, in whole MiB.
+  const bool many = laid_files_ > 1;
+  std::fprintf(opts_.info, "%s: Laying out IO file%s (%llu file%s / %s%lluMiB)\n",
+               job_.name.c_str(), many ? "s" : "", (unsigned long long)laid_files_,
+               many ? "s" : "", many ? "total " : "", (unsigned long long)(laid_bytes_ >> 20));
 }
 
 Expected<void> CloneFiles::register_buffers(SlotPool& slots) {

@@ -1,0 +1,64 @@
+#!/bin/bash
+# block-bench's output streams and command-line flags as fio 3.33's, each
+# compared with fio run on the same job here:
+#   1. stdout/stderr: informational lines on stdout (normal format) or
+#      nowhere (json, terse); stderr empty on runs fio keeps silent.
+# fio is required (scripts/packages.txt): missing, the test fails.
+set -u
+BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
+T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/fio_output.XXXXXX")"
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v fio >/dev/null || fail "fio is not installed (apt-get install fio)"
+cd "$T" || fail cd
+
+# run TOOL TAG ARGS...: runs TOOL (fio or bb) in a fresh directory
+# TAG.TOOL, stdout in out, stderr in err; exit status in rc.
+run() {
+  local tool=$1 tag=$2; shift 2
+  local bin=fio; [[ $tool == bb ]] && bin=$BB
+  rm -rf "$T/$tag.$tool"; mkdir -p "$T/$tag.$tool"
+  (cd "$T/$tag.$tool" && "$bin" "$@" >out 2>err; echo $? >rc)
+}
+both() { run fio "$@"; run bb "$@"; }
+# same_lines TAG REGEX: both tools' stdout lines matching REGEX are equal.
+same_lines() {
+  local f b
+  f=$(grep -E "$2" "$T/$1.fio/out"); b=$(grep -E "$2" "$T/$1.bb/out")
+  [[ "$f" == "$b" ]] || fail "$1: lines /$2/: fio [$f], block-bench [$b]"
+}
+silent() {
+  for t in fio bb; do
+    [[ $(cat "$T/$1.$t/rc") == 0 ]] || fail "$1: $t exit $(cat "$T/$1.$t/rc"): $(cat "$T/$1.$t/err")"
+    [[ ! -s "$T/$1.$t/err" ]] || fail "$1: $t stderr: $(cat "$T/$1.$t/err")"
+  done
+}
+
+# ---- 1. stdout / stderr ----
+# A new file for a reading job, a writing job, several files, buffered
+# libaio (a thread pool here: a header note), log_compression (a note).
+both read --name=r --filename=r.dat --size=1m --rw=read
+both write --name=w --filename=w.dat --size=2m --rw=write --bs=64k
+both files --name=f --nrfiles=3 --size=3m --rw=randread
+both aio --name=a --ioengine=libaio --direct=0 --filename=a.dat --size=1m
+both logc --name=c --ioengine=null --size=1m --write_lat_log=c --log_compression=64k
+for tag in read write files aio logc; do
+  silent $tag
+  same_lines $tag "Laying out"
+done
+grep -qx "r: Laying out IO file (1 file / 1MiB)" read.bb/out || fail "read: $(cat read.bb/out)"
+grep -qx "f: Laying out IO files (3 files / total 3MiB)" files.bb/out || fail "files: $(cat files.bb/out)"
+grep -q "^a: note: ioengine=libaio with direct=0 runs on the thread pool" aio.bb/out ||
+  fail "aio: no header note: $(head -3 aio.bb/out)"
+# The file is there: nothing to say.
+(cd read.bb && "$BB" --name=r --filename=r.dat --size=1m --rw=read >out2 2>err2) || fail "rerun"
+grep -q "Laying out" read.bb/out2 && fail "layout line for an existing file"
+# JSON and terse on stdout: the document alone, no line before it.
+for fmt in json terse; do
+  both $fmt --name=r --filename=r.dat --size=1m --rw=read --ioengine=libaio --output-format=$fmt
+  silent $fmt
+  same_lines $fmt "Laying out|note:"
+done
+python3 -c "import json; json.load(open('json.bb/out'))" || fail "json: stdout is not one document"
+
+echo PASS
