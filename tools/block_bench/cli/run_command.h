@@ -11,9 +11,10 @@
 // the run (run/runner.h) with the
 // progress line (progress.h), --status-interval reports and SIGINT/SIGTERM
 // (signals.h); then the errors, logs and reports (reports.h), merged over
-// the ranks under MPI (rank_finish.h).  With a JSON format on standard
-// output, standard output carries only the JSON document: every message
-// goes to standard error.
+// the ranks under MPI (rank_finish.h).  With a JSON format alone on
+// standard output, standard output carries only the JSON document: every
+// message goes to standard error (with normal asked too, as fio, all
+// reports are on standard output: outputs.h).
 //
 // Exit status:
 //   0        every job finished cleanly (also --help, --version, --showcmd,

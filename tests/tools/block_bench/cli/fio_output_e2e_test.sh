@@ -60,5 +60,27 @@ for fmt in json terse; do
   same_lines $fmt "Laying out|note:"
 done
 python3 -c "import json; json.load(open('json.bb/out'))" || fail "json: stdout is not one document"
+# Combined formats: stdout holds what fio's holds, in fio's order (header,
+# Starting, Laying out, terse, JSON, text), stderr nothing.
+skeleton() {
+  python3 - "$1" <<'PY'
+import re, sys
+kinds = []
+for line in open(sys.argv[1]):
+    for kind, rx in (("header", r"^\w+: \(g=\d+\)"), ("version", r"^(fio|block-bench)-"),
+                     ("starting", r"^Starting "), ("layout", r"^\w+: Laying out"),
+                     ("json", r"^\{$"), ("terse", r"^3;"), ("text", r"^\w+: \(groupid="),
+                     ("status", r"^Run status group")):
+        if re.match(rx, line) and (not kinds or kinds[-1] != kind):
+            kinds.append(kind)
+print(" ".join(kinds))
+PY
+}
+for fmt in json,normal terse,json,normal; do
+  both "combo.$fmt" --name=r --filename=r.dat --size=1m --rw=read --output-format=$fmt
+  silent "combo.$fmt"
+  f=$(skeleton "combo.$fmt.fio/out"); b=$(skeleton "combo.$fmt.bb/out")
+  [[ "$f" == "$b" ]] || fail "--output-format=$fmt: fio [$f], block-bench [$b]"
+done
 
 echo PASS
