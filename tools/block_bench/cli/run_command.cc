@@ -42,17 +42,22 @@ std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
     std::printf("%s\n", ShowCommand(cl.jobs).c_str());
     return 0;
   }
+  if (flags.debug_list) {
+    std::printf("block-bench: dumping debug options:%s\n", DebugCategoryList().c_str());
+    return 0;
+  }
   if (flags.parse_only) return 0;
   return std::nullopt;
 }
 
 // The run's options: MPI, the progress line and --status-interval reports
 // (on the same stream as the progress line, which is erased first).
-// `progress` and `outputs` must outlive the run.
+// `progress`, `outputs` and `debug` must outlive the run.
 RunOptions RunOptionsFor(Ranks& ranks, const StopSource& stop, const ToolFlags& flags,
-                         const Outputs& outputs, ProgressLine& progress) {
+                         const Outputs& outputs, ProgressLine& progress, const DebugLog* debug) {
   RunOptions ro;
   ro.stop = &stop;
+  ro.debug = debug;
   ro.max_memory = flags.max_memory;
   if (ranks.multi()) {
     ro.sync = ranks.session();
@@ -105,10 +110,29 @@ int FinishRun(const RunResult& rr, const ToolFlags& flags, const Outputs& output
       [&](bool plus) { return JsonReport(rr, plus); });
 }
 
+// --debug=parse: each job's options as parsed (those not at their default,
+// in RenderJobArgs' form).
+void SayParsed(const DebugLog& debug, const std::vector<JobOptions>& jobs) {
+  if (!debug.on(DebugCategory::kParse)) return;
+  for (const JobOptions& j : jobs) {
+    for (const std::string& a : RenderJobArgs(j)) {
+      const std::string s = a.substr(a.rfind("--", 0) == 0 ? 2 : 0);
+      const size_t eq = s.find('=');
+      debug.print(DebugCategory::kParse, "handle_option=%s, ptr=%s", s.substr(0, eq).c_str(),
+                  eq == std::string::npos ? "" : s.substr(eq + 1).c_str());
+    }
+  }
+}
+
 // Everything after the set-up: headers, the run, its end.
 int RunAndFinish(Ranks& ranks, const CommandLine& cl, FILE* out) {
   const ToolFlags& flags = cl.flags;
   const Outputs outputs = ChooseOutputs(flags, out, ranks.multi());
+  // fio's --debug: on the output, whatever the format (as fio's).
+  for (const std::string& m : flags.debug.unknown)
+    std::fprintf(stderr, "block-bench: debug mask %s not found\n", m.c_str());
+  const DebugLog debug(out, flags.debug.mask);
+  SayParsed(debug, cl.jobs);
   if (WantsNormal(flags.output_formats) && !outputs.json_on_stdout && ranks.lead()) {
     std::fputs(RunHeaders(cl.jobs, ranks.size()).c_str(), out);
     std::fflush(out);
@@ -117,7 +141,8 @@ int RunAndFinish(Ranks& ranks, const CommandLine& cl, FILE* out) {
   static StopSource stop;
   StopOnSignals(&stop);
   ProgressLine progress(outputs.progress_stream, flags.eta_newline_ms);
-  const RunResult rr = RunJobs(cl.jobs, RunOptionsFor(ranks, stop, flags, outputs, progress));
+  const RunResult rr =
+      RunJobs(cl.jobs, RunOptionsFor(ranks, stop, flags, outputs, progress, &debug));
   progress.Finish();
   if (ranks.multi())
     return FinishAcrossRanks(*ranks.session(), cl.jobs, rr, flags, out, outputs.json_on_stdout);

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/block_bench/jobfile/debug_mask.h"
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/jobfile/parse_env.h"
 #include "util/result.h"
@@ -72,6 +73,11 @@ struct ToolFlags {
   // Accepted with no effect on block-bench's results (documented): fio's
   // shared-memory pool size and the directory for its auxiliary files
   // (block-bench keeps no pool and writes no auxiliary files).
+  // --debug=CAT,... / -d: fio's debug categories (debug_mask.h); the
+  // unknown names are kept for the "debug mask X not found" messages.
+  // --debug=?: list the categories and exit.
+  DebugMask debug;
+  bool debug_list = false;
   uint64_t alloc_size_kb = 0;         // --alloc-size
   std::string aux_path;               // --aux-path (must be a directory)
   friend bool operator==(const ToolFlags&, const ToolFlags&) = default;

@@ -220,6 +220,7 @@ class Clone {
   // cpus_allowed: binds the clone's thread; false (with the error) when
   // the CPUs cannot be used.
   bool bind_cpus();
+  void say_seed() const;  // --debug=random
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();
   // Opens the files, makes the source, the slots and the parts; false with

@@ -109,6 +109,11 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
   }
   if (!p->warning.empty() && opts_.messages)
     std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), p->warning.c_str());
+  if (opts_.debug)
+    opts_.debug->print(DebugCategory::kFile, "%s: file %u %s: set up (%s, %llu bytes), opening",
+                       job_.name.c_str(), i, file.target.display.c_str(),
+                       p->action.empty() ? "there" : p->action.c_str(),
+                       (unsigned long long)p->bytes);
   auto b = OpenBackend(ctx, file.target.spec, flags);
   if (!b.ok())
     return Error{b.error().code,
@@ -169,6 +174,9 @@ Task<void> CloneFiles::close() {
         res_->counters[k].name = "file" + std::to_string(f) + "." + res_->counters[k].name;
     co_await files_[f].blk->drain();  // returns at the loop's top level: safe to close
     files_[f].blk.reset();
+    if (opts_.debug)
+      opts_.debug->print(DebugCategory::kFile, "%s: file %u %s: closed", job_.name.c_str(), f,
+                         files_[f].target.display.c_str());
   }
 }
 

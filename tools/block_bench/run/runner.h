@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/run/debug_log.h"
 #include "tools/block_bench/run/disk_stats.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/result.h"
@@ -75,6 +76,8 @@ struct RunOptions {
   // The caller passes the normal-format output stream; null (the default,
   // and fio's choice for JSON and terse output): none.
   FILE* info = nullptr;
+  // fio's --debug lines (debug_log.h); null: none.  Must outlive RunJobs.
+  const DebugLog* debug = nullptr;
   // Several processes run these jobs together (MPI ranks, tools/block_bench/
   // mpi): each stonewall segment starts its I/O only once every process has
   // prepared it (run/sync.h).  Null: one process, no waiting step.  Must

@@ -2,7 +2,12 @@
 # block-bench's output streams and command-line flags as fio 3.33's, each
 # compared with fio run on the same job here:
 #   1. stdout/stderr: informational lines on stdout (normal format) or
-#      nowhere (json, terse); stderr empty on runs fio keeps silent.
+#      nowhere (json, terse); stderr empty on runs fio keeps silent;
+#      --output-format combinations in fio's order.
+#   2. --debug: fio's categories (--debug=?), an unknown one named on stderr
+#      and the run goes on; io lines with fio's offsets, lengths and
+#      directions; random: a clone's seed follows randseed/randrepeat as
+#      fio's t/random_seed.py expects; lines go to --output when given.
 # fio is required (scripts/packages.txt): missing, the test fails.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
@@ -82,5 +87,40 @@ for fmt in json,normal terse,json,normal; do
   f=$(skeleton "combo.$fmt.fio/out"); b=$(skeleton "combo.$fmt.bb/out")
   [[ "$f" == "$b" ]] || fail "--output-format=$fmt: fio [$f], block-bench [$b]"
 done
+
+# ---- 2. --debug ----
+"$BB" --debug=? >dl.bb || fail "--debug=?"
+fio --debug=? >dl.fio
+[[ "$(grep -o 'options:.*' dl.bb)" == "$(grep -o 'options:.*' dl.fio)" ]] ||
+  fail "--debug=?: $(cat dl.bb) vs $(cat dl.fio)"
+both dbgio --debug=io,nosuch --name=d --ioengine=null --size=32k --rw=write --bs=8k
+for t in fio bb; do
+  [[ $(cat dbgio.$t/rc) == 0 ]] || fail "$t --debug=nosuch: exit $(cat dbgio.$t/rc)"
+  grep -q "debug mask nosuch not found" dbgio.$t/err || fail "$t: $(cat dbgio.$t/err)"
+done
+# fio's queue lines: off, len, ddir in issue order.
+ios() { grep -E '^io +[0-9]+ +queue: ' "$1" | grep -oE 'off=0x[0-9a-f]+,len=0x[0-9a-f]+,ddir=[0-9]'; }
+[[ -n "$(ios dbgio.fio/out)" && "$(ios dbgio.fio/out)" == "$(ios dbgio.bb/out)" ]] ||
+  fail "io lines: fio [$(ios dbgio.fio/out | tr '\n' ' ')] block-bench [$(ios dbgio.bb/out | tr '\n' ' ')]"
+# random: the seed lines (thread ids aside) of two runs.
+seeds() {
+  (cd "$T" && "$BB" --debug=random --name=random_seed --ioengine=null --size=32k --rw=randread \
+    "$@" --output=seeds.out >/dev/null 2>&1) || fail "random run $*"
+  grep random "$T/seeds.out" | grep -o 'seed [0-9]* from .*' || fail "no seed line: $(cat "$T/seeds.out")"
+}
+grep -q "seed [0-9]* from randseed=12345$" <<<"$(seeds --randseed=12345)" || fail "no randseed line"
+[[ "$(seeds --randseed=12345)" == "$(seeds --randseed=12345 --randrepeat=0)" ]] ||
+  fail "randseed=12345 gave different seeds"
+[[ "$(seeds --randseed=12345)" != "$(seeds --randseed=67890)" ]] || fail "randseeds differ, seeds equal"
+[[ "$(seeds --randrepeat=1)" == "$(seeds --randrepeat=1)" ]] || fail "randrepeat=1 seeds differ"
+[[ "$(seeds --randrepeat=0)" != "$(seeds --randrepeat=0)" ]] || fail "randrepeat=0 seeds repeat"
+[[ "$(seeds --randrepeat=0)" != "$(seeds --randrepeat=1)" ]] || fail "randrepeat=0 gave the fixed seed"
+# parse, file, job: present; a category with no lines of block-bench's
+# (verify) is accepted.
+both dbgp --debug=parse,file,job,verify --name=p --ioengine=null --size=8k --rw=randread
+grep -qE '^parse +[0-9]+ +handle_option=rw, ptr=randread$' dbgp.bb/out || fail "parse: $(cat dbgp.bb/out)"
+grep -qE '^file +[0-9]+ +p: file 0 .*: closed$' dbgp.bb/out || fail "file: $(cat dbgp.bb/out)"
+grep -qE '^job +[0-9]+ +p \(clone 0\): done, 2 I/Os$' dbgp.bb/out || fail "job: $(cat dbgp.bb/out)"
+[[ ! -s dbgp.bb/err ]] || fail "debug run stderr: $(cat dbgp.bb/err)"
 
 echo PASS

@@ -90,6 +90,16 @@ TEST(ToolFlags, FioHarnessFlags) {
 
 // block-bench's memory limit (run/resources.h): a size, fio's syntax; 0
 // (not given) leaves the default.
+// fio's --debug / -d: categories accumulate, unknown names are kept for
+// the message; --debug=? needs no job.
+TEST(ToolFlags, Debug) {
+  const CommandLine c = Ok({"--debug=io,nosuch", "-d", "random", "--name=x"});
+  EXPECT_EQ(c.flags.debug.mask, Bit(DebugCategory::kIo) | Bit(DebugCategory::kRandom));
+  EXPECT_EQ(c.flags.debug.unknown, std::vector<std::string>{"nosuch"});
+  EXPECT_FALSE(c.flags.debug_list);
+  EXPECT_TRUE(Ok({"--debug=?"}).flags.debug_list);
+}
+
 TEST(ToolFlags, BlkstackMaxMemory) {
   EXPECT_EQ(Ok({"--name=x"}).flags.max_memory, 0u);
   EXPECT_EQ(Ok({"--blkstack-max-memory=2g", "--name=x"}).flags.max_memory, uint64_t(2) << 30);
