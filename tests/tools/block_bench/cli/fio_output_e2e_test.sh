@@ -8,6 +8,8 @@
 #      and the run goes on; io lines with fio's offsets, lengths and
 #      directions; random: a clone's seed follows randseed/randrepeat as
 #      fio's t/random_seed.py expects; lines go to --output when given.
+#   3. JSON: "global options" (only with a [global] section or options
+#      before the first --name), "desc", "job options" as fio echoes them.
 # fio is required (scripts/packages.txt): missing, the test fails.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
@@ -122,5 +124,47 @@ grep -qE '^parse +[0-9]+ +handle_option=rw, ptr=randread$' dbgp.bb/out || fail "
 grep -qE '^file +[0-9]+ +p: file 0 .*: closed$' dbgp.bb/out || fail "file: $(cat dbgp.bb/out)"
 grep -qE '^job +[0-9]+ +p \(clone 0\): done, 2 I/Os$' dbgp.bb/out || fail "job: $(cat dbgp.bb/out)"
 [[ ! -s dbgp.bb/err ]] || fail "debug run stderr: $(cat dbgp.bb/err)"
+
+# ---- 3. JSON echo of the options ----
+cat >g1.fio <<'JOB'
+[global]
+ioengine=null
+size=1m
+bs=4k
+
+[j1]
+rw=randread
+description=first job
+iodepth=4
+bs=8k
+bs=16k
+
+[j2]
+rw=write
+numjobs=2
+stonewall
+JOB
+printf '[j]\nioengine=null\nsize=64k\n' >g2.fio
+printf '[global]\nthread\n[j]\nioengine=null\nsize=64k\ngroup_reporting\ndescription=a b c\n' >g3.fio
+echo_of() {
+  python3 - "$1" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+d = json.loads(text[text.index("\n{") + 1:] if not text.startswith("{") else text)
+print(json.dumps(d.get("global options")))
+for j in d["jobs"]:
+    print(j["jobname"], json.dumps(j.get("desc")), json.dumps(j["job options"]))
+PY
+}
+both echo1 "$T/g1.fio" --output-format=json
+both echo2 "$T/g2.fio" --output-format=json
+both echo3 "$T/g3.fio" --output-format=json
+both echo4 --ioengine=null --size=64k --name=a --bs=4k --bs=8k --thread --name=b --rw=write --output-format=json
+both echo5 --name=a --ioengine=null --size=64k --description=x --output-format=json
+for tag in echo1 echo2 echo3 echo4 echo5; do
+  [[ $(cat $tag.fio/rc) == 0 && $(cat $tag.bb/rc) == 0 ]] || fail "$tag: $(cat $tag.bb/err)"
+  f=$(echo_of $tag.fio/out) b=$(echo_of $tag.bb/out)
+  [[ -n "$f" && "$f" == "$b" ]] || fail "$tag: fio [$f] block-bench [$b]"
+done
 
 echo PASS
