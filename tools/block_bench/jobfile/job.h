@@ -348,6 +348,11 @@ struct JobOptions {
   bool offload() const { return io_submit_mode == SubmitMode::kOffload; }
   bool readonly = false;  // --readonly: the graph is opened read-only
   bool exitall = false;           // a clone that ends ends the others running
+  // exit_what: which clones exitall / exitall_on_error end (fio's): those
+  // of the clone's group (default), every one running (stonewall: the next
+  // stonewall segment still runs), or all (no later segment runs either).
+  enum class ExitWhat : uint8_t { kGroup, kStonewall, kAll };
+  ExitWhat exit_what = ExitWhat::kGroup;
   // serialize_overlap: an I/O overlapping one in flight waits for it.
   bool serialize_overlap = false;
   bool exitall_on_error = false;  // ... when it ends with an error

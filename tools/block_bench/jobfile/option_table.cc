@@ -37,7 +37,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"error_dump", "error filtering and dumping are not implemented (continue_on_error is)"},
     {"exec_postrun", "running external commands around jobs is not supported"},
     {"exec_prerun", "running external commands around jobs is not supported"},
-    {"exit_what", "not implemented"},
     {"experimental_verify", "not implemented (verify= crc32c, crc32, md5, sha1, sha256, sha512, xxhash, meta, pattern with verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
     {"file_append", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"fsync_on_close", "not implemented"},
