@@ -123,12 +123,13 @@ dev=$(stat -c %d "$T")
 if [[ -e /sys/dev/block/$((dev >> 8)):$((dev & 255))/stat ]]; then
   for du in 1 0; do
     "$BB" --name=d --filename="$T/d.dat" --rw=write --bs=4k --size=1m --disk_util=$du \
-      --output-format=json,normal >d$du.json 2>d$du.txt || fail "disk_util=$du run"
+      --output-format=json,normal >d$du.out 2>d$du.err || fail "disk_util=$du run"
   done
-  grep -q '^Disk stats (read/write):$' d1.txt || fail "disk_util=1: no Disk stats: $(tail -3 d1.txt)"
-  grep -q '"disk_util": \[' d1.json || fail "disk_util=1: no disk_util array"
-  grep -q 'Disk stats' d0.txt && fail "disk_util=0: Disk stats: $(tail -3 d0.txt)"
-  grep -q '"disk_util": \[' d0.json && fail "disk_util=0: disk_util array"
+  # As fio, json,normal is all on stdout: the JSON document, then the text.
+  grep -q '^Disk stats (read/write):$' d1.out || fail "disk_util=1: no Disk stats: $(tail -3 d1.out)"
+  grep -q '"disk_util" : \[\|"disk_util": \[' d1.out || fail "disk_util=1: no disk_util array"
+  grep -q 'Disk stats' d0.out && fail "disk_util=0: Disk stats: $(tail -3 d0.out)"
+  grep -q '"disk_util" : \[\|"disk_util": \[' d0.out && fail "disk_util=0: disk_util array"
   "$BB" --name=d --filename="$T/d.dat" --rw=write --bs=4k --size=1m --disk_util=0 \
     --output-format=terse >d0.terse || fail "disk_util=0 terse run"
   [[ $(tr ';' '\n' <d0.terse | wc -l) -eq 121 ]] || fail "disk_util=0 terse has disk fields"
