@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "tools/block_bench/cli/warnings.h"
 #include "tools/block_bench/format/format.h"
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
@@ -70,6 +71,7 @@ std::string RunHeaders(const std::vector<JobOptions>& jobs, int ranks) {
     if (jobs[i].numjobs > 1) text += "...\n";  // fio's line for clones
     const std::string diff = FioDifference(jobs[i]);
     if (!diff.empty()) text += jobs[i].name + ": note: " + diff + "\n";
+    for (const std::string& note : JobNotes(jobs[i])) text += jobs[i].name + ": note: " + note + "\n";
   }
   return text + StartingLine(jobs, ranks);
 }

@@ -5,6 +5,8 @@
 //   j: note: submissions batched adaptively, ... (fio: ...)
 //                              (where the job runs with a default other
 //                              than fio's: run/target.h FioDifference)
+//   j: note: ioengine=libaio with direct=0 runs on the thread pool ...
+//                              (options run differently: warnings.h)
 //   block-bench-0.1
 //   Starting 2 threads         ("on each of N ranks" under MPI)
 //

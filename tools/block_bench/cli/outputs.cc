@@ -31,7 +31,10 @@ FILE* OpenReportStream(const ToolFlags& flags, bool lead) {
 Outputs ChooseOutputs(const ToolFlags& flags, FILE* out, bool multi) {
   Outputs o;
   o.out = out;
-  o.json_on_stdout = WantsJson(flags.output_formats) && out == stdout;
+  // As fio: with normal asked too, every format goes to standard output, the
+  // header first (fio's json,normal).
+  o.json_on_stdout =
+      WantsJson(flags.output_formats) && !WantsNormal(flags.output_formats) && out == stdout;
   o.progress_stream = o.json_on_stdout ? stderr : stdout;
   o.progress = ShowProgress(flags.eta, isatty(fileno(o.progress_stream)), out == stdout,
                             o.json_on_stdout, multi);

@@ -3,9 +3,11 @@
 //
 // The reports go to standard output or the --output file (created before
 // the run, on the lead process only: under MPI rank 0 prints the report).
-// With a JSON format on standard output, standard output carries only the
-// JSON document: the text report and the progress line go to standard
-// error.  The progress line shows with --eta=always; with --eta=auto when
+// With a JSON format alone on standard output (json, json+, terse,json),
+// standard output carries only the document(s): the progress line goes to
+// standard error.  With normal asked too (json,normal), as fio: standard
+// output carries the header, the informational lines, then every report in
+// fio's order (reports.h).  The progress line shows with --eta=always; with --eta=auto when
 // it would go to a terminal and the reports are text on standard output;
 // never on the ranks of an MPI run (one rank's progress would read as the
 // run's).
@@ -31,7 +33,7 @@ FILE* OpenReportStream(const ToolFlags& flags, bool lead);
 
 struct Outputs {
   FILE* out = stdout;             // the reports
-  bool json_on_stdout = false;    // a JSON format goes to standard output
+  bool json_on_stdout = false;    // JSON without normal goes to standard output
   FILE* progress_stream = stdout; // standard error when json_on_stdout
   bool progress = false;          // whether the progress line shows
 };

@@ -28,8 +28,11 @@ namespace blk::bench::cli {
 using TextMaker = std::function<std::string()>;
 using JsonMaker = std::function<nlohmann::ordered_json(bool plus)>;
 
-// Writes the reports flags.output_formats asks for to `out` (the text
-// report to stderr when `json_on_stdout`).  Does not flush.
+// Writes the reports flags.output_formats asks for to `out`, in fio's order
+// (terse, JSON, text).  `json_on_stdout` (Outputs): standard output is kept
+// for the JSON alone, so a text report goes to stderr (ChooseOutputs never
+// sets it with normal asked: fio's json,normal is all on stdout).  Does not
+// flush.
 void WriteReports(const ToolFlags& flags, FILE* out, bool json_on_stdout, const TextMaker& text,
                   const JsonMaker& json);
 

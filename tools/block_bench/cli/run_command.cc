@@ -11,7 +11,6 @@
 #include "tools/block_bench/cli/reports.h"
 #include "tools/block_bench/cli/run_status.h"
 #include "tools/block_bench/cli/signals.h"
-#include "tools/block_bench/cli/warnings.h"
 #include "tools/block_bench/jobfile/cmdline.h"
 #include "tools/block_bench/jobfile/render.h"
 #include "tools/block_bench/report/report.h"
@@ -43,35 +42,32 @@ std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
     std::printf("%s\n", ShowCommand(cl.jobs).c_str());
     return 0;
   }
+  if (flags.debug_list) {
+    std::printf("block-bench: dumping debug options:%s\n", DebugCategoryList().c_str());
+    return 0;
+  }
   if (flags.parse_only) return 0;
   return std::nullopt;
 }
 
-// Prints the warnings about the jobs.  False when --warnings-fatal forbids
-// the run (said too).
-bool WarnAboutJobs(const CommandLine& cl, const std::string& me) {
-  const std::vector<std::string> warnings = JobWarnings(cl.jobs);
-  for (const std::string& line : warnings) std::fprintf(stderr, "block-bench: %s\n", line.c_str());
-  if (warnings.empty() || !cl.flags.warnings_fatal) return true;
-  const size_t n = warnings.size();
-  std::fprintf(stderr, "block-bench: %s--warnings-fatal: %zu warning%s above, not running\n",
-               me.c_str(), n, n == 1 ? "" : "s");
-  return false;
-}
-
 // The run's options: MPI, the progress line and --status-interval reports
 // (on the same stream as the progress line, which is erased first).
-// `progress` and `outputs` must outlive the run.
+// `progress`, `outputs` and `debug` must outlive the run.
 RunOptions RunOptionsFor(Ranks& ranks, const StopSource& stop, const ToolFlags& flags,
-                         const Outputs& outputs, ProgressLine& progress) {
+                         const Outputs& outputs, ProgressLine& progress, const DebugLog* debug) {
   RunOptions ro;
   ro.stop = &stop;
+  ro.debug = debug;
   ro.max_memory = flags.max_memory;
   if (ranks.multi()) {
     ro.sync = ranks.session();
     ro.seed_salt = uint64_t(ranks.rank());
     ro.file_tag = ".rank" + std::to_string(ranks.rank());
   }
+  // fio's informational lines ("Laying out IO file"): with the header, in
+  // the normal format only.
+  if (WantsNormal(flags.output_formats) && !outputs.json_on_stdout && ranks.lead())
+    ro.info = outputs.out;
   if (outputs.progress)
     ro.on_progress = [&progress](const ProgressSnapshot& p) { progress.Show(p, NowNs()); };
   if (flags.status_interval_ms && ranks.multi() && ranks.lead()) {
@@ -114,10 +110,29 @@ int FinishRun(const RunResult& rr, const ToolFlags& flags, const Outputs& output
       [&](bool plus) { return JsonReport(rr, plus); });
 }
 
+// --debug=parse: each job's options as parsed (those not at their default,
+// in RenderJobArgs' form).
+void SayParsed(const DebugLog& debug, const std::vector<JobOptions>& jobs) {
+  if (!debug.on(DebugCategory::kParse)) return;
+  for (const JobOptions& j : jobs) {
+    for (const std::string& a : RenderJobArgs(j)) {
+      const std::string s = a.substr(a.rfind("--", 0) == 0 ? 2 : 0);
+      const size_t eq = s.find('=');
+      debug.print(DebugCategory::kParse, "handle_option=%s, ptr=%s", s.substr(0, eq).c_str(),
+                  eq == std::string::npos ? "" : s.substr(eq + 1).c_str());
+    }
+  }
+}
+
 // Everything after the set-up: headers, the run, its end.
 int RunAndFinish(Ranks& ranks, const CommandLine& cl, FILE* out) {
   const ToolFlags& flags = cl.flags;
   const Outputs outputs = ChooseOutputs(flags, out, ranks.multi());
+  // fio's --debug: on the output, whatever the format (as fio's).
+  for (const std::string& m : flags.debug.unknown)
+    std::fprintf(stderr, "block-bench: debug mask %s not found\n", m.c_str());
+  const DebugLog debug(out, flags.debug.mask);
+  SayParsed(debug, cl.jobs);
   if (WantsNormal(flags.output_formats) && !outputs.json_on_stdout && ranks.lead()) {
     std::fputs(RunHeaders(cl.jobs, ranks.size()).c_str(), out);
     std::fflush(out);
@@ -126,7 +141,8 @@ int RunAndFinish(Ranks& ranks, const CommandLine& cl, FILE* out) {
   static StopSource stop;
   StopOnSignals(&stop);
   ProgressLine progress(outputs.progress_stream, flags.eta_newline_ms);
-  const RunResult rr = RunJobs(cl.jobs, RunOptionsFor(ranks, stop, flags, outputs, progress));
+  const RunResult rr =
+      RunJobs(cl.jobs, RunOptionsFor(ranks, stop, flags, outputs, progress, &debug));
   progress.Finish();
   if (ranks.multi())
     return FinishAcrossRanks(*ranks.session(), cl.jobs, rr, flags, out, outputs.json_on_stdout);
@@ -155,10 +171,6 @@ int RunJobsMain(int* argc, char*** argv, const std::vector<std::string>& args) {
   // Under MPI a rank that cannot run must not leave the others waiting in a
   // collective: the ranks agree below, after every local check.
   bool cannot_run = false;
-  if (!WarnAboutJobs(*cl, ranks.me())) {
-    if (!ranks.multi()) return 1;
-    cannot_run = true;
-  }
   FILE* out = OpenReportStream(cl->flags, ranks.lead());
   if (!out) {
     if (!ranks.multi()) return 1;

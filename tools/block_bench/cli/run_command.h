@@ -6,20 +6,20 @@
 //
 // In order: MPI set-up under a launcher (ranks.h); parsing (jobfile/
 // cmdline.h); the flags answered without running (--help, --version,
-// --cmdhelp, --showcmd, --parse-only); the warnings (warnings.h; with
-// --warnings-fatal no run); the output file (outputs.h); the ranks'
-// agreement; the headers (headers.h); the run (run/runner.h) with the
+// --cmdhelp, --showcmd, --parse-only); the output file (outputs.h); the
+// ranks' agreement; the headers (headers.h, with the notes of warnings.h);
+// the run (run/runner.h) with the
 // progress line (progress.h), --status-interval reports and SIGINT/SIGTERM
 // (signals.h); then the errors, logs and reports (reports.h), merged over
-// the ranks under MPI (rank_finish.h).  With a JSON format on standard
-// output, standard output carries only the JSON document: every message
-// goes to standard error.
+// the ranks under MPI (rank_finish.h).  With a JSON format alone on
+// standard output, standard output carries only the JSON document: every
+// message goes to standard error (with normal asked too, as fio, all
+// reports are on standard output: outputs.h).
 //
 // Exit status:
 //   0        every job finished cleanly (also --help, --version, --showcmd,
 //            --parse-only, and --cmdhelp of known options);
-//   1        a parse error, an unknown --cmdhelp option, --warnings-fatal
-//            with warnings, an output file or log that cannot be written, a
+//   1        a parse error, an unknown --cmdhelp option, an output file or log that cannot be written, a
 //            run that cannot start (resource limits), an unopenable target,
 //            or any I/O or verify error, also one that continue_on_error
 //            went past (as fio);

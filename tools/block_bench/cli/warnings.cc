@@ -4,25 +4,21 @@
 
 namespace blk::bench::cli {
 
-std::vector<std::string> JobWarnings(const std::vector<JobOptions>& jobs) {
+std::vector<std::string> JobNotes(const JobOptions& j) {
   std::vector<std::string> lines;
-  for (const JobOptions& j : jobs) {
-    const std::string job = "job '" + j.name + "': ";
-    if (const auto sub = SubstitutedEngine(j)) {
-      lines.push_back(job + "ioengine=" + std::string(Name(j.ioengine)) +
-                      (j.direct ? "" : " with direct=0") +
-                      " runs on the thread pool (aio=threads): " + sub->why);
-    }
-    if (j.read_iolog_chunked && !j.read_iolog.empty()) {
-      lines.push_back(job +
-                      "read_iolog_chunked: the trace is read whole (24 bytes per record); the "
-                      "replay is the same");
-    }
-    if (j.log_compression) {
-      lines.push_back(job +
-                      "log_compression: the logs are kept uncompressed in memory; the log files "
-                      "are the same");
-    }
+  if (const auto sub = SubstitutedEngine(j)) {
+    lines.push_back("ioengine=" + std::string(Name(j.ioengine)) +
+                    (j.direct ? "" : " with direct=0") +
+                    " runs on the thread pool (aio=threads): " + sub->why);
+  }
+  if (j.read_iolog_chunked && !j.read_iolog.empty()) {
+    lines.push_back(
+        "read_iolog_chunked: the trace is read whole (24 bytes per record); the replay is the "
+        "same");
+  }
+  if (j.log_compression) {
+    lines.push_back(
+        "log_compression: the logs are kept uncompressed in memory; the log files are the same");
   }
   return lines;
 }

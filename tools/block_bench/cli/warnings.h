@@ -1,12 +1,15 @@
-// The warnings block-bench gives before a run, about options it runs
+// The notes block-bench prints in the run's header, about options it runs
 // differently from what they ask (the results are the same or the engine is
-// substituted), one line per job and problem:
+// substituted), one line per job and difference:
 //
-//   job 'j': ioengine=libaio with direct=0 runs on the thread pool (aio=threads): why
-//   job 'j': read_iolog_chunked: the trace is read whole (...); the replay is the same
-//   job 'j': log_compression: the logs are kept uncompressed in memory; ...
+//   ioengine=libaio with direct=0 runs on the thread pool (aio=threads): why
+//   read_iolog_chunked: the trace is read whole (...); the replay is the same
+//   log_compression: the logs are kept uncompressed in memory; ...
 //
-// --warnings-fatal turns any of them into a refusal to run (run_command.h).
+// They are informational, as fio's own header lines: printed with the
+// normal-format header (standard output or the --output file, as
+// "NAME: note: LINE"), never on standard error, and not warnings:
+// --warnings-fatal (fio's "parser warnings are fatal") does not refuse them.
 //
 // Thread-safety: pure.
 #pragma once
@@ -18,7 +21,7 @@
 
 namespace blk::bench::cli {
 
-// The warnings about `jobs`, in job order, without "block-bench: ".
-std::vector<std::string> JobWarnings(const std::vector<JobOptions>& jobs);
+// The notes about `job`, in the order above, without the job's name.
+std::vector<std::string> JobNotes(const JobOptions& job);
 
 }  // namespace blk::bench::cli

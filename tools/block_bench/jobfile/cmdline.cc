@@ -77,7 +77,8 @@ class Parser {
     Expected<std::vector<JobOptions>> jobs = BuildJobs(groups_, defaults);
     if (!jobs.ok()) return jobs.error();
     out_.jobs = std::move(jobs.value());
-    if (out_.flags.help || out_.flags.version || out_.flags.cmdhelp) return std::move(out_);
+    if (out_.flags.help || out_.flags.version || out_.flags.cmdhelp || out_.flags.debug_list)
+      return std::move(out_);
     std::vector<std::string> files_without_jobs;
     for (size_t k = 0; k < out_.job_files.size(); ++k) {
       Expected<std::vector<JobOptions>> file_jobs = ParseJobFile(out_.job_files[k], env_, defaults);
@@ -191,6 +192,20 @@ class Parser {
         if (name == "max-jobs") out_.flags.max_jobs = uint32_t(n.value());
         else out_.flags.alloc_size_kb = n.value();
       }
+      return {};
+    }
+    if (name == "debug" || name == "d") {
+      // fio's --debug / -d: categories of debug lines (debug_mask.h).
+      Expected<std::string> v = FlagValue(name, value);
+      if (!v.ok()) return v.error();
+      if (v.value() == "?") {
+        out_.flags.debug_list = true;
+        return {};
+      }
+      const DebugMask m = ParseDebugMask(v.value());
+      out_.flags.debug.mask |= m.mask;
+      out_.flags.debug.unknown.insert(out_.flags.debug.unknown.end(), m.unknown.begin(),
+                                      m.unknown.end());
       return {};
     }
     if (name == "minimal" || name == "append-terse") {
@@ -339,11 +354,14 @@ std::string UsageText(std::string_view program) {
       "  --showcmd                  print the jobs as a command line and exit\n"
       "  --eta=WHEN                 always, never or auto (default)\n"
       "  --eta-newline=TIME         start a new progress line this often (default unit ms)\n"
+      "  --debug=CAT[,CAT...]       fio's debug categories (--debug=? lists them): parse, file,\n"
+      "                             io, random, job and process print block-bench's lines on the\n"
+      "                             output (stdout or --output); the others print nothing\n"
       "  --status-interval=TIME     also print the full report (cumulative) this often (default unit s)\n"
       "  --section=NAME             run only this job of the job files (repeatable)\n"
       "  --readonly                 refuse writing jobs; open every target read-only\n"
       "  --max-jobs=N               refuse to run more than N threads (clones)\n"
-      "  --warnings-fatal           a warning (e.g. buffered libaio running on threads) stops the run\n"
+      "  --warnings-fatal           fio's parser warnings are fatal (block-bench's parser only has errors)\n"
       "  --bandwidth-log            write agg-read_bw.log etc.: all clones' bandwidth\n"
       "  --blkstack-counters        also print the driver counters in the text report\n"
       "  --blkstack-max-memory=SIZE the most the I/O buffers and verify state of the jobs\n"

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/block_bench/jobfile/debug_mask.h"
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/jobfile/parse_env.h"
 #include "util/result.h"
@@ -60,7 +61,7 @@ struct ToolFlags {
   uint32_t max_jobs = 0;              // --max-jobs: more clones is an error; 0: no cap
   bool readonly = false;              // --readonly: no job may write or trim
   std::vector<std::string> sections;  // --section (repeatable): only these jobs
-  bool warnings_fatal = false;        // --warnings-fatal: a warning is an error
+  bool warnings_fatal = false;        // --warnings-fatal: fio's; no parser warnings here
   int64_t eta_newline_ms = 0;         // --eta-newline: a new progress line this often
   int64_t status_interval_ms = 0;     // --status-interval: a full report this often
   bool bandwidth_log = false;         // --bandwidth-log: agg-{read,write,trim}_bw.log
@@ -72,6 +73,11 @@ struct ToolFlags {
   // Accepted with no effect on block-bench's results (documented): fio's
   // shared-memory pool size and the directory for its auxiliary files
   // (block-bench keeps no pool and writes no auxiliary files).
+  // --debug=CAT,... / -d: fio's debug categories (debug_mask.h); the
+  // unknown names are kept for the "debug mask X not found" messages.
+  // --debug=?: list the categories and exit.
+  DebugMask debug;
+  bool debug_list = false;
   uint64_t alloc_size_kb = 0;         // --alloc-size
   std::string aux_path;               // --aux-path (must be a directory)
   friend bool operator==(const ToolFlags&, const ToolFlags&) = default;

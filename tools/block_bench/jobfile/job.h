@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace blk::bench {
@@ -246,6 +247,22 @@ struct PatternPiece {
 // fio's file_service_type (distributions over files are not implemented).
 enum class FileService : uint8_t { kRoundRobin, kSequential, kRandom };
 
+// What fio echoes in its JSON report, as written (jobfile.cc BuildJobs):
+// each name once, where first written, with its last value; options given
+// without a value ("thread") are not echoed, as fio.
+struct WrittenOptions {
+  using List = std::vector<std::pair<std::string, std::string>>;
+  // The [global] sections, or the command line's options before the first
+  // --name; `global_section`: there was one (fio prints "global options",
+  // empty or not, exactly then).
+  List global;
+  bool global_section = false;
+  // The job's own section; "name" first for a command-line job.
+  List job;
+  // Provenance only: two jobs that mean the same compare equal.
+  friend bool operator==(const WrittenOptions&, const WrittenOptions&) { return true; }
+};
+
 struct JobOptions {
   // --- identity -----------------------------------------------------------
   std::string name;         // section name, or name= / --name=
@@ -380,6 +397,11 @@ struct JobOptions {
   bool offload() const { return io_submit_mode == SubmitMode::kOffload; }
   bool readonly = false;  // --readonly: the graph is opened read-only
   bool exitall = false;           // a clone that ends ends the others running
+  // exit_what: which clones exitall / exitall_on_error end (fio's): those
+  // of the clone's group (default), every one running (stonewall: the next
+  // stonewall segment still runs), or all (no later segment runs either).
+  enum class ExitWhat : uint8_t { kGroup, kStonewall, kAll };
+  ExitWhat exit_what = ExitWhat::kGroup;
   // serialize_overlap: an I/O overlapping one in flight waits for it.
   bool serialize_overlap = false;
   bool exitall_on_error = false;  // ... when it ends with an error
@@ -588,6 +610,10 @@ struct JobOptions {
   // reads every trace whole (24 bytes per record) and replays the same I/O
   // at the same times either way, so the option is accepted with a note.
   bool read_iolog_chunked = false;
+
+  // The options as written, for fio's JSON echo ("global options", "job
+  // options"): provenance, not meaning, so no part of JobOptions' equality.
+  WrittenOptions written;
 
   friend bool operator==(const JobOptions&, const JobOptions&) = default;
 };

@@ -1,5 +1,7 @@
 #include "tools/block_bench/jobfile/jobfile.h"
 
+#include <algorithm>
+
 #include "tools/block_bench/jobfile/apply.h"
 #include "tools/block_bench/jobfile/ini_reader.h"
 
@@ -16,6 +18,16 @@ uint64_t TextBytes(const JobOptions& j) {
   for (const auto* log : {&j.write_lat_log, &j.write_bw_log, &j.write_iops_log})
     if (*log) n += (*log)->size();
   return n;
+}
+
+// Adds `options` to fio's echo (WrittenOptions): first place, last value.
+void Echo(const std::vector<RawOption>& options, WrittenOptions::List* to) {
+  for (const RawOption& o : options) {
+    if (!o.value) continue;
+    auto at = std::find_if(to->begin(), to->end(), [&](const auto& e) { return e.first == o.name; });
+    if (at != to->end()) at->second = *o.value;
+    else to->emplace_back(o.name, *o.value);
+  }
 }
 
 }  // namespace
@@ -41,6 +53,10 @@ Expected<std::vector<JobOptions>> BuildJobs(const std::vector<RawSection>& secti
     if (section.name == "global") {
       Expected<void> r = ApplyOptions(defaults, section.options);
       if (!r.ok()) return r.error();
+      // The command line's group before --name is one only when not empty.
+      if (!section.where.command_line() || !section.options.empty())
+        defaults.written.global_section = true;
+      Echo(section.options, &defaults.written.global);
       continue;
     }
     JobOptions job = defaults;
@@ -48,6 +64,9 @@ Expected<std::vector<JobOptions>> BuildJobs(const std::vector<RawSection>& secti
     job.name = section.name;
     Expected<void> r = ApplyOptions(job, section.options);
     if (!r.ok()) return r.error();
+    job.written.job.clear();
+    if (section.where.command_line()) job.written.job.emplace_back("name", section.name);
+    Echo(section.options, &job.written.job);
     r = ValidateJob(job, section.where);
     if (!r.ok()) return r.error();
     jobs.push_back(std::move(job));

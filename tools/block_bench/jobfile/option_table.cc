@@ -33,7 +33,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"error_dump", "error filtering and dumping are not implemented (continue_on_error is)"},
     {"exec_postrun", "running external commands around jobs is not supported"},
     {"exec_prerun", "running external commands around jobs is not supported"},
-    {"exit_what", "not implemented"},
     {"file_append", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"fsync_on_close", "not implemented"},
     {"gid", "block-bench does not switch users"},

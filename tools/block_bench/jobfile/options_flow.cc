@@ -300,6 +300,17 @@ FioOptionSpec ThinktimeBlocksType() {
 constexpr FioChoice<JobOptions::SubmitMode> kIoSubmitModeChoices[] = {
     {"inline", JobOptions::SubmitMode::kInline}, {"offload", JobOptions::SubmitMode::kOffload}};
 
+constexpr FioChoice<JobOptions::ExitWhat> kExitWhatChoices[] = {
+    {"group", JobOptions::ExitWhat::kGroup},
+    {"stonewall", JobOptions::ExitWhat::kStonewall},
+    {"all", JobOptions::ExitWhat::kAll}};
+
+FioOptionSpec ExitWhat() {
+  return ChoiceOption<&JobOptions::exit_what, kExitWhatChoices>(
+      "exit_what", "which jobs exitall ends: group (default: the job's group), stonewall (every "
+                   "job running; the next stonewall still runs), all (no later job runs)");
+}
+
 FioOptionSpec IoSubmitMode() {
   return ChoiceOption<&JobOptions::io_submit_mode, kIoSubmitModeChoices>(
       "io_submit_mode", "inline (default): the job's thread submits; offload: the job's thread generates and paces, a submitter thread submits and reaps");
@@ -400,7 +411,9 @@ std::vector<FioOptionSpec> FlowOptions() {
       FlagOption<&JobOptions::thread>("thread", "jobs run as threads (always so in block-bench); threads is its alias, as fio 3.33"),
       {"threads"}));
   v.push_back(IoSubmitMode());
-  v.push_back(FlagOption<&JobOptions::exitall>("exitall", "a job that ends ends the others running"));
+  v.push_back(FlagOption<&JobOptions::exitall>(
+      "exitall", "a job that ends ends the others running (those of its group: exit_what)"));
+  v.push_back(ExitWhat());
   v.push_back(BoolOption<&JobOptions::serialize_overlap>(
       "serialize_overlap", "an I/O overlapping one in flight (same file) waits until it completes"));
   v.push_back(FlagOption<&JobOptions::exitall_on_error>(

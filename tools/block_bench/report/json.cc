@@ -76,14 +76,10 @@ ojson SteadyJson(const SteadyStateResult& ss) {
   return j;
 }
 
-ojson JobOptionsJson(const JobOptions& job) {
+// fio's echo of options as written (jobfile/job.h WrittenOptions).
+ojson WrittenJson(const WrittenOptions::List& list) {
   ojson o = ojson::object();
-  for (const std::string& a : RenderJobArgs(job)) {
-    std::string s = a.substr(a.rfind("--", 0) == 0 ? 2 : 0);
-    size_t eq = s.find('=');
-    if (eq == std::string::npos) o[s] = "";
-    else o[s.substr(0, eq)] = s.substr(eq + 1);
-  }
+  for (const auto& [name, value] : list) o[name] = value;
   return o;
 }
 
@@ -273,6 +269,8 @@ ojson BlkstackJson(const ReportUnit& u, const std::string& name) {
   bs["target"] = r.target;
   bs["engine"] = EngineOf(r.target);
   if (const std::string d = FioDifference(job); !d.empty()) bs["differs_from_fio"] = d;
+  // For the terse line's error fields (fio's: whenever the option is set).
+  if (job.continue_on_error != ContinueOnError::kNone) bs["continue_on_error"] = true;
   if (!r.layout.empty() || r.invalidated || r.pre_read_bytes || r.filled) bs["file"] = FileJson(r);
   bs["jobs"] = u.jobs;
   bs["seed"] = r.seed;
@@ -335,11 +333,12 @@ ojson UnitJson(const ReportUnit& u, const std::string& name, const GroupBws& gbw
   j["first_error"] = r.first_error;
   j["eta"] = 0;
   j["elapsed"] = (r.elapsed_ns + 999999999) / 1000000000;
-  j["job options"] = JobOptionsJson(*r.job);
+  j["job options"] = WrittenJson(r.job->written.job);
   AddDirsJson(j, u, gbw, plus);
   j["sync"] = SyncJson(r, plus);
   AddCpuAndDepthsJson(j, u);
   AddLatencyJson(j, r);
+  if (!r.job->description.empty()) j["desc"] = r.job->description;
   if (r.steadystate) j["steadystate"] = SteadyJson(*r.steadystate);
   if (r.schedule.kind != ScheduleResult::Kind::kNone) j["schedule"] = ScheduleJson(r.schedule);
   j["blkstack"] = BlkstackJson(u, name);
@@ -352,6 +351,10 @@ nlohmann::ordered_json JsonReport(const RunResult& run, bool plus) {
   using namespace report_internal;
   std::vector<ReportUnit> units = ReportUnits(run);
   ojson top = TopJson(run.start_unix_ms);
+  // fio's, only when the jobs had a [global] section (or options before the
+  // first --name).
+  if (!run.clones.empty() && run.clones.front().job->written.global_section)
+    top["global options"] = WrittenJson(run.clones.front().job->written.global);
   GroupBws gbw;
   FillGroupBws(units, gbw);
   ojson jobs = ojson::array();

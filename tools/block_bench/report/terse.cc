@@ -140,12 +140,12 @@ std::string JobLine(const json& job, const json& disks, const std::string& fio_v
                U64(d, "in_queue"), Num(d, "util"));
     }
   }
-  const json opts = job.value("job options", none);
-  if (opts.contains("continue_on_error") && opts["continue_on_error"] != "none") {
+  const json bs = job.value("blkstack", none);
+  if (bs.is_object() && bs.value("continue_on_error", false)) {
     out += F(";%" PRIu64 ";%" PRIu64, U64(job, "total_err"), U64(job, "first_error"));
   }
-  if (opts.contains("description") && opts["description"].is_string()) {
-    out += ";" + opts["description"].get<std::string>();
+  if (job.contains("desc") && job["desc"].is_string()) {
+    out += ";" + job["desc"].get<std::string>();
   }
   return out + "\n";
 }

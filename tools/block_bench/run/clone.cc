@@ -48,8 +48,25 @@ void Clone::leave_flow() {
 
 // ---- life cycle -------------------------------------------------------------
 
+// The random category's lines: the seed and where it comes from.
+void Clone::say_seed() const {
+  const DebugLog& d = *opts_.debug;
+  const char* from = job_.randseed ? "randseed=" : job_.randrepeat ? "randrepeat=1 (fixed)"
+                                                                   : "the system's RNG";
+  d.print(DebugCategory::kRandom, "%s (clone %u): seed %llu from %s%s", job_.name.c_str(),
+          res_->clone, (unsigned long long)res_->seed, from,
+          job_.randseed ? std::to_string(*job_.randseed).c_str() : "");
+}
+
 Task<void> Clone::run(AioContext& ctx) {
   ctx_ = &ctx;
+  if (opts_.debug) {
+    opts_.debug->print(DebugCategory::kProcess, "thread of %s (clone %u, thread %u) started",
+                       job_.name.c_str(), res_->clone, res_->thread_number);
+    opts_.debug->print(DebugCategory::kJob, "%s (clone %u): starting", job_.name.c_str(),
+                       res_->clone);
+    say_seed();
+  }
   getrusage(RUSAGE_THREAD, &begin_.ru);
   begin_.ns = NowNs();
   const bool bound = bind_cpus() && set_io_priority();  // else no I/O: the error says why
@@ -79,6 +96,10 @@ Task<void> Clone::run(AioContext& ctx) {
   life_.finished = true;
   usage_since_begin(res_, NowNs());
   if (offload_) offload_->close();  // idle: its graphs came home
+  if (opts_.debug)
+    opts_.debug->print(DebugCategory::kJob, "%s (clone %u): done, %llu I/Os", job_.name.c_str(),
+                       res_->clone,
+                       (unsigned long long)(res_->dir[0].ios + res_->dir[1].ios + res_->dir[2].ios));
   live_->done.store(true);
 }
 

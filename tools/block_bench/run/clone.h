@@ -226,6 +226,7 @@ class Clone {
   // job's I/O priority with ioprio_set(2), as fio's; false (with the error)
   // when the kernel refuses it.
   bool set_io_priority();
+  void say_seed() const;  // --debug=random
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();
   // Opens the files, makes the source, the slots and the parts; false with

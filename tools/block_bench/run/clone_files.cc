@@ -102,13 +102,18 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
   res_->layout_seconds += p->seconds;
   res_->invalidated = res_->invalidated || p->invalidated;
   res_->pre_read_bytes += p->pre_read;
-  if (p->action == "write") {
+  // Created or extended, however (fio's need_extend).
+  if (!p->action.empty() && p->action != "none") {
     laid_files_++;
     laid_bytes_ += p->bytes;
-    laid_seconds_ += p->seconds;
   }
   if (!p->warning.empty() && opts_.messages)
     std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), p->warning.c_str());
+  if (opts_.debug)
+    opts_.debug->print(DebugCategory::kFile, "%s: file %u %s: set up (%s, %llu bytes), opening",
+                       job_.name.c_str(), i, file.target.display.c_str(),
+                       p->action.empty() ? "there" : p->action.c_str(),
+                       (unsigned long long)p->bytes);
   auto b = OpenBackend(ctx, file.target.spec, flags);
   if (!b.ok())
     return Error{b.error().code,
@@ -121,11 +126,12 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
 }
 
 void CloneFiles::say_laid_out() const {
-  if (!laid_files_ || !opts_.messages) return;
-  // fio's line, so that a slow start is explained.
-  std::fprintf(opts_.messages, "%s: Laid out IO file%s (%llu file%s / %lluMiB) in %.2fs\n",
-               job_.name.c_str(), laid_files_ > 1 ? "s" : "", (unsigned long long)laid_files_,
-               laid_files_ > 1 ? "s" : "", (unsigned long long)(laid_bytes_ >> 20), laid_seconds_);
+  if (!laid_files_ || !opts_.info) return;
+  // fio's line (filesetup.c), with the size the files grew by, in whole MiB.
+  const bool many = laid_files_ > 1;
+  std::fprintf(opts_.info, "%s: Laying out IO file%s (%llu file%s / %s%lluMiB)\n",
+               job_.name.c_str(), many ? "s" : "", (unsigned long long)laid_files_,
+               many ? "s" : "", many ? "total " : "", (unsigned long long)(laid_bytes_ >> 20));
 }
 
 Expected<void> CloneFiles::register_buffers(SlotPool& slots) {
@@ -168,6 +174,9 @@ Task<void> CloneFiles::close() {
         res_->counters[k].name = "file" + std::to_string(f) + "." + res_->counters[k].name;
     co_await files_[f].blk->drain();  // returns at the loop's top level: safe to close
     files_[f].blk.reset();
+    if (opts_.debug)
+      opts_.debug->print(DebugCategory::kFile, "%s: file %u %s: closed", job_.name.c_str(), f,
+                         files_[f].target.display.c_str());
   }
 }
 

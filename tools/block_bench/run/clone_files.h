@@ -9,8 +9,8 @@
 // (TakeTraceTarget: the graph spec or existing file the iolog names, unless
 // filename=, blockdev=, replay_redirect= or ioengine=null/rbd say otherwise),
 // sized to the trace's extent when no size= is given.
-// fio's "Laid out IO file" line and preallocation warnings go to
-// RunOptions::messages.
+// fio's "Laying out IO file" line goes to RunOptions::info, preallocation
+// warnings to RunOptions::messages.
 //
 // Keys: a verify job's blocks are tracked by key, the files' offsets laid
 // end to end (each file after the previous one's end + 4096): FileKeys.
@@ -109,7 +109,7 @@ class CloneFiles {
   OpenFlags flags() const;
   Expected<void> open_file(AioContext& ctx, const JobOptions& target_job, uint32_t i, uint32_t n,
                            BufferFiller* filler, OpenFlags flags);
-  // fio's "Laid out IO file" line.
+  // fio's "Laying out IO file" line, when files were created or extended.
   void say_laid_out() const;
 
   const JobOptions& job_;
@@ -123,7 +123,6 @@ class CloneFiles {
   FileKeys keys_;
   std::shared_ptr<const trace::Trace> trace_;
   uint64_t laid_files_ = 0, laid_bytes_ = 0;
-  double laid_seconds_ = 0;
 };
 
 }  // namespace blk::bench

@@ -469,10 +469,49 @@ class CoordinatorPriority {
   bool raised_ = false;
 };
 
+// exitall / exitall_on_error with exit_what: ends the clones a clone that
+// ended (in error) ends, once per group (exit_what=group) or per segment.
+class ExitAll {
+ public:
+  ExitAll(const RunResult& rr, const Segment& seg) {
+    for (size_t k = seg.c0; k < seg.c1; k++)
+      watch_ = watch_ || rr.clones[k].job->exitall || rr.clones[k].job->exitall_on_error;
+  }
+  // Called after each wake-up while clones run.  Returns true once a clone
+  // with exit_what=all fired: the run's later segments are not to start.
+  bool poll(const RunResult& rr, const std::vector<LiveCounters>& live, Segment& seg) {
+    if (!watch_ || whole_) return false;
+    for (size_t k = seg.c0; k < seg.c1 && !whole_; k++) {
+      if (!live[k].done.load()) continue;
+      const CloneResult& c = rr.clones[k];
+      if (!c.job->exitall && !(c.job->exitall_on_error && (c.error || c.total_errors))) continue;
+      const bool group = c.job->exit_what == JobOptions::ExitWhat::kGroup;
+      if (group && std::find(groups_.begin(), groups_.end(), c.groupid) != groups_.end()) continue;
+      if (group) groups_.push_back(c.groupid);
+      whole_ = !group;
+      all_ = c.job->exit_what == JobOptions::ExitWhat::kAll;
+      // As at the end of their runtime.
+      for (size_t i = 0; i < seg.threads.size(); i++) {
+        if (!seg.threads[i] || (group && rr.clones[seg.c0 + i].groupid != c.groupid)) continue;
+        Clone* w = seg.clones[i].get();
+        seg.threads[i]->ctx().post([w] { w->end_now(); });
+      }
+    }
+    return all_;
+  }
+
+ private:
+  bool watch_ = false;      // a job of the segment has exitall / exitall_on_error
+  bool whole_ = false;      // the segment was ended (exit_what=stonewall|all)
+  bool all_ = false;        // ... by exit_what=all
+  std::vector<int> groups_; // the groups ended (exit_what=group)
+};
+
 // `go_ns`: gated runs, when the segment's I/O started (0: it did not).
 // Runs of one process: releases the clones at seg.go once all of them were
 // prepared (counted in `ready`), or at once on a stop request.
-void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
+// Returns true when exit_what=all ended the run: no later segment starts.
+bool WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const RunOptions& opts,
                  DoneCounter& done, DoneCounter& ready, Segment& seg, size_t running,
                  int64_t go_ns) {
   const CoordinatorPriority priority;
@@ -480,11 +519,10 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
   RampSync ramps(rr, live, opts, seg, go_ns);
   const StopSource* stop = opts.stop;
   bool interrupted = false;
-  // exitall/exitall_on_error: whether a job here has it, and whether it fired
-  // (not looked for without one: a scan of every clone at each wake-up).
-  bool exited_all = true;
-  for (size_t k = seg.c0; k < seg.c1 && exited_all; k++)
-    exited_all = !rr.clones[k].job->exitall && !rr.clones[k].job->exitall_on_error;
+  // Not looked for without a job that has it: a scan of every clone at each
+  // wake-up.
+  ExitAll exit_all(rr, seg);
+  bool end_run = false;
   int64_t next_progress = NowNs() + kProgressNs;
   const bool status = opts.status_interval_ns > 0 && opts.on_status;
   int64_t next_status = status ? NowNs() + opts.status_interval_ns : INT64_MAX;
@@ -525,22 +563,7 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
     running -= std::min<uint64_t>(running, done.take());
     ramps.poll(running == 0);
     if (!interrupted) check_steady();
-    if (!interrupted && !exited_all && running > 0) {
-      // exitall / exitall_on_error: a clone that ended (in error) ends the
-      // others running beside it, as at the end of their runtime.
-      for (size_t k = seg.c0; k < seg.c1 && !exited_all; k++) {
-        if (!live[k].done.load()) continue;
-        const CloneResult& c = rr.clones[k];
-        exited_all = c.job->exitall || (c.job->exitall_on_error && (c.error || c.total_errors));
-      }
-      if (exited_all) {
-        for (size_t i = 0; i < seg.threads.size(); i++) {
-          if (!seg.threads[i]) continue;
-          Clone* w = seg.clones[i].get();
-          seg.threads[i]->ctx().post([w] { w->end_now(); });
-        }
-      }
-    }
+    if (!interrupted && running > 0) end_run = exit_all.poll(rr, live, seg) || end_run;
     if (NowNs() >= next_status && running > 0 && !interrupted) {
       next_status += opts.status_interval_ns;
       opts.on_status(StatusSnapshot(rr, live, seg));
@@ -556,6 +579,9 @@ void WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
     if (!ramps.finished()) poll(nullptr, 0, 1);
   }
   for (const SteadyMonitor& m : steady) rr.clones[m.clones().front()].steadystate = m.result();
+  // A clone that ended last fired no poll above.
+  if (!interrupted) end_run = exit_all.poll(rr, live, seg) || end_run;
+  return end_run;
 }
 
 }  // namespace
@@ -633,7 +659,9 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
         go_ns = NowNs();
       }
     }
-    WaitSegment(rr, live, opts, done, ready, seg, running, go_ns);
+    // exit_what=all: no later segment (under RunOptions::sync every process
+    // runs every segment, so there it ends the segment only).
+    const bool end_run = WaitSegment(rr, live, opts, done, ready, seg, running, go_ns);
     // Every loop is told to stop first, so the threads end together; then
     // the joins (a posted interrupt() after the end is a no-op).
     for (auto& t : seg.threads)
@@ -642,6 +670,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
     seg.clones.clear();
     if (no_go) break;  // i: this segment did not run
     i = j;
+    if (end_run && !opts.sync) break;  // i: the first segment not run
   }
   if (stop && stop->requested()) rr.interrupted_by = stop->signal() ? stop->signal() : -1;
   for (size_t k = i < jobs.size() ? first_clone[i] : rr.clones.size(); k < rr.clones.size(); k++)

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/run/debug_log.h"
 #include "tools/block_bench/run/disk_stats.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/result.h"
@@ -67,8 +68,16 @@ struct RunOptions {
   // theirs on their own threads; clones not started yet are empty).
   int64_t status_interval_ns = 0;
   std::function<void(const RunResult&)> on_status;
-  // Informational messages (not errors of jobs: those are in CloneResult).
+  // fio's warnings that are not errors of jobs (a failed preallocation, an
+  // unlink that failed; errors of jobs are in CloneResult).  May be null.
   FILE* messages = stderr;
+  // fio's informational lines, where fio prints them: "NAME: Laying out IO
+  // file (1 file / 16MiB)" (once per clone that created or extended files).
+  // The caller passes the normal-format output stream; null (the default,
+  // and fio's choice for JSON and terse output): none.
+  FILE* info = nullptr;
+  // fio's --debug lines (debug_log.h); null: none.  Must outlive RunJobs.
+  const DebugLog* debug = nullptr;
   // Several processes run these jobs together (MPI ranks, tools/block_bench/
   // mpi): each stonewall segment starts its I/O only once every process has
   // prepared it (run/sync.h).  Null: one process, no waiting step.  Must

@@ -120,6 +120,16 @@ void SubmitLoop::begin_measuring(int64_t now) {
   p_.sampler.begin_measuring(now);
 }
 
+void SubmitLoop::say_io(const IoUnit& u) const {
+  // fio's ddir numbers: 0 read, 1 write, 2 trim, 3 sync.
+  const int ddir = u.flush ? 3 : u.dir == Dir::kRead ? 0 : u.dir == Dir::kWrite ? 1 : 2;
+  const std::vector<std::string> names = p_.files.names();
+  const std::string file = u.file < names.size() ? names[u.file] : std::to_string(u.file);
+  p_.opts.debug->print(DebugCategory::kIo, "queue: io_u: off=0x%llx,len=0x%llx,ddir=%d,file=%s",
+                       (unsigned long long)u.offset, (unsigned long long)u.len, ddir,
+                       file.c_str());
+}
+
 void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited_from,
                        bool held) {
   const uint32_t slot = p_.slots.take();
@@ -136,10 +146,12 @@ void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited
   last_issue_ns_ = now;
   if (recorder_) recorder_->record(now, u);
   if (u.flush) {
+    if (p_.opts.debug && p_.opts.debug->on(DebugCategory::kIo)) say_io(u);
     SpawnNow(do_io(slot, u, now, due, measured));
     return;
   }
   if (p_.opts.on_issue) p_.opts.on_issue(*p_.res, u);
+  if (p_.opts.debug && p_.opts.debug->on(DebugCategory::kIo)) say_io(u);
   if (content_ && u.dir == Dir::kWrite) content_->fill(p_.slots[slot].buf.data(), u, now);
   for (SubmitHook* h : hooks_.on_issue) h->on_issue(IssuedIo{slot, u, now});
   p_.slots[slot].stamp.ns = 0;

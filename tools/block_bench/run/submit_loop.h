@@ -183,6 +183,8 @@ class SubmitLoop {
   }
   void begin_measuring(int64_t now);
   void issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited_from, bool held);
+  // --debug=io: fio's "queue: io_u: off=0x..,len=0x..,ddir=D,file=F" line.
+  void say_io(const IoUnit& u) const;
   Task<void> do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, bool measured);
   Task<void> do_flush(uint32_t file, int64_t t0, bool measured);
   void complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured, Status st,

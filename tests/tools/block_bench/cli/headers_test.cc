@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_test_util.h"
+#include "tools/block_bench/cli/warnings.h"
 
 namespace blk::bench::cli {
 namespace {
@@ -89,6 +90,15 @@ TEST(RunHeaders, ConsecutiveJobsOfOneNameShareAHeader) {
                           "--ioengine=null", "--size=2m"});
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(RunHeaders(jobs, 1), JobHeader(jobs[0], 0) + "block-bench-0.1\nStarting 2 threads\n");
+}
+
+TEST(RunHeaders, NotesFollowTheirJobsHeader) {
+  const auto jobs = Jobs({"--name=l", "--ioengine=libaio", "--direct=0", "--filename=/tmp/x",
+                          "--size=1m", "--name=n", "--ioengine=null", "--size=1m"});
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(RunHeaders(jobs, 1),
+            JobHeader(jobs[0], 0) + "l: note: " + JobNotes(jobs[0]).at(0) + "\n" +
+                JobHeader(jobs[1], 0) + "block-bench-0.1\nStarting 2 threads\n");
 }
 
 TEST(RunHeaders, OneThreadAndMpiRanks) {

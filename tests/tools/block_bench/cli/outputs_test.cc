@@ -51,6 +51,15 @@ TEST(ChooseOutputs, JsonOnStdoutMovesTheProgressLineToStderr) {
   EXPECT_FALSE(ChooseOutputs(flags, stdout, true).progress);
 }
 
+TEST(ChooseOutputs, JsonWithNormalIsAllOnStdoutAsFio) {
+  ToolFlags flags;
+  flags.output_formats = {F::kJson, F::kNormal};
+  const Outputs o = ChooseOutputs(flags, stdout, false);
+  EXPECT_EQ(o.out, stdout);
+  EXPECT_FALSE(o.json_on_stdout);
+  EXPECT_EQ(o.progress_stream, stdout);
+}
+
 TEST(ChooseOutputs, JsonToAFileLeavesStdoutToTheProgressLine) {
   ToolFlags flags;
   flags.output_formats = {F::kNormal, F::kJson};

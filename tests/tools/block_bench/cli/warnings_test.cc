@@ -1,5 +1,5 @@
-// The warnings before a run: one line per job and option that runs
-// differently from what it asks.
+// The header notes: one line per job and option that runs differently from
+// what it asks.
 #include "tools/block_bench/cli/warnings.h"
 
 #include <gtest/gtest.h>
@@ -14,41 +14,39 @@ namespace {
 using Lines = std::vector<std::string>;
 using testing::Jobs;
 
-TEST(JobWarnings, NoneForAPlainJob) {
-  EXPECT_EQ(JobWarnings(Jobs({"--name=j", "--ioengine=null", "--size=1m"})), Lines{});
+TEST(JobNotes, NoneForAPlainJob) {
+  EXPECT_EQ(JobNotes(Jobs({"--name=j", "--ioengine=null", "--size=1m"})[0]), Lines{});
 }
 
-TEST(JobWarnings, LibaioWithoutODirectRunsOnThreads) {
-  EXPECT_EQ(JobWarnings(Jobs({"--name=l", "--ioengine=libaio", "--direct=0",
-                              "--filename=/tmp/x", "--size=1m"})),
-            Lines{"job 'l': ioengine=libaio with direct=0 runs on the thread pool (aio=threads): "
+TEST(JobNotes, LibaioWithoutODirectRunsOnThreads) {
+  EXPECT_EQ(JobNotes(Jobs({"--name=l", "--ioengine=libaio", "--direct=0",
+                              "--filename=/tmp/x", "--size=1m"})[0]),
+            Lines{"ioengine=libaio with direct=0 runs on the thread pool (aio=threads): "
                   "buffered io_submit would block the loop"});
-  EXPECT_EQ(JobWarnings(Jobs({"--name=l", "--ioengine=libaio", "--direct=1",
-                              "--filename=/tmp/x", "--size=1m"})),
+  EXPECT_EQ(JobNotes(Jobs({"--name=l", "--ioengine=libaio", "--direct=1",
+                              "--filename=/tmp/x", "--size=1m"})[0]),
             Lines{});
 }
 
-TEST(JobWarnings, ReadIologChunkedOnlyWithATrace) {
-  EXPECT_EQ(JobWarnings(Jobs({"--name=c", "--ioengine=null", "--size=1m",
-                              "--read_iolog_chunked=1"})),
+TEST(JobNotes, ReadIologChunkedOnlyWithATrace) {
+  EXPECT_EQ(JobNotes(Jobs({"--name=c", "--ioengine=null", "--size=1m",
+                              "--read_iolog_chunked=1"})[0]),
             Lines{});
   const std::string trace = ::testing::TempDir() + "/warnings_test.log";
   std::ofstream(trace) << "fio version 2 iolog\n";
-  EXPECT_EQ(JobWarnings(Jobs({"--name=c", "--ioengine=null", "--size=1m", "--read_iolog=" + trace,
-                              "--read_iolog_chunked=1"})),
-            Lines{"job 'c': read_iolog_chunked: the trace is read whole (24 bytes per record); "
+  EXPECT_EQ(JobNotes(Jobs({"--name=c", "--ioengine=null", "--size=1m", "--read_iolog=" + trace,
+                              "--read_iolog_chunked=1"})[0]),
+            Lines{"read_iolog_chunked: the trace is read whole (24 bytes per record); "
                   "the replay is the same"});
 }
 
-TEST(JobWarnings, EveryJobInOrder) {
-  EXPECT_EQ(JobWarnings(Jobs({"--name=a", "--ioengine=null", "--size=1m", "--name=b",
-                              "--ioengine=null", "--size=1m", "--log_compression=4096",
-                              "--write_lat_log=b", "--name=c", "--ioengine=null", "--size=1m",
-                              "--log_compression=8192", "--write_lat_log=c"})),
-            (Lines{"job 'b': log_compression: the logs are kept uncompressed in memory; the log "
-                   "files are the same",
-                   "job 'c': log_compression: the logs are kept uncompressed in memory; the log "
-                   "files are the same"}));
+TEST(JobNotes, LogCompressionOnlyWhenSet) {
+  EXPECT_EQ(JobNotes(Jobs({"--name=b", "--ioengine=null", "--size=1m", "--write_lat_log=b"})[0]),
+            Lines{});
+  EXPECT_EQ(JobNotes(Jobs({"--name=b", "--ioengine=null", "--size=1m", "--log_compression=4096",
+                           "--write_lat_log=b"})[0]),
+            Lines{"log_compression: the logs are kept uncompressed in memory; the log files are "
+                  "the same"});
 }
 
 }  // namespace

@@ -90,6 +90,29 @@ TEST(ToolFlags, FioHarnessFlags) {
 
 // block-bench's memory limit (run/resources.h): a size, fio's syntax; 0
 // (not given) leaves the default.
+// fio's --debug / -d: categories accumulate, unknown names are kept for
+// the message; --debug=? needs no job.
+TEST(ToolFlags, Debug) {
+  const CommandLine c = Ok({"--debug=io,nosuch", "-d", "random", "--name=x"});
+  EXPECT_EQ(c.flags.debug.mask, Bit(DebugCategory::kIo) | Bit(DebugCategory::kRandom));
+  EXPECT_EQ(c.flags.debug.unknown, std::vector<std::string>{"nosuch"});
+  EXPECT_FALSE(c.flags.debug_list);
+  EXPECT_TRUE(Ok({"--debug=?"}).flags.debug_list);
+}
+
+// fio's JSON echo of command-line jobs: "name" first; options before the
+// first --name are the global ones (present only when there are some).
+TEST(JobOptionsOnCommandLine, WrittenAsFioEchoesThem) {
+  using List = WrittenOptions::List;
+  const CommandLine c = Ok({"--size=1m", "--name=x", "--bs=4k", "--name=y"});
+  ASSERT_EQ(c.jobs.size(), 2u);
+  EXPECT_TRUE(c.jobs[0].written.global_section);
+  EXPECT_EQ(c.jobs[0].written.global, (List{{"size", "1m"}}));
+  EXPECT_EQ(c.jobs[0].written.job, (List{{"name", "x"}, {"bs", "4k"}}));
+  EXPECT_EQ(c.jobs[1].written.job, (List{{"name", "y"}}));
+  EXPECT_FALSE(Ok({"--name=x", "--size=1m"}).jobs[0].written.global_section);
+}
+
 TEST(ToolFlags, BlkstackMaxMemory) {
   EXPECT_EQ(Ok({"--name=x"}).flags.max_memory, 0u);
   EXPECT_EQ(Ok({"--blkstack-max-memory=2g", "--name=x"}).flags.max_memory, uint64_t(2) << 30);

@@ -45,6 +45,20 @@ TEST(Syntax, CommentsBlankLinesAndSpaces) {
   EXPECT_EQ(jobs[0].rw, RwMode::kRandRead);
 }
 
+// fio's JSON echo: each name once where first written, with its last
+// value; options without a value are not echoed; [global] apart.
+TEST(Written, AsFioEchoesThem) {
+  using List = WrittenOptions::List;
+  const auto jobs = Parse("[global]\nioengine=null\nthread\n[a]\nbs=4k\nsize=1m\nbs=8k\n"
+                          "group_reporting\n[b]\nrw=write\n");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_TRUE(jobs[0].written.global_section);
+  EXPECT_EQ(jobs[0].written.global, (List{{"ioengine", "null"}}));
+  EXPECT_EQ(jobs[0].written.job, (List{{"bs", "8k"}, {"size", "1m"}}));
+  EXPECT_EQ(jobs[1].written.job, (List{{"rw", "write"}}));
+  EXPECT_FALSE(Parse("[a]\nsize=1m\n")[0].written.global_section);
+}
+
 TEST(Syntax, EmptyFileHasNoJobs) {
   EXPECT_TRUE(Parse("").empty());
   EXPECT_TRUE(Parse("; nothing\n[global]\nbs=8k\n").empty());

@@ -245,6 +245,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"unified_rw_reporting", "unified_rw_reporting=both"},
       {"random_generator", "random_generator=lfsr"},
       {"exitall", "exitall"},
+      {"exit_what", "exit_what=stonewall"},
       {"exitall_on_error", "exitall_on_error"},
       {"cpus_allowed", "cpus_allowed=0-3,6,8-9"},
       {"cpumask", "cpumask=0x5\ncpus_allowed=0,2"},

@@ -15,11 +15,16 @@ cd "$T" || fail cd
 # 1. A reading job's new file is written out first, and the report says so.
 "$BB" --name=r --ioengine=psync --filename=r.dat --size=4m --rw=randread --bs=4k \
   >r.txt 2>r.err || fail "randread on a new file: $(cat r.err)"
-grep -q "r: Laid out IO file (1 file / 4MiB)" r.err || fail "no layout message: $(cat r.err)"
+# fio's line, on standard output after the header (as fio's); stderr silent.
+grep -qx "r: Laying out IO file (1 file / 4MiB)" r.txt || fail "no layout line: $(cat r.txt)"
+[ ! -s r.err ] || fail "stderr on a clean run: $(cat r.err)"
 grep -q "  file         : laid out 4096KiB before the job" r.txt || fail "no file line: $(grep file r.txt)"
 blocks=$(stat -c %b r.dat)
 [ $((blocks * 512)) -ge $((4 << 20)) ] || fail "laid-out file has holes ($blocks blocks)"
 # Again: the file is there in full, nothing is said.
+"$BB" --name=r --ioengine=psync --filename=r.dat --size=4m --rw=randread --bs=4k \
+  >r1.txt 2>&1 || fail "second run: $(cat r1.txt)"
+grep -q "Laying out" r1.txt && fail "layout line for a file already there"
 "$BB" --name=r --ioengine=psync --filename=r.dat --size=4m --rw=randread --bs=4k \
   --output-format=json >r2.json 2>r2.err || fail "second run"
 python3 -c "

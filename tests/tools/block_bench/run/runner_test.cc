@@ -421,6 +421,29 @@ TEST(Runner, ExitallEndsTheOthers) {
   EXPECT_NE(e.clones[0].error, 0);
 }
 
+// exit_what (read from the job that ends): group (default) ends only its
+// group, stonewall every job running, all also the later segments.
+TEST(Runner, ExitWhatChoosesWhichJobsEnd) {
+  auto jobs = [](const std::string& what) {
+    return ParseJobs({"--name=short", "--ioengine=null", "--size=1m", "--exitall",
+                      "--exit_what=" + what, "--name=long", "--new_group", "--ioengine=null",
+                      "--size=1g", "--runtime=" + std::string(what == "group" ? "2" : "30"),
+                      "--time_based", "--name=after", "--stonewall", "--ioengine=null",
+                      "--size=64k"});
+  };
+  // group: "long" is in another group and runs its 2 s.
+  RunResult g = RunJobs(jobs("group"));
+  EXPECT_GE(g.clones[1].runtime_ns, 1'500'000'000);
+  EXPECT_FALSE(g.clones[2].not_run);
+  for (const char* what : {"stonewall", "all"}) {
+    const int64_t t0 = NowNs();
+    RunResult r = RunJobs(jobs(what));
+    EXPECT_LT(NowNs() - t0, 10'000'000'000) << what << " did not end the long job";
+    EXPECT_EQ(r.clones[1].error, 0) << what;
+    EXPECT_EQ(r.clones[2].not_run, std::string(what) == "all") << what;
+  }
+}
+
 // flow=: the jobs of one flow_id issue in the ratio of their weights while
 // they all run.  Counted in issue order (on_issue), when the heavier job
 // issues its last I/O: the lighter has issued its share of that.
