@@ -197,6 +197,7 @@ install_check
 # block-bench's clones, the emulator's queues, the storage daemon's
 # IOThreads).
 run tsan --config=tsan --test_tag_filters=-timing -- //tests/util:aio_context_test \
+  //tests/util:join_test \
   //tests/util:task_test //tests/util/embed/... //tests/block:threading_test \
   //tests/block/file/... //tests/block/capi/... \
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \

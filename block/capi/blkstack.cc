@@ -3,8 +3,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "block/registry.h"
+#include "util/task.h"
 
 struct blkstack_loop {
   blk::AioContext ctx;
@@ -32,9 +34,25 @@ bool MakeIoVec(const struct iovec* iov, int iovcnt, blk::IoVec* out) {
   return true;
 }
 
+// (Coroutines of their own, not lambdas inside the extern "C" functions:
+// GCC 12 emits such lambdas' coroutine symbols twice.)
+blk::Task<void> Plug(blk::BlockBackend* b, bool plug) {
+  if (plug) b->plug(); else b->unplug();
+  co_return;
+}
+
+blk::Task<void> DrainThenCall(blk::BlockBackend* b, blkstack_cb cb, void* opaque) {
+  co_await b->drain();
+  cb(opaque, 0);
+}
+
 }  // namespace
 
 extern "C" {
+
+const char* blkstack_version(void) { return BLKSTACK_VERSION_STRING; }
+
+int blkstack_version_number(void) { return BLKSTACK_VERSION_NUMBER; }
 
 blkstack_loop* blkstack_loop_new(void) { return new (std::nothrow) blkstack_loop(); }
 
@@ -112,6 +130,53 @@ int blkstack_write_zeroes(blkstack_dev* dev, uint64_t offset, uint64_t bytes, un
   if (flags & BLKSTACK_MAY_UNMAP) f |= blk::kReqMayUnmap;
   dev->blk->aio_write_zeroes(offset, bytes, cb, opaque, f);
   return 0;
+}
+
+// aio_* start their requests through the loop's ready queue (never inside
+// the call), so plug and unplug go the same way: in order with them.
+void blkstack_plug(blkstack_dev* dev) { blk::Spawn(dev->loop->ctx, Plug(dev->blk.get(), true)); }
+
+void blkstack_unplug(blkstack_dev* dev) {
+  blk::Spawn(dev->loop->ctx, Plug(dev->blk.get(), false));
+}
+
+int blkstack_register_buf(blkstack_dev* dev, void* host, size_t size) {
+  if (!host || size == 0) return Fail(-EINVAL, "blkstack_register_buf: NULL or empty range");
+  const int rc = dev->blk->register_buf(host, size);
+  if (rc < 0) {
+    return Fail(rc, "blkstack_register_buf: " + blk::ErrnoString(rc));
+  }
+  return 0;
+}
+
+void blkstack_unregister_buf(blkstack_dev* dev, void* host, size_t size) {
+  dev->blk->unregister_buf(host, size);
+}
+
+int blkstack_drain(blkstack_dev* dev, blkstack_cb cb, void* opaque) {
+  if (!cb) return Fail(-EINVAL, "blkstack_drain: NULL callback");
+  // Through the ready queue: the callback never runs inside this call.
+  blk::Spawn(dev->loop->ctx, DrainThenCall(dev->blk.get(), cb, opaque));
+  return 0;
+}
+
+void blkstack_drained_begin(blkstack_dev* dev) { dev->blk->drained_begin(); }
+
+void blkstack_drained_end(blkstack_dev* dev) { dev->blk->drained_end(); }
+
+void blkstack_cancel_waits(blkstack_dev* dev) { dev->blk->cancel_waits(); }
+
+int blkstack_get_counter(blkstack_dev* dev, const char* name, uint64_t* out) {
+  if (!name || !out) return Fail(-EINVAL, "blkstack_get_counter: NULL argument");
+  std::vector<blk::DriverCounter> v;
+  dev->blk->root().driver().counters(&v);
+  for (const auto& c : v) {
+    if (c.name == name) {
+      *out = c.value;
+      return 0;
+    }
+  }
+  return Fail(-ENOENT, std::string("blkstack_get_counter: no counter '") + name + "'");
 }
 
 int blkstack_get_stats(blkstack_dev* dev, int op, struct blkstack_op_stats* out) {

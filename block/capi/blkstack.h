@@ -24,12 +24,33 @@
  * negative errno on failure; blkstack_last_error() returns a message for the
  * last failure on the calling thread (which option, file, or errno).
  * Completion callbacks receive 0 or a negative errno.
+ *
+ * Versions.  BLKSTACK_VERSION_* say which header a program was compiled
+ * with, blkstack_version() which library it runs with.  Within one soname
+ * (libblkstack.so.BLKSTACK_SOVERSION) functions are only added, never
+ * changed or removed (docs/embedding.md, "Versions and ABI").
+ *
+ * docs/embedding.md lists every operation of the C++ BlockBackend beside
+ * its C counterpart here.
  */
 #ifndef BLKSTACK_H_
 #define BLKSTACK_H_
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+
+/* The version of this header (kept equal to the library's by
+ * tests/install:consumers_test). */
+#define BLKSTACK_VERSION_MAJOR 0
+#define BLKSTACK_VERSION_MINOR 1
+#define BLKSTACK_VERSION_PATCH 0
+#define BLKSTACK_VERSION_STRING "0.1.0"
+/* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
+#define BLKSTACK_VERSION_NUMBER \
+  (BLKSTACK_VERSION_MAJOR * 10000 + BLKSTACK_VERSION_MINOR * 100 + BLKSTACK_VERSION_PATCH)
+/* The soname suffix: libblkstack.so.BLKSTACK_SOVERSION. */
+#define BLKSTACK_SOVERSION 0
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +61,11 @@ typedef struct blkstack_dev blkstack_dev;
 
 /* Called on the loop thread when a request completes; ret is 0 or -errno. */
 typedef void (*blkstack_cb)(void *opaque, int ret);
+
+/* The running library's version, "MAJOR.MINOR.PATCH" (static string). */
+const char *blkstack_version(void);
+/* The running library's BLKSTACK_VERSION_NUMBER. */
+int blkstack_version_number(void);
 
 /* ---- loops ---- */
 /* Creates a loop owned by the calling thread.  NULL on failure. */
@@ -63,7 +89,8 @@ int64_t blkstack_loop_next_timeout_ns(blkstack_loop *loop);
  * otherwise returns -errno (see blkstack_last_error()). */
 int blkstack_open(blkstack_loop *loop, const char *spec, unsigned flags, blkstack_dev **out);
 /* Waits for the device's requests in flight (running the loop), then closes
- * it.  REQUIRES: the loop thread, not from inside a completion callback. */
+ * it.  REQUIRES: the loop thread, not from inside a completion callback, no
+ * blkstack_drain() callback pending, not between drained_begin and end. */
 void blkstack_close(blkstack_dev *dev);
 /* Length in bytes. */
 int64_t blkstack_length(blkstack_dev *dev);
@@ -85,6 +112,39 @@ int blkstack_discard(blkstack_dev *dev, uint64_t offset, uint64_t bytes, blkstac
 int blkstack_write_zeroes(blkstack_dev *dev, uint64_t offset, uint64_t bytes, unsigned flags,
                           blkstack_cb cb, void *opaque);
 
+/* ---- batching ----
+ * Requests submitted between plug and unplug may be held back by the
+ * driver and sent together (one io_submit / io_uring_enter) at unplug.
+ * Both take effect in order with the requests around them (through the
+ * loop, as the requests themselves).  Nests: the last unplug submits. */
+void blkstack_plug(blkstack_dev *dev);
+void blkstack_unplug(blkstack_dev *dev);
+
+/* ---- registered (fixed) buffers ----
+ * Tells the device that [host, host + size) will carry many requests (guest
+ * RAM, a bounce pool): the file driver with
+ * aio=io_uring,aio-fixed-buffers=on pins it in the ring and sends requests
+ * inside it as READ_FIXED/WRITE_FIXED; other drivers accept and ignore it.
+ * 0, or -errno (-EEXIST: overlaps a range registered before; -ENOMEM /
+ * -EPERM: the locked-memory limit).  Unregister before freeing the memory;
+ * closing the device unregisters what is left. */
+int blkstack_register_buf(blkstack_dev *dev, void *host, size_t size);
+void blkstack_unregister_buf(blkstack_dev *dev, void *host, size_t size);
+
+/* ---- quiescing ----
+ * blkstack_drain: `cb` runs (on the loop thread, from a later dispatch)
+ * once no request of the device is in flight.  0, or -EINVAL for a NULL cb.
+ * blkstack_drained_begin/end: hold new requests back (they wait, and run
+ * after the matching end) -- e.g. while the emulator snapshots or
+ * reconfigures; nests.
+ * blkstack_cancel_waits: requests waiting on a delay the graph adds itself
+ * (null latency-ns, throttle) complete now with -ECANCELED; requests at the
+ * kernel or a cluster complete normally. */
+int blkstack_drain(blkstack_dev *dev, blkstack_cb cb, void *opaque);
+void blkstack_drained_begin(blkstack_dev *dev);
+void blkstack_drained_end(blkstack_dev *dev);
+void blkstack_cancel_waits(blkstack_dev *dev);
+
 /* ---- statistics ---- */
 enum blkstack_op {
   BLKSTACK_OP_READ = 0,
@@ -104,6 +164,11 @@ struct blkstack_op_stats {
 
 /* Fills *out for operation `op`.  0, or -EINVAL for an unknown op. */
 int blkstack_get_stats(blkstack_dev *dev, int op, struct blkstack_op_stats *out);
+
+/* The value of the driver counter `name` of the device's root node (e.g.
+ * "io_uring_fixed_sqes"; block-bench prints them all) in *out.  0, or
+ * -ENOENT when the driver has no such counter. */
+int blkstack_get_counter(blkstack_dev *dev, const char *name, uint64_t *out);
 
 /* Message describing the last failure of a blkstack call on this thread. */
 const char *blkstack_last_error(void);

@@ -7,11 +7,16 @@
 #      nothing outside blkstack_* and namespace blk;
 #   3. each installed header compiles on its own against the prefix only
 #      (so the list is closed under #include), blkstack.h also as C11;
-#   4. the consumers of docs/embedding.md ("Install, then link"): the C
-#      example with the pkg-config command, the README's C++ example with the
-#      CMake project (shared and static), the C example with the Meson
-#      project; each runs against the null driver and a temporary file, and
-#      the C program links no Ceph library.
+#   4. the consumers of docs/embedding.md ("Install, then link"), every
+#      command as the doc prints it, from PREFIX=$HOME/.local (not /usr): the
+#      C example with the blkstack-c pkg-config line (C11, -Werror -Wall
+#      -Wextra -pedantic), the README's C++ example with the blkstack
+#      pkg-config line and with the CMake project (shared and static), the
+#      C example with the Meson project; each runs against the null driver
+#      and a temporary file, and the C program links no Ceph library;
+#   5. the version macros of blkstack.h are the installed version, and the
+#      CMake package warns about the GCC 12 pitfall when the compiler is
+#      GCC 12.
 # Under --config=asan the library is instrumented: the consumers are then
 # compiled with the same sanitizers (a `cc`/`c++` first in PATH adds them).
 # No `cmd | grep -q` or `| head` below: under pipefail the writer's SIGPIPE
@@ -24,8 +29,13 @@ step() { echo "--- $*"; }
 R="$TEST_SRCDIR/$TEST_WORKSPACE"
 T="$TEST_TMPDIR"
 export HOME="$T"
-prefix="$T/prefix"
+# The prefix of docs/embedding.md's commands ($HOME/.local).
+prefix="$HOME/.local"
+unset PKG_CONFIG_PATH
 snip() { python3 "$R/tests/docs/extract_snippet.py" "$R/$1" "$2" "$3"; }
+# Runs a command snippet of the doc as typed in a shell where the doc's
+# install_env lines ran first (PREFIX, PKG_CONFIG_PATH).
+run_doc() { cat "$T/env.sh" "$1" > "$1.run" && sh -ex "$1.run"; }
 
 step "install into $prefix"
 "$R/tools/install/install" "$prefix"
@@ -40,8 +50,27 @@ soname="$(readelf -d "$lib/libblkstack.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1
 if readelf -d "$lib/libblkstack.so" | grep -Ei 'NEEDED.*(rbd|rados|ceph|event)'; then
   fail "libblkstack.so needs Ceph or libevent (above)"
 fi
-export PKG_CONFIG_PATH="$lib/pkgconfig"
+# The doc's PKG_CONFIG_PATH line, as typed (PREFIX="$HOME/.local").
+snip docs/embedding.md install_env "$T/env.sh"
+# shellcheck source=/dev/null
+source "$T/env.sh"
+[[ "$PREFIX" == "$prefix" && "$PKG_CONFIG_PATH" == "$lib/pkgconfig" ]] ||
+  fail "docs/embedding.md's install_env does not point at $prefix"
 [[ "$(pkg-config --modversion blkstack)" == "$VERSION" ]] || fail "pkg-config --modversion"
+[[ "$(pkg-config --modversion blkstack-c)" == "$VERSION" ]] || fail "pkg-config --modversion blkstack-c"
+pkg-config --cflags blkstack > "$T/cflags" && grep -q -- '-std=c++20' "$T/cflags" ||
+  fail "blkstack.pc carries no -std=c++20: $(cat "$T/cflags")"
+pkg-config --cflags blkstack-c > "$T/cflags_c"
+if grep -q -- '-std=' "$T/cflags_c"; then fail "blkstack-c.pc sets a standard: $(cat "$T/cflags_c")"; fi
+
+step "version macros"
+hdr="$prefix/include/blkstack/block/capi/blkstack.h"
+macro() { sed -n "s/^#define $1 \(.*\)/\1/p" "$hdr"; }
+[[ "$(macro BLKSTACK_VERSION_STRING)" == "\"$VERSION\"" ]] ||
+  fail "BLKSTACK_VERSION_STRING is $(macro BLKSTACK_VERSION_STRING), the library $VERSION"
+[[ "$(macro BLKSTACK_VERSION_MAJOR).$(macro BLKSTACK_VERSION_MINOR).$(macro BLKSTACK_VERSION_PATCH)" == "$VERSION" ]] ||
+  fail "BLKSTACK_VERSION_MAJOR/MINOR/PATCH are not $VERSION"
+[[ "$(macro BLKSTACK_SOVERSION)" == "$SOVERSION" ]] || fail "BLKSTACK_SOVERSION is not $SOVERSION"
 
 step "exported symbols"
 nm -D --defined-only "$lib/libblkstack.so" | awk 'NF == 3 && $2 != "A" { sub(/@.*/, "", $3); print $3 }' | c++filt > "$T/exports"
@@ -97,7 +126,7 @@ while read -r h; do
     -I"$prefix/include/blkstack" -x c++ - || fail "$h does not compile on its own"
   count=$((count + 1))
 done < <(cd "$prefix/include/blkstack" && find . -name '*.h' | sed 's|^\./||' | sort)
-echo '#include "block/capi/blkstack.h"' | cc -std=c11 -fsyntax-only -Wall -Wextra -Werror \
+echo '#include "block/capi/blkstack.h"' | cc -std=c11 -fsyntax-only -Wall -Wextra -pedantic -Werror \
   -I"$prefix/include/blkstack" -x c - || fail "blkstack.h does not compile as C11"
 ((count >= 15)) || fail "only $count headers installed"
 echo "$count headers"
@@ -114,17 +143,26 @@ run_both() {  # runs a consumer against the null driver and the file
   return 0
 }
 
-step "C with pkg-config"
+step "C with pkg-config (blkstack-c, strict C11)"
 mkdir -p "$T/c" && cd "$T/c"
 snip docs/embedding.md embedding_c app.c
 snip docs/embedding.md install_pkgconfig build.sh
-sh -ex build.sh
+grep -q -- '-std=c11 -Werror -Wall -Wextra -pedantic' build.sh || fail "the doc's C line is not strict C11"
+run_doc build.sh
 [[ -x app ]] || fail "the pkg-config command built no ./app"
 # (ldd's output in a file: `ldd | grep -q` under pipefail fails when grep
 # exits before ldd has written everything.)
 ldd ./app > ldd.txt
 if grep -Ei 'rbd|rados|ceph' ldd.txt; then fail "the C consumer links Ceph (above)"; fi
 grep -qF "$lib/libblkstack.so.$SOVERSION" ldd.txt || { cat ldd.txt; fail "app does not use the installed library"; }
+run_both ./app
+
+step "C++ with pkg-config (blkstack)"
+mkdir -p "$T/cxx" && cd "$T/cxx"
+snip README.md readme_coroutine app.cc
+snip docs/embedding.md install_pkgconfig_cxx build.sh
+run_doc build.sh
+[[ -x app ]] || fail "the pkg-config command built no ./app"
 run_both ./app
 
 step "C++ with CMake (shared and static)"
@@ -136,9 +174,21 @@ cat >> CMakeLists.txt <<'CMAKE'
 add_executable(app_static app.cc)
 target_link_libraries(app_static PRIVATE blkstack::blkstack_static)
 CMAKE
-cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$lib" > cmake.log ||
-  { cat cmake.log; fail "cmake configure"; }
-cmake --build build || fail "cmake build"
+snip docs/embedding.md install_cmake_build build.sh
+run_doc build.sh > cmake.log 2>&1 || { cat cmake.log; fail "the doc's cmake commands"; }
+cat cmake.log
+# The GCC 12 pitfall is reported at configure time (docs/embedding.md,
+# "Compilers"); other compilers configure without the warning.
+"$cxx" -E -dM -x c++ /dev/null > cxx.macros
+"$cxx" --version > cxx.version
+if grep -q '^#define __GNUC__ 12$' cxx.macros && ! grep -q '__clang__' cxx.macros; then
+  grep -q 'miscompiles a co_await' cmake.log || fail "no GCC 12 warning from the CMake package"
+  cmake -S . -B build-quiet -DCMAKE_PREFIX_PATH="$prefix" -DBLKSTACK_GCC12_PITFALL_OK=ON > quiet.log 2>&1 ||
+    { cat quiet.log; fail "cmake with BLKSTACK_GCC12_PITFALL_OK"; }
+  if grep -q 'miscompiles' quiet.log; then fail "BLKSTACK_GCC12_PITFALL_OK=ON did not silence it"; fi
+else
+  if grep -q 'miscompiles' cmake.log; then fail "GCC 12 warning for $(head -1 cxx.version)"; fi
+fi
 readelf -d build/app_static > static.dyn
 if grep -q 'libblkstack' static.dyn; then fail "app_static needs libblkstack.so"; fi
 run_both build/app
@@ -148,8 +198,8 @@ step "C with Meson"
 mkdir -p "$T/meson" && cd "$T/meson"
 snip docs/embedding.md embedding_c app.c
 snip docs/embedding.md install_meson meson.build
-LDFLAGS="-Wl,-rpath,$lib" meson setup build > meson.log || { cat meson.log; fail "meson setup"; }
-meson compile -C build || fail "meson compile"
+snip docs/embedding.md install_meson_build build.sh
+run_doc build.sh > meson.log 2>&1 || { cat meson.log; fail "the doc's meson commands"; }
 run_both build/app
 
 echo "PASS: installed into $prefix; pkg-config, CMake and Meson consumers built and ran"

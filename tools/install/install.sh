@@ -5,7 +5,7 @@
 #   PREFIX/lib/libblkstack.so.VERSION, .so.SOVERSION and .so links
 #   PREFIX/lib/libblkstack.a
 #   PREFIX/include/blkstack/{block,util}/...     the public headers
-#   PREFIX/lib/pkgconfig/blkstack.pc
+#   PREFIX/lib/pkgconfig/blkstack.pc (C++: C++20 flags), blkstack-c.pc (C)
 #   PREFIX/lib/cmake/blkstack/blkstackConfig.cmake, blkstackConfigVersion.cmake
 #
 # Files already there are replaced; nothing else in PREFIX is touched.
@@ -51,11 +51,14 @@ subst() {
   chmod 0644 "$2"
 }
 subst "$src/blkstack.pc.in" "$prefix/lib/pkgconfig/blkstack.pc"
+subst "$src/blkstack-c.pc.in" "$prefix/lib/pkgconfig/blkstack-c.pc"
 subst "$src/blkstackConfig.cmake.in" "$prefix/lib/cmake/blkstack/blkstackConfig.cmake"
 subst "$src/blkstackConfigVersion.cmake.in" "$prefix/lib/cmake/blkstack/blkstackConfigVersion.cmake"
 
 echo "installed blkstack $VERSION into $prefix"
-echo "  C:     cc app.c \$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs blkstack)"
+echo "  pkg-config: export PKG_CONFIG_PATH=$prefix/lib/pkgconfig"
+echo "  C:     cc -std=c11 app.c \$(pkg-config --cflags --libs blkstack-c)"
+echo "  C++:   c++ app.cc \$(pkg-config --cflags --libs blkstack)"
 echo "  CMake: cmake -DCMAKE_PREFIX_PATH=$prefix ...   find_package(blkstack) -> blkstack::blkstack"
 case "$prefix" in
   /usr|/usr/local) command -v ldconfig >/dev/null && [[ $EUID -eq 0 ]] && ldconfig || true ;;
