@@ -27,7 +27,9 @@ run() {
   rm -rf "$T/$tag.$tool"; mkdir -p "$T/$tag.$tool"
   (cd "$T/$tag.$tool" && "$bin" "$@" >out 2>err; echo $? >rc)
 }
-both() { run fio "$@"; run bb "$@"; }
+# both TAG ARGS...: fio and block-bench, side by side (fio's runs are slow
+# to start: the calls below run in the background, then `wait`).
+both() { run fio "$@" & run bb "$@"; wait; }
 # same_lines TAG REGEX: both tools' stdout lines matching REGEX are equal.
 same_lines() {
   local f b
@@ -44,11 +46,12 @@ silent() {
 # ---- 1. stdout / stderr ----
 # A new file for a reading job, a writing job, several files, buffered
 # libaio (a thread pool here: a header note), log_compression (a note).
-both read --name=r --filename=r.dat --size=1m --rw=read
-both write --name=w --filename=w.dat --size=2m --rw=write --bs=64k
-both files --name=f --nrfiles=3 --size=3m --rw=randread
-both aio --name=a --ioengine=libaio --direct=0 --filename=a.dat --size=1m
-both logc --name=c --ioengine=null --size=1m --write_lat_log=c --log_compression=64k
+both read --name=r --filename=r.dat --size=1m --rw=read &
+both write --name=w --filename=w.dat --size=2m --rw=write --bs=64k &
+both files --name=f --nrfiles=3 --size=3m --rw=randread &
+both aio --name=a --ioengine=libaio --direct=0 --filename=a.dat --size=1m &
+both logc --name=c --ioengine=null --size=1m --write_lat_log=c --log_compression=64k &
+wait
 for tag in read write files aio logc; do
   silent $tag
   same_lines $tag "Laying out"
@@ -62,7 +65,10 @@ grep -q "^a: note: ioengine=libaio with direct=0 runs on the thread pool" aio.bb
 grep -q "Laying out" read.bb/out2 && fail "layout line for an existing file"
 # JSON and terse on stdout: the document alone, no line before it.
 for fmt in json terse; do
-  both $fmt --name=r --filename=r.dat --size=1m --rw=read --ioengine=libaio --output-format=$fmt
+  both $fmt --name=r --filename=r.dat --size=1m --rw=read --ioengine=libaio --output-format=$fmt &
+done
+wait
+for fmt in json terse; do
   silent $fmt
   same_lines $fmt "Laying out|note:"
 done
@@ -84,7 +90,10 @@ print(" ".join(kinds))
 PY
 }
 for fmt in json,normal terse,json,normal; do
-  both "combo.$fmt" --name=r --filename=r.dat --size=1m --rw=read --output-format=$fmt
+  both "combo.$fmt" --name=r --filename=r.dat --size=1m --rw=read --output-format=$fmt &
+done
+wait
+for fmt in json,normal terse,json,normal; do
   silent "combo.$fmt"
   f=$(skeleton "combo.$fmt.fio/out"); b=$(skeleton "combo.$fmt.bb/out")
   [[ "$f" == "$b" ]] || fail "--output-format=$fmt: fio [$f], block-bench [$b]"
@@ -95,7 +104,9 @@ done
 fio --debug=? >dl.fio
 [[ "$(grep -o 'options:.*' dl.bb)" == "$(grep -o 'options:.*' dl.fio)" ]] ||
   fail "--debug=?: $(cat dl.bb) vs $(cat dl.fio)"
-both dbgio --debug=io,nosuch --name=d --ioengine=null --size=32k --rw=write --bs=8k
+both dbgio --debug=io,nosuch --name=d --ioengine=null --size=32k --rw=write --bs=8k &
+both dbgp --debug=parse,file,job,verify --name=p --ioengine=null --size=8k --rw=randread &
+wait
 for t in fio bb; do
   [[ $(cat dbgio.$t/rc) == 0 ]] || fail "$t --debug=nosuch: exit $(cat dbgio.$t/rc)"
   grep -q "debug mask nosuch not found" dbgio.$t/err || fail "$t: $(cat dbgio.$t/err)"
@@ -119,7 +130,6 @@ grep -q "seed [0-9]* from randseed=12345$" <<<"$(seeds --randseed=12345)" || fai
 [[ "$(seeds --randrepeat=0)" != "$(seeds --randrepeat=1)" ]] || fail "randrepeat=0 gave the fixed seed"
 # parse, file, job: present; a category with no lines of block-bench's
 # (verify) is accepted.
-both dbgp --debug=parse,file,job,verify --name=p --ioengine=null --size=8k --rw=randread
 grep -qE '^parse +[0-9]+ +handle_option=rw, ptr=randread$' dbgp.bb/out || fail "parse: $(cat dbgp.bb/out)"
 grep -qE '^file +[0-9]+ +p: file 0 .*: closed$' dbgp.bb/out || fail "file: $(cat dbgp.bb/out)"
 grep -qE '^job +[0-9]+ +p \(clone 0\): done, 2 I/Os$' dbgp.bb/out || fail "job: $(cat dbgp.bb/out)"
@@ -156,11 +166,12 @@ for j in d["jobs"]:
     print(j["jobname"], json.dumps(j.get("desc")), json.dumps(j["job options"]))
 PY
 }
-both echo1 "$T/g1.fio" --output-format=json
-both echo2 "$T/g2.fio" --output-format=json
-both echo3 "$T/g3.fio" --output-format=json
-both echo4 --ioengine=null --size=64k --name=a --bs=4k --bs=8k --thread --name=b --rw=write --output-format=json
-both echo5 --name=a --ioengine=null --size=64k --description=x --output-format=json
+both echo1 "$T/g1.fio" --output-format=json &
+both echo2 "$T/g2.fio" --output-format=json &
+both echo3 "$T/g3.fio" --output-format=json &
+both echo4 --ioengine=null --size=64k --name=a --bs=4k --bs=8k --thread --name=b --rw=write --output-format=json &
+both echo5 --name=a --ioengine=null --size=64k --description=x --output-format=json &
+wait
 for tag in echo1 echo2 echo3 echo4 echo5; do
   [[ $(cat $tag.fio/rc) == 0 && $(cat $tag.bb/rc) == 0 ]] || fail "$tag: $(cat $tag.bb/err)"
   f=$(echo_of $tag.fio/out) b=$(echo_of $tag.bb/out)

@@ -765,7 +765,7 @@ TEST(Runner, VerifyWithBlocksSmallerThanItsHeaderIsAnError) {
   ASSERT_TRUE(r.failed());
   const CloneResult& c = r.clones[0];
   EXPECT_EQ(c.error, EINVAL);
-  EXPECT_NE(c.error_message.find("at least 32 bytes"), std::string::npos) << c.error_message;
+  EXPECT_NE(c.error_message.find("at least 44 bytes"), std::string::npos) << c.error_message;
   EXPECT_EQ(c.dir[1].ios, 0u);
   RunResult split = RunJobs(ParseJobs({"--name=a", "--ioengine=null", "--rw=write",
                                        "--bssplit=4k/90:16/10", "--size=64k",
