@@ -150,7 +150,7 @@ grep -q "4294967295 clones at once" "$T/n.txt" || fail "numjobs message: $(cat "
 "$BB" --name=b --ioengine=null --rw=write --bs=16 --size=64k --verify=crc32c >"$T/b.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "bs=16 verify exited $rc"
-grep -q "at least 32 bytes" "$T/b.txt" || fail "bs=16 verify message: $(cat "$T/b.txt")"
+grep -q "at least 44 bytes" "$T/b.txt" || fail "bs=16 verify message: $(cat "$T/b.txt")"
 mkfifo "$T/fifo"
 timed 2000 1 --name=p --ioengine=psync --rw=read --filename="$T/fifo" --size=64k
 grep -q "FIFO" "$T/t.txt" || fail "fifo message: $(cat "$T/t.txt")"
