@@ -1,4 +1,4 @@
-#include "block/backend.h"
+#include <blkstack/block/backend.h>
 
 namespace blk {
 

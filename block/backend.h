@@ -23,11 +23,11 @@
 #include <memory>
 #include <string_view>
 
-#include "block/node.h"
-#include "util/aio_context.h"
-#include "util/iovec.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/block/node.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/iovec.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 namespace blk {
 

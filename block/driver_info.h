@@ -11,12 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "block/driver.h"
-#include "block/node.h"
-#include "block/option_schema.h"
-#include "block/options.h"
-#include "util/aio_context.h"
-#include "util/result.h"
+#include <blkstack/block/driver.h>
+#include <blkstack/block/node.h>
+#include <blkstack/block/option_schema.h>
+#include <blkstack/block/options.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

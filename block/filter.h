@@ -13,9 +13,9 @@
 #include <memory>
 #include <vector>
 
-#include "block/driver.h"
-#include "block/driver_info.h"
-#include "block/node.h"
+#include <blkstack/block/driver.h>
+#include <blkstack/block/driver_info.h>
+#include <blkstack/block/node.h>
 
 namespace blk {
 

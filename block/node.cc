@@ -1,11 +1,11 @@
-#include "block/node.h"
+#include <blkstack/block/node.h>
 
 #include <algorithm>
 #include <cassert>
 #include <cstring>
 
-#include "util/aligned_buffer.h"
-#include "util/clock.h"
+#include <blkstack/util/aligned_buffer.h>
+#include <blkstack/util/clock.h>
 
 namespace blk {
 

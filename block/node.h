@@ -27,12 +27,12 @@
 #include <string>
 #include <vector>
 
-#include "block/driver.h"
-#include "block/stats.h"
-#include "util/aio_context.h"
-#include "util/iovec.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/block/driver.h>
+#include <blkstack/block/stats.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/iovec.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 namespace blk {
 

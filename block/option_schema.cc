@@ -1,12 +1,12 @@
-#include "block/option_schema.h"
+#include <blkstack/block/option_schema.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
-#include "block/option_values.h"
-#include "util/quote.h"
+#include <blkstack/block/option_values.h>
+#include <blkstack/util/quote.h>
 
 namespace blk {
 namespace {

@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "block/options.h"
-#include "util/result.h"
+#include <blkstack/block/options.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -1,9 +1,9 @@
-#include "block/option_values.h"
+#include <blkstack/block/option_values.h>
 
 #include <cerrno>
 #include <charconv>
 
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk {
 namespace {

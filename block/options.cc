@@ -1,4 +1,4 @@
-#include "block/options.h"
+#include <blkstack/block/options.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk {
 namespace {

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -1,13 +1,13 @@
-#include "block/registry.h"
+#include <blkstack/block/registry.h>
 
-#include "block/file/file.h"
-#include "block/error_inject/error_inject.h"
-#include "block/null/null.h"
-#include "block/option_schema.h"
-#include "block/option_values.h"
-#include "block/rbd/rbd.h"
-#include "block/throttle/throttle.h"
-#include "util/quote.h"
+#include <blkstack/block/file/file.h>
+#include <blkstack/block/error_inject/error_inject.h>
+#include <blkstack/block/null/null.h>
+#include <blkstack/block/option_schema.h>
+#include <blkstack/block/option_values.h>
+#include <blkstack/block/rbd/rbd.h>
+#include <blkstack/block/throttle/throttle.h>
+#include <blkstack/util/quote.h>
 
 namespace blk {
 

@@ -21,13 +21,13 @@
 #include <string_view>
 #include <vector>
 
-#include "block/backend.h"
-#include "block/driver.h"
-#include "block/driver_info.h"
-#include "block/node.h"
-#include "block/options.h"
-#include "util/aio_context.h"
-#include "util/result.h"
+#include <blkstack/block/backend.h>
+#include <blkstack/block/driver.h>
+#include <blkstack/block/driver_info.h>
+#include <blkstack/block/node.h>
+#include <blkstack/block/options.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "util/histogram.h"
+#include <blkstack/util/histogram.h>
 
 namespace blk {
 

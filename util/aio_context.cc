@@ -1,4 +1,4 @@
-#include "util/aio_context.h"
+#include <blkstack/util/aio_context.h>
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk {
 

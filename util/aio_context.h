@@ -40,7 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "util/iovec.h"
+#include <blkstack/util/iovec.h>
 
 namespace blk {
 

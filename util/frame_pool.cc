@@ -1,4 +1,4 @@
-#include "util/frame_pool.h"
+#include <blkstack/util/frame_pool.h>
 
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "util/histogram.h"
+#include <blkstack/util/histogram.h>
 
 #include <cmath>
 #include <cstring>

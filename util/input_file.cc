@@ -1,4 +1,4 @@
-#include "util/input_file.h"
+#include <blkstack/util/input_file.h>
 
 #include <fcntl.h>
 #include <poll.h>

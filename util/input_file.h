@@ -30,7 +30,7 @@
 #include <string>
 #include <string_view>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk {
 

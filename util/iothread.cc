@@ -1,4 +1,4 @@
-#include "util/iothread.h"
+#include <blkstack/util/iothread.h>
 
 #include <pthread.h>
 #include <sys/prctl.h>

@@ -17,8 +17,8 @@
 #include <string>
 #include <thread>
 
-#include "util/aio_context.h"
-#include "util/result.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -1,4 +1,4 @@
-#include "util/iovec.h"
+#include <blkstack/util/iovec.h>
 
 #include <algorithm>
 #include <cassert>

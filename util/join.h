@@ -47,10 +47,10 @@
 #include <utility>
 #include <vector>
 
-#include "util/aio_context.h"
-#include "util/clock.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 namespace blk {
 

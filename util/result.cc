@@ -1,4 +1,4 @@
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 #include <string.h>  // strerrordesc_np (glibc >= 2.32, _GNU_SOURCE)
 

@@ -47,10 +47,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "util/aio_context.h"
-#include "util/clock.h"
-#include "util/frame_pool.h"
-#include "util/submit_stamp.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/frame_pool.h>
+#include <blkstack/util/submit_stamp.h>
 
 namespace blk {
 

@@ -1,12 +1,12 @@
 // The C API over BlockBackend and AioContext (see blkstack.h).
-#include "block/capi/blkstack.h"
+#include <blkstack/blkstack.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "block/registry.h"
-#include "util/task.h"
+#include <blkstack/block/registry.h>
+#include <blkstack/util/task.h>
 
 struct blkstack_loop {
   blk::AioContext ctx;

@@ -1,6 +1,6 @@
-#include "block/error_inject/error_inject.h"
+#include <blkstack/block/error_inject/error_inject.h>
 
-#include "block/filter.h"
+#include <blkstack/block/filter.h>
 
 #include <string>
 

@@ -16,7 +16,7 @@
 // Counters: requests matched, errors injected.
 #pragma once
 
-#include "block/driver_info.h"
+#include <blkstack/block/driver_info.h>
 
 namespace blk {
 

@@ -1,4 +1,4 @@
-#include "block/file/file.h"
+#include <blkstack/block/file/file.h>
 
 #include <fcntl.h>
 #include <limits.h>
@@ -13,11 +13,11 @@
 #include <cstdio>
 #include <utility>
 
-#include "block/file/geometry.h"
-#include "block/file/queue_engine.h"
-#include "block/file/loop_engine.h"
-#include "block/file/thread_pool.h"
-#include "util/quote.h"
+#include <blkstack/block/file/geometry.h>
+#include <blkstack/block/file/queue_engine.h>
+#include <blkstack/block/file/loop_engine.h>
+#include <blkstack/block/file/thread_pool.h>
+#include <blkstack/util/quote.h>
 
 namespace blk {
 namespace {

@@ -36,7 +36,7 @@
 // read is retried for the remainder.  A short write fails with -ENOSPC.
 #pragma once
 
-#include "block/driver_info.h"
+#include <blkstack/block/driver_info.h>
 
 namespace blk {
 

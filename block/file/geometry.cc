@@ -1,4 +1,4 @@
-#include "block/file/geometry.h"
+#include <blkstack/block/file/geometry.h>
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -8,8 +8,8 @@
 
 #include <cerrno>
 
-#include "util/aligned_buffer.h"
-#include "util/quote.h"
+#include <blkstack/util/aligned_buffer.h>
+#include <blkstack/util/quote.h>
 
 namespace blk {
 namespace {

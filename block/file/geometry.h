@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -1,4 +1,4 @@
-#include "block/file/kernel_queue.h"
+#include <blkstack/block/file/kernel_queue.h>
 
 #include <sys/uio.h>
 #include <unistd.h>

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "block/driver.h"
-#include "util/submit_stamp.h"
+#include <blkstack/block/driver.h>
+#include <blkstack/util/submit_stamp.h>
 
 namespace blk {
 

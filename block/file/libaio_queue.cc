@@ -1,4 +1,4 @@
-#include "block/file/libaio_queue.h"
+#include <blkstack/block/file/libaio_queue.h>
 
 #include <sys/eventfd.h>
 #include <sys/syscall.h>

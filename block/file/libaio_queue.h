@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "block/file/kernel_queue.h"
-#include "util/result.h"
+#include <blkstack/block/file/kernel_queue.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

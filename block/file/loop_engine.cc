@@ -1,10 +1,10 @@
-#include "block/file/loop_engine.h"
+#include <blkstack/block/file/loop_engine.h>
 
 #include <utility>
 
-#include "block/file/libaio_queue.h"
-#include "block/file/sync_queue.h"
-#include "block/file/thread_queue.h"
+#include <blkstack/block/file/libaio_queue.h>
+#include <blkstack/block/file/sync_queue.h>
+#include <blkstack/block/file/thread_queue.h>
 
 namespace blk {
 

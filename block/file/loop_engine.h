@@ -22,10 +22,10 @@
 #include <memory>
 #include <string>
 
-#include "block/file/queue_engine.h"
-#include "block/file/uring_queue.h"
-#include "util/aio_context.h"
-#include "util/result.h"
+#include <blkstack/block/file/queue_engine.h>
+#include <blkstack/block/file/uring_queue.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -34,7 +34,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "block/file/completion_pace.h"
+#include <blkstack/block/file/completion_pace.h>
 
 namespace blk {
 

@@ -1,11 +1,11 @@
-#include "block/file/queue_engine.h"
+#include <blkstack/block/file/queue_engine.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk {
 

@@ -60,13 +60,13 @@
 #include <string>
 #include <vector>
 
-#include "block/driver.h"
-#include "block/file/batch_sizer.h"
-#include "block/file/kernel_queue.h"
-#include "block/file/poll_governor.h"
-#include "util/aio_context.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/block/driver.h>
+#include <blkstack/block/file/batch_sizer.h>
+#include <blkstack/block/file/kernel_queue.h>
+#include <blkstack/block/file/poll_governor.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 namespace blk {
 

@@ -1,4 +1,4 @@
-#include "block/file/sync_queue.h"
+#include <blkstack/block/file/sync_queue.h>
 
 #include <sys/eventfd.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "block/file/thread_pool.h"
+#include <blkstack/block/file/thread_pool.h>
 
 #include <pthread.h>
 

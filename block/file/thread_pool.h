@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "util/aio_context.h"
-#include "util/result.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -1,4 +1,4 @@
-#include "block/file/thread_queue.h"
+#include <blkstack/block/file/thread_queue.h>
 
 #include <sys/eventfd.h>
 #include <sys/uio.h>

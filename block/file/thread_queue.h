@@ -21,9 +21,9 @@
 #include <mutex>
 #include <vector>
 
-#include "block/file/kernel_queue.h"
-#include "block/file/thread_pool.h"
-#include "util/result.h"
+#include <blkstack/block/file/kernel_queue.h>
+#include <blkstack/block/file/thread_pool.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

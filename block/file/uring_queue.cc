@@ -1,4 +1,4 @@
-#include "block/file/uring_queue.h"
+#include <blkstack/block/file/uring_queue.h>
 
 #include <fcntl.h>
 #include <sys/eventfd.h>

@@ -37,8 +37,8 @@
 #include <string>
 #include <vector>
 
-#include "block/file/kernel_queue.h"
-#include "util/result.h"
+#include <blkstack/block/file/kernel_queue.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -1,9 +1,9 @@
-#include "block/null/null.h"
+#include <blkstack/block/null/null.h>
 
 #include <coroutine>
 #include <optional>
 
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk {
 namespace {

@@ -13,7 +13,7 @@
 // loop's other work waits at most this long; 0: sleep until due).
 #pragma once
 
-#include "block/driver_info.h"
+#include <blkstack/block/driver_info.h>
 
 namespace blk {
 

@@ -1,4 +1,4 @@
-#include "block/rbd/ceph_api.h"
+#include <blkstack/block/rbd/ceph_api.h>
 
 #include <dlfcn.h>
 

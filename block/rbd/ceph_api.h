@@ -19,7 +19,7 @@
 
 #include <string>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -1,4 +1,4 @@
-#include "block/rbd/rbd.h"
+#include <blkstack/block/rbd/rbd.h>
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -10,9 +10,9 @@
 #include <mutex>
 #include <thread>
 
-#include "block/rbd/ceph_api.h"
-#include "block/rbd/rbd_config.h"
-#include "util/quote.h"
+#include <blkstack/block/rbd/ceph_api.h>
+#include <blkstack/block/rbd/rbd_config.h>
+#include <blkstack/util/quote.h>
 
 namespace blk {
 namespace {

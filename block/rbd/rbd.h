@@ -36,7 +36,7 @@
 // its own threads; every completion resumes its coroutine on the loop.
 #pragma once
 
-#include "block/driver_info.h"
+#include <blkstack/block/driver_info.h>
 
 namespace blk {
 

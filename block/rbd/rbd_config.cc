@@ -1,6 +1,6 @@
-#include "block/rbd/rbd_config.h"
+#include <blkstack/block/rbd/rbd_config.h>
 
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk {
 namespace {

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "block/option_schema.h"
-#include "util/result.h"
+#include <blkstack/block/option_schema.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

@@ -1,10 +1,10 @@
-#include "block/throttle/throttle.h"
+#include <blkstack/block/throttle/throttle.h>
 
-#include "block/filter.h"
+#include <blkstack/block/filter.h>
 
 #include <algorithm>
 
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk {
 namespace {

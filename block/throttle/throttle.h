@@ -13,7 +13,7 @@
 // Counters: throttled requests and total ns spent waiting.
 #pragma once
 
-#include "block/driver_info.h"
+#include <blkstack/block/driver_info.h>
 
 namespace blk {
 

@@ -1,11 +1,11 @@
 // Tests of the error-injection filter stacked on the null driver.
-#include "block/error_inject/error_inject.h"
+#include <blkstack/block/error_inject/error_inject.h>
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "block/registry.h"
+#include <blkstack/block/registry.h>
 
 namespace blk {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "block/driver.h"
+#include <blkstack/block/driver.h>
 
 namespace blk::testing {
 

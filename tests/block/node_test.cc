@@ -1,7 +1,7 @@
 // Tests of the generic layer (BlockNode) over the MemDriver test seam:
 // padding, read-modify-write serialisation, splitting, bounds, fallbacks,
 // drain.  Data is checked byte for byte against a reference buffer.
-#include "block/node.h"
+#include <blkstack/block/node.h>
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "block/backend.h"
+#include <blkstack/block/backend.h>
 #include "tests/block/mem_driver.h"
-#include "util/aligned_buffer.h"
+#include <blkstack/util/aligned_buffer.h>
 
 namespace blk {
 namespace {

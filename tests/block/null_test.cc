@@ -1,13 +1,13 @@
 // Tests of the null driver and of opening graphs from specs (registry).
-#include "block/null/null.h"
+#include <blkstack/block/null/null.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "block/registry.h"
-#include "util/clock.h"
+#include <blkstack/block/registry.h>
+#include <blkstack/util/clock.h>
 
 namespace blk {
 namespace {

@@ -1,6 +1,6 @@
 // Tests for block/option_schema.h: validating a node's options against a
 // schema, typed access, and help text.
-#include "block/option_schema.h"
+#include <blkstack/block/option_schema.h>
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "block/options.h"
-#include "util/result.h"
+#include <blkstack/block/options.h>
+#include <blkstack/util/result.h>
 
 namespace blk::testing {
 

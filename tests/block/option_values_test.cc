@@ -1,5 +1,5 @@
 // Tests for block/option_values.h: the size, integer and boolean syntaxes.
-#include "block/option_values.h"
+#include <blkstack/block/option_values.h>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Tests for block/options.h: spec parsing (key=value and JSON) and Options
 // manipulation.
-#include "block/options.h"
+#include <blkstack/block/options.h>
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "block/option_values.h"
+#include <blkstack/block/option_values.h>
 #include "tests/block/option_test_util.h"
 #include "tests/util/scaling.h"
 

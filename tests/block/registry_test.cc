@@ -1,7 +1,7 @@
 // Checking a graph spec against the driver table without opening it
 // (ValidateSpec, ValidateNode); opening itself is covered by the drivers'
 // tests.
-#include "block/registry.h"
+#include <blkstack/block/registry.h>
 
 #include <gtest/gtest.h>
 

@@ -5,10 +5,10 @@
 #include <cerrno>
 #include <vector>
 
-#include "block/registry.h"
-#include "util/aligned_buffer.h"
-#include "util/clock.h"
-#include "util/join.h"
+#include <blkstack/block/registry.h>
+#include <blkstack/util/aligned_buffer.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/join.h>
 
 namespace blk {
 namespace {

@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "block/registry.h"
-#include "util/clock.h"
-#include "util/iothread.h"
+#include <blkstack/block/registry.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/iothread.h>
 
 namespace blk {
 namespace {

@@ -1,12 +1,12 @@
 // Tests of the throttle filter, alone and stacked with error-inject on null.
-#include "block/throttle/throttle.h"
+#include <blkstack/block/throttle/throttle.h>
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "block/registry.h"
-#include "util/clock.h"
+#include <blkstack/block/registry.h>
+#include <blkstack/util/clock.h>
 
 namespace blk {
 namespace {

@@ -64,7 +64,7 @@ pkg-config --cflags blkstack-c > "$T/cflags_c"
 if grep -q -- '-std=' "$T/cflags_c"; then fail "blkstack-c.pc sets a standard: $(cat "$T/cflags_c")"; fi
 
 step "version macros"
-hdr="$prefix/include/blkstack/block/capi/blkstack.h"
+hdr="$prefix/include/blkstack/blkstack.h"
 macro() { sed -n "s/^#define $1 \(.*\)/\1/p" "$hdr"; }
 [[ "$(macro BLKSTACK_VERSION_STRING)" == "\"$VERSION\"" ]] ||
   fail "BLKSTACK_VERSION_STRING is $(macro BLKSTACK_VERSION_STRING), the library $VERSION"
@@ -82,7 +82,7 @@ if [[ -s "$T/foreign" ]]; then
   fail "symbols outside blkstack_* and blk:: are exported (above)"
 fi
 if grep -qi nlohmann "$T/exports"; then fail "nlohmann symbols exported"; fi
-declared=$(grep -o '\bblkstack_[a-z_0-9]*(' "$prefix/include/blkstack/block/capi/blkstack.h" | tr -d '(' | sort -u)
+declared=$(grep -o '\bblkstack_[a-z_0-9]*(' "$prefix/include/blkstack/blkstack.h" | tr -d '(' | sort -u)
 [[ -n "$declared" ]] || fail "no function found in blkstack.h"
 for f in $declared; do
   grep -qx "$f" "$T/exports" || fail "$f is declared in blkstack.h but not exported"
@@ -122,12 +122,12 @@ echo "consumers are compiled with: $cc and $cxx ${san:-(no extra flags)}"
 step "each public header compiles on its own"
 count=0
 while read -r h; do
-  echo "#include \"$h\"" | c++ -std=c++20 -fsyntax-only -Wall -Wextra -Werror \
-    -I"$prefix/include/blkstack" -x c++ - || fail "$h does not compile on its own"
+  echo "#include <blkstack/$h>" | c++ -std=c++20 -fsyntax-only -Wall -Wextra -Werror \
+    -I"$prefix/include" -x c++ - || fail "$h does not compile on its own"
   count=$((count + 1))
 done < <(cd "$prefix/include/blkstack" && find . -name '*.h' | sed 's|^\./||' | sort)
-echo '#include "block/capi/blkstack.h"' | cc -std=c11 -fsyntax-only -Wall -Wextra -pedantic -Werror \
-  -I"$prefix/include/blkstack" -x c - || fail "blkstack.h does not compile as C11"
+echo '#include <blkstack/blkstack.h>' | cc -std=c11 -fsyntax-only -Wall -Wextra -pedantic -Werror \
+  -I"$prefix/include" -x c - || fail "blkstack.h does not compile as C11"
 ((count >= 15)) || fail "only $count headers installed"
 echo "$count headers"
 
@@ -201,5 +201,22 @@ snip docs/embedding.md install_meson meson.build
 snip docs/embedding.md install_meson_build build.sh
 run_doc build.sh > meson.log 2>&1 || { cat meson.log; fail "the doc's meson commands"; }
 run_both build/app
+
+step "a consumer with its own util/task.h and block/ on the include path"
+mkdir -p "$T/own/util" "$T/own/block" && cd "$T/own"
+printf "#error its own util/task.h, not blkstack's\n" > util/task.h
+printf "#error its own block/registry.h\n" > block/registry.h
+snip README.md readme_coroutine app.cc
+c++ -I. app.cc -o app $(pkg-config --cflags --libs blkstack) -Wl,-rpath,"$lib" || fail "its own util/task.h broke the build"
+run_both ./app
+# No installed header is reachable as "block/..." or "util/..." (from a
+# folder without such folders of its own).
+cd "$T"
+for old in block/registry.h util/task.h block/capi/blkstack.h; do
+  if echo "#include \"$old\"" | c++ $(pkg-config --cflags blkstack) -fsyntax-only -x c++ - 2>/dev/null; then
+    fail "$old is reachable with blkstack.pc's flags"
+  fi
+done
+[[ ! -e "$prefix/include/block" && ! -e "$prefix/include/util" ]] || fail "headers installed outside include/blkstack"
 
 echo "PASS: installed into $prefix; pkg-config, CMake and Meson consumers built and ran"

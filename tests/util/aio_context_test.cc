@@ -1,6 +1,6 @@
 // Tests of the event loop: bottom halves, posting from other threads, fd
 // handlers, timers, the adaptive polling window, embedding via fd().
-#include "util/aio_context.h"
+#include <blkstack/util/aio_context.h>
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "util/clock.h"
-#include "util/iothread.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/iothread.h>
 
 namespace blk {
 namespace {

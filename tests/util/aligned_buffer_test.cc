@@ -1,4 +1,4 @@
-#include "util/aligned_buffer.h"
+#include <blkstack/util/aligned_buffer.h>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "util/iovec.h"
+#include <blkstack/util/iovec.h>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Tests of util/join.h: WhenAll, JoinAll and TaskScope (join, first error,
 // cancellation, cancel from another thread).  Devices: tests/block/
 // task_scope_test.cc cancels requests of a real null driver in flight.
-#include "util/join.h"
+#include <blkstack/util/join.h>
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "util/clock.h"
-#include "util/iothread.h"
-#include "util/result.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/iothread.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 namespace {

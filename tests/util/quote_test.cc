@@ -1,4 +1,4 @@
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 #include <gtest/gtest.h>
 

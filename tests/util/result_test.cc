@@ -1,5 +1,5 @@
 // Tests of util/result.h: Status, Result<T>, Error/Expected<T>, ErrnoString.
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 #include <cerrno>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "util/saturating.h"
+#include <blkstack/util/saturating.h>
 
 #include <gtest/gtest.h>
 

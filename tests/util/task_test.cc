@@ -1,6 +1,6 @@
 // Tests of Task<T>: laziness, nesting, values, lifetimes, detached tasks,
 // many concurrent tasks, sleeping, moving between threads.
-#include "util/task.h"
+#include <blkstack/util/task.h>
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <string>
 #include <thread>
 
-#include "util/clock.h"
-#include "util/iothread.h"
-#include "util/result.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/iothread.h>
+#include <blkstack/util/result.h>
 #include "tests/util/sanitizer.h"
 
 namespace blk {

@@ -1,4 +1,4 @@
-#include "util/xorshift.h"
+#include <blkstack/util/xorshift.h>
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "util/histogram.h"
+#include <blkstack/util/histogram.h>
 
 namespace blk {
 namespace {

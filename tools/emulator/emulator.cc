@@ -39,15 +39,15 @@
 #include <string_view>
 #include <vector>
 
-#include "block/option_values.h"
-#include "block/registry.h"
+#include <blkstack/block/option_values.h>
+#include <blkstack/block/registry.h>
 #include "tools/block_bench/trace/iolog_writer.h"
-#include "util/aligned_buffer.h"
-#include "util/clock.h"
-#include "util/embed/asio_loop.h"
-#include "util/embed/libevent_loop.h"
-#include "util/histogram.h"
-#include "util/xorshift.h"
+#include <blkstack/util/aligned_buffer.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/embed/asio_loop.h>
+#include <blkstack/util/embed/libevent_loop.h>
+#include <blkstack/util/histogram.h>
+#include <blkstack/util/xorshift.h>
 
 namespace blk {
 namespace {

@@ -4,7 +4,7 @@
 #
 #   PREFIX/lib/libblkstack.so.VERSION, .so.SOVERSION and .so links
 #   PREFIX/lib/libblkstack.a
-#   PREFIX/include/blkstack/{block,util}/...     the public headers
+#   PREFIX/include/blkstack/{blkstack.h,block,util}   the public headers, as <blkstack/...>
 #   PREFIX/lib/pkgconfig/blkstack.pc (C++: C++20 flags), blkstack-c.pc (C)
 #   PREFIX/lib/cmake/blkstack/blkstackConfig.cmake, blkstackConfigVersion.cmake
 #
@@ -43,7 +43,9 @@ ln -sfn "libblkstack.so.$SOVERSION" "$prefix/lib/libblkstack.so"
 install -m 0644 "$src/libblkstack.a" "$prefix/lib/libblkstack.a"
 
 while read -r h; do
-  install -D -m 0644 "$h" "$prefix/include/blkstack/$h"
+  dest="$h"
+  [[ "$h" == block/capi/blkstack.h ]] && dest=blkstack.h  # <blkstack/blkstack.h>
+  install -D -m 0644 "$h" "$prefix/include/blkstack/$dest"
 done < "$src/public_headers.txt"
 
 subst() {

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "util/aio_context.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/task.h>
 
 namespace blk {
 

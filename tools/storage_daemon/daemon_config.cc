@@ -3,8 +3,8 @@
 #include <set>
 #include <string_view>
 
-#include "block/options.h"
-#include "block/registry.h"
+#include <blkstack/block/options.h>
+#include <blkstack/block/registry.h>
 
 namespace blk::storage_daemon {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::storage_daemon {
 

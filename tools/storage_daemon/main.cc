@@ -12,16 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "block/backend.h"
-#include "block/registry.h"
+#include <blkstack/block/backend.h>
+#include <blkstack/block/registry.h>
 #include "tools/block_bench/trace/iolog_writer.h"
 #include "tools/storage_daemon/daemon_config.h"
 #include "tools/storage_daemon/nbd_export.h"
 #include "tools/storage_daemon/nbd_server.h"
-#include "util/aio_context.h"
-#include "util/clock.h"
-#include "util/iothread.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/iothread.h>
+#include <blkstack/util/task.h>
 
 namespace blk::storage_daemon {
 namespace {

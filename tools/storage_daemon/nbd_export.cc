@@ -8,10 +8,10 @@
 #include <deque>
 #include <utility>
 
-#include "block/driver.h"
+#include <blkstack/block/driver.h>
 #include "tools/storage_daemon/async_socket.h"
-#include "util/aligned_buffer.h"
-#include "util/task.h"
+#include <blkstack/util/aligned_buffer.h>
+#include <blkstack/util/task.h>
 
 namespace blk::nbd {
 

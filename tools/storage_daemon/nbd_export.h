@@ -25,9 +25,9 @@
 #include <string>
 #include <unordered_set>
 
-#include "block/backend.h"
+#include <blkstack/block/backend.h>
 #include "tools/storage_daemon/nbd_wire.h"
-#include "util/aio_context.h"
+#include <blkstack/util/aio_context.h>
 
 namespace blk::nbd {
 

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "tools/storage_daemon/nbd_export.h"
-#include "util/aio_context.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 namespace blk {
 class AsyncSocket;

@@ -26,7 +26,7 @@
 #include <chrono>
 #include <memory>
 
-#include "util/aio_context.h"
+#include <blkstack/util/aio_context.h>
 
 namespace blk {
 

@@ -26,9 +26,9 @@
 
 #include <memory>
 
-#include "util/aio_context.h"
-#include "util/clock.h"
-#include "util/result.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/result.h>
 
 namespace blk {
 

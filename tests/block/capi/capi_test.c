@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "block/capi/blkstack.h"
+#include <blkstack/blkstack.h>
 
 static int failures = 0;
 

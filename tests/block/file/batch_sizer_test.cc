@@ -1,7 +1,7 @@
 // BatchSizer (block/file/batch_sizer.h): the submission batch limit, driven
 // by scripted reports (requests sent, requests the peeks found done, ends of
 // submission passes); no device, no clock.
-#include "block/file/batch_sizer.h"
+#include <blkstack/block/file/batch_sizer.h>
 
 #include <gtest/gtest.h>
 

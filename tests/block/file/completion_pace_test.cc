@@ -1,5 +1,5 @@
 // CompletionPace: the mean time between completions over busy time only.
-#include "block/file/completion_pace.h"
+#include <blkstack/block/file/completion_pace.h>
 
 #include <gtest/gtest.h>
 

@@ -47,11 +47,11 @@
 #include <utility>
 #include <vector>
 
-#include "block/file/kernel_queue.h"
-#include "block/file/libaio_queue.h"
-#include "block/file/uring_queue.h"
-#include "util/result.h"
-#include "util/clock.h"
+#include <blkstack/block/file/kernel_queue.h>
+#include <blkstack/block/file/libaio_queue.h>
+#include <blkstack/block/file/uring_queue.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/clock.h>
 
 namespace blk::test {
 

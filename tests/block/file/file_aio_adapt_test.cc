@@ -10,7 +10,7 @@
 // itself is tested without timing in batch_sizer_test.
 #include <cstdio>
 
-#include "block/file/queue_engine.h"
+#include <blkstack/block/file/queue_engine.h>
 #include "tests/block/file/file_test_util.h"
 #include "tests/block/file/loop_device.h"
 

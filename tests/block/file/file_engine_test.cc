@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "block/file/loop_engine.h"
+#include <blkstack/block/file/loop_engine.h>
 #include "tests/block/file/file_test_util.h"
-#include "util/iothread.h"
+#include <blkstack/util/iothread.h>
 
 namespace blk {
 namespace {

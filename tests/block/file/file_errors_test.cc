@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "tests/block/file/file_test_util.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::test {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "block/file/completion_pace.h"
+#include <blkstack/block/file/completion_pace.h>
 #include "tests/block/file/file_test_util.h"
 #include "tests/block/file/loop_device.h"
 

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "block/backend.h"
-#include "block/registry.h"
-#include "util/aio_context.h"
-#include "util/aligned_buffer.h"
-#include "util/task.h"
+#include <blkstack/block/backend.h>
+#include <blkstack/block/registry.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/aligned_buffer.h>
+#include <blkstack/util/task.h>
 
 namespace blk::test {
 

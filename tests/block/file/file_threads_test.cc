@@ -5,7 +5,7 @@
 #include <random>
 
 #include "tests/block/file/file_test_util.h"
-#include "util/iothread.h"
+#include <blkstack/util/iothread.h>
 
 namespace blk::test {
 namespace {

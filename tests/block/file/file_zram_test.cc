@@ -19,7 +19,7 @@
 
 #include "tests/block/file/file_test_util.h"
 #include "tests/block/file/zram_device.h"
-#include "util/xorshift.h"
+#include <blkstack/util/xorshift.h>
 
 namespace blk::test {
 namespace {

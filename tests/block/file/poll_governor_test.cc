@@ -2,7 +2,7 @@
 // of the ring pays, driven by scripted wake-ups and completions and a fake
 // clock; no loop, no device, no sleeping.  (queue_engine_poll_test checks
 // the same windows end to end on a late device.)
-#include "block/file/poll_governor.h"
+#include <blkstack/block/file/poll_governor.h>
 
 #include <gtest/gtest.h>
 

@@ -19,12 +19,12 @@
 #include <map>
 #include <vector>
 
-#include "block/file/queue_engine.h"
-#include "block/file/libaio_queue.h"
-#include "block/file/uring_queue.h"
+#include <blkstack/block/file/queue_engine.h>
+#include <blkstack/block/file/libaio_queue.h>
+#include <blkstack/block/file/uring_queue.h>
 #include "tests/block/file/fault_queue.h"
 #include "tests/block/file/file_test_util.h"
-#include "util/xorshift.h"
+#include <blkstack/util/xorshift.h>
 
 namespace blk::test {
 namespace {

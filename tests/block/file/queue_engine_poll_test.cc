@@ -25,9 +25,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "block/file/queue_engine.h"
-#include "block/file/libaio_queue.h"
-#include "block/file/uring_queue.h"
+#include <blkstack/block/file/queue_engine.h>
+#include <blkstack/block/file/libaio_queue.h>
+#include <blkstack/block/file/uring_queue.h>
 #include "tests/block/file/fault_queue.h"
 #include "tests/block/file/file_test_util.h"
 

@@ -1,7 +1,7 @@
 // Loading librbd at run time (block/rbd/ceph_api.h).  Each case that sets
 // BLKSTACK_LIBRBD runs in a child process (EXPECT_EXIT), because the first
 // load in a process is final.
-#include "block/rbd/ceph_api.h"
+#include <blkstack/block/rbd/ceph_api.h>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "block/registry.h"
+#include <blkstack/block/registry.h>
 
 namespace blk {
 namespace {

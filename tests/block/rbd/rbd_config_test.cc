@@ -1,11 +1,11 @@
 // Tests of the rbd driver's configuration (block/rbd/rbd_config.h): the
 // `rbd:` filename form, option combinations and the registry's pass-through
 // of `rados.*` keys.  No cluster needed.
-#include "block/rbd/rbd_config.h"
+#include <blkstack/block/rbd/rbd_config.h>
 
 #include <gtest/gtest.h>
 
-#include "block/registry.h"
+#include <blkstack/block/registry.h>
 
 namespace blk {
 namespace {

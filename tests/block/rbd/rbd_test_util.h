@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "block/backend.h"
-#include "block/registry.h"
-#include "util/aio_context.h"
-#include "util/iovec.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/block/backend.h>
+#include <blkstack/block/registry.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/iovec.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 // Sanitizer suppressions for Ceph's libraries: rbd_test_util.cc.
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "block/options.h"
-#include "block/registry.h"
+#include <blkstack/block/options.h>
+#include <blkstack/block/registry.h>
 
 namespace blk::fuzz {
 

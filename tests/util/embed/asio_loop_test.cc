@@ -1,5 +1,5 @@
 // The Boost.Asio adapter drives AioContexts from an io_context.
-#include "util/embed/asio_loop.h"
+#include <blkstack/util/embed/asio_loop.h>
 
 #include <map>
 

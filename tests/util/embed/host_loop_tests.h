@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "block/registry.h"
-#include "util/aligned_buffer.h"
-#include "util/clock.h"
+#include <blkstack/block/registry.h>
+#include <blkstack/util/aligned_buffer.h>
+#include <blkstack/util/clock.h>
 
 namespace blk::embed_test {
 

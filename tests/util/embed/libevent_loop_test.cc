@@ -1,5 +1,5 @@
 // The libevent adapter drives AioContexts from an event_base.
-#include "util/embed/libevent_loop.h"
+#include <blkstack/util/embed/libevent_loop.h>
 
 #include <map>
 

@@ -17,11 +17,11 @@
 #include <cstring>
 #include <string>
 
-#include "block/option_values.h"
-#include "block/registry.h"
-#include "util/aligned_buffer.h"
-#include "util/clock.h"
-#include "util/xorshift.h"
+#include <blkstack/block/option_values.h>
+#include <blkstack/block/registry.h>
+#include <blkstack/util/aligned_buffer.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/xorshift.h>
 
 namespace blk {
 namespace {

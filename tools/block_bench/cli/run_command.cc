@@ -16,7 +16,7 @@
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/stop.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench::cli {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "tools/block_bench/jobfile/option_table.h"
 #include "tools/block_bench/jobfile/units.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

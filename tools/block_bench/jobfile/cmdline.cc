@@ -8,7 +8,7 @@
 #include "tools/block_bench/jobfile/option_table.h"
 #include "tools/block_bench/jobfile/raw_option.h"
 #include "tools/block_bench/jobfile/values.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

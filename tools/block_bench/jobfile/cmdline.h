@@ -33,7 +33,7 @@
 #include "tools/block_bench/jobfile/debug_mask.h"
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/jobfile/parse_env.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

@@ -20,7 +20,7 @@
 #include <optional>
 #include <string_view>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "tools/block_bench/jobfile/values.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

@@ -23,7 +23,7 @@
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/jobfile/parse_env.h"
 #include "tools/block_bench/jobfile/raw_option.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

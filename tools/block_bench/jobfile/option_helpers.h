@@ -19,8 +19,8 @@
 #include "tools/block_bench/jobfile/option_table.h"
 #include "tools/block_bench/jobfile/units.h"
 #include "tools/block_bench/jobfile/values.h"
-#include "util/quote.h"
-#include "util/result.h"
+#include <blkstack/util/quote.h>
+#include <blkstack/util/result.h>
 
 namespace blk::bench::internal {
 

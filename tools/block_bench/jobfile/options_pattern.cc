@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "tools/block_bench/jobfile/option_helpers.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "tools/block_bench/jobfile/option_helpers.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

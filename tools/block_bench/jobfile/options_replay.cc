@@ -2,7 +2,7 @@
 // options, block-bench's trace_format/trace_device/trace_skip_bad/trace_max_size, and
 // write_iolog.  What they do at run time: docs/replay.md.
 #include "tools/block_bench/jobfile/option_helpers.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

@@ -3,10 +3,10 @@
 // direct/buffered, invalidate.
 #include <array>
 
-#include "block/option_values.h"
-#include "block/registry.h"
+#include <blkstack/block/option_values.h>
+#include <blkstack/block/registry.h>
 #include "tools/block_bench/jobfile/option_helpers.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "util/input_file.h"
+#include <blkstack/util/input_file.h>
 
 namespace blk::bench {
 namespace {

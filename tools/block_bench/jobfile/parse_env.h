@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

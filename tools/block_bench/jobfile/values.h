@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

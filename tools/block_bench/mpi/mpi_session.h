@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "tools/block_bench/run/sync.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench::mpi {
 

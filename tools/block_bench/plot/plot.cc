@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
-#include "util/input_file.h"
-#include "util/quote.h"
+#include <blkstack/util/input_file.h>
+#include <blkstack/util/quote.h>
 
 namespace blk::bench::plot {
 namespace {

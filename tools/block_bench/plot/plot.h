@@ -26,7 +26,7 @@
 #include "tools/block_bench/plot/svg.h"
 #include "tools/block_bench/verdict/results.h"
 #include "tools/block_bench/verdict/verdict.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench::plot {
 

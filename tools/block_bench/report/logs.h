@@ -10,7 +10,7 @@
 #include <string>
 
 #include "tools/block_bench/run/runner.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

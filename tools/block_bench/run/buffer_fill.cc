@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "util/input_file.h"
+#include <blkstack/util/input_file.h>
 
 namespace blk::bench {
 

@@ -13,9 +13,9 @@
 
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/stop.h"
-#include "util/clock.h"
-#include "util/quote.h"
-#include "util/saturating.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/quote.h>
+#include <blkstack/util/saturating.h>
 
 namespace blk::bench {
 Clone::Clone(const JobOptions& job, CloneResult* res, LiveCounters* live, const RunOptions& opts,

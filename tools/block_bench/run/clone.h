@@ -85,8 +85,8 @@
 #include "tools/block_bench/run/trace_source.h"
 #include "tools/block_bench/run/verify.h"
 #include "tools/block_bench/run/write_content.h"
-#include "util/aio_context.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 

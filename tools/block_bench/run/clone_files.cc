@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <mutex>
 
-#include "block/registry.h"
+#include <blkstack/block/registry.h>
 #include "tools/block_bench/run/files.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 

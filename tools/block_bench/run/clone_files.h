@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "block/backend.h"
-#include "block/registry.h"
+#include <blkstack/block/backend.h>
+#include <blkstack/block/registry.h>
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/buffer_fill.h"
 #include "tools/block_bench/run/clone_state.h"
@@ -39,8 +39,8 @@
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/run/target.h"
 #include "tools/block_bench/run/trace_source.h"
-#include "util/aio_context.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 

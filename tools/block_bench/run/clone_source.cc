@@ -7,7 +7,7 @@
 #include "tools/block_bench/run/files.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/target.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

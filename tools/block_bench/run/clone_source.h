@@ -23,7 +23,7 @@
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/run/trace_source.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

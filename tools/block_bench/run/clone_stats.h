@@ -26,8 +26,8 @@
 #include "tools/block_bench/run/cmdprio.h"
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/source.h"
-#include "util/histogram.h"
-#include "util/result.h"
+#include <blkstack/util/histogram.h>
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

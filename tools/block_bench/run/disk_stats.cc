@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 namespace {

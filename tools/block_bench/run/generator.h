@@ -52,7 +52,7 @@
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/source.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

@@ -37,8 +37,8 @@
 #include <cstdint>
 
 #include "tools/block_bench/run/source.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 

@@ -16,7 +16,7 @@
 #include "tools/block_bench/run/clone_state.h"
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/trace/iolog_writer.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

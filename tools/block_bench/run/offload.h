@@ -25,10 +25,10 @@
 
 #include "tools/block_bench/run/clone_files.h"
 #include "tools/block_bench/run/result.h"
-#include "util/aio_context.h"
-#include "util/iothread.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/iothread.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "util/saturating.h"
+#include <blkstack/util/saturating.h>
 
 namespace blk::bench {
 

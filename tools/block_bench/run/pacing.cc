@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 Task<void> Pacing::wait_until(AioContext& ctx, int64_t due) {

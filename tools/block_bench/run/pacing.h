@@ -43,10 +43,10 @@
 #include "tools/block_bench/run/pacer.h"
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/source.h"
-#include "util/aio_context.h"
-#include "util/clock.h"
-#include "util/saturating.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/clock.h>
+#include <blkstack/util/saturating.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "block/options.h"
+#include <blkstack/block/options.h>
 #include "tools/block_bench/run/target.h"
 
 namespace blk::bench {

@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "block/driver.h"
+#include <blkstack/block/driver.h>
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/steady.h"
-#include "util/histogram.h"
+#include <blkstack/util/histogram.h>
 
 namespace blk::bench {
 

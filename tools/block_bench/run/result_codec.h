@@ -19,7 +19,7 @@
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/runner.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

@@ -21,9 +21,9 @@
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/sync.h"
 #include "tools/block_bench/run/clone.h"
-#include "util/clock.h"
-#include "util/iothread.h"
-#include "util/task.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/iothread.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 namespace {

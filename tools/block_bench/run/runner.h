@@ -35,7 +35,7 @@
 #include "tools/block_bench/run/disk_stats.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/result.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

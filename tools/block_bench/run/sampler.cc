@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "tools/block_bench/run/clone_source.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 

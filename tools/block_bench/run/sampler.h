@@ -35,7 +35,7 @@
 #include "tools/block_bench/run/hook.h"
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/source.h"
-#include "util/aio_context.h"
+#include <blkstack/util/aio_context.h>
 
 namespace blk::bench {
 

@@ -34,9 +34,9 @@
 
 #include "tools/block_bench/run/buffer_fill.h"
 #include "tools/block_bench/run/resources.h"
-#include "util/iovec.h"
-#include "util/result.h"
-#include "util/submit_stamp.h"
+#include <blkstack/util/iovec.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/submit_stamp.h>
 
 namespace blk::bench {
 

@@ -25,7 +25,7 @@
 #include <functional>
 #include <optional>
 
-#include "util/aio_context.h"
+#include <blkstack/util/aio_context.h>
 
 namespace blk::bench {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "util/clock.h"
-#include "util/quote.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 void SubmitLoop::add_hook(SubmitHook* h) {

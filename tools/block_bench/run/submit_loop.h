@@ -55,8 +55,8 @@
 #include "tools/block_bench/run/sampler.h"
 #include "tools/block_bench/run/slot_pool.h"
 #include "tools/block_bench/run/write_content.h"
-#include "util/aio_context.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 

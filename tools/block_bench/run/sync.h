@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <string>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

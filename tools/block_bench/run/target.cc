@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "tools/block_bench/run/rng.h"
-#include "util/clock.h"
-#include "util/quote.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/quote.h>
 
 namespace blk::bench {
 namespace {

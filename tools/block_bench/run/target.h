@@ -60,7 +60,7 @@
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/buffer_fill.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

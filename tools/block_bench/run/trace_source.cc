@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "block/options.h"
-#include "util/quote.h"
-#include "util/saturating.h"
+#include <blkstack/block/options.h>
+#include <blkstack/util/quote.h>
+#include <blkstack/util/saturating.h>
 
 namespace blk::bench {
 namespace {

@@ -29,7 +29,7 @@
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/trace/trace.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 

@@ -20,7 +20,7 @@
 #include <cstring>
 
 #include "tools/block_bench/trace/trace_internal.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench::trace::internal {
 namespace {

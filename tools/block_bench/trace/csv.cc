@@ -19,7 +19,7 @@
 #include <cerrno>
 
 #include "tools/block_bench/trace/trace_internal.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench::trace::internal {
 namespace {

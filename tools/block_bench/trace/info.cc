@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/block_bench/format/format.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench::trace {
 namespace {

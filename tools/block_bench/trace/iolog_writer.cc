@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "block/options.h"
+#include <blkstack/block/options.h>
 
 namespace blk::bench::trace {
 namespace {

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "tools/block_bench/trace/trace.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench::trace {
 

@@ -13,8 +13,8 @@
 
 #include "tools/block_bench/trace/trace.h"
 #include "tools/block_bench/trace/trace_internal.h"
-#include "util/input_file.h"
-#include "util/quote.h"
+#include <blkstack/util/input_file.h>
+#include <blkstack/util/quote.h>
 
 namespace blk::bench::trace {
 namespace internal {

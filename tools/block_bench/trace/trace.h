@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench::trace {
 

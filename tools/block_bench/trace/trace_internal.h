@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "tools/block_bench/trace/trace.h"
-#include "util/result.h"
-#include "util/saturating.h"
+#include <blkstack/util/result.h>
+#include <blkstack/util/saturating.h>
 
 namespace blk::bench::trace::internal {
 

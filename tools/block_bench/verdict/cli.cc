@@ -19,7 +19,7 @@
 
 #include "tools/block_bench/plot/plot.h"
 #include "tools/block_bench/verdict/verdict.h"
-#include "util/quote.h"
+#include <blkstack/util/quote.h>
 
 namespace blk::bench::verdict {
 namespace {

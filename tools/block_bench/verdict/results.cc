@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "util/input_file.h"
-#include "util/quote.h"
+#include <blkstack/util/input_file.h>
+#include <blkstack/util/quote.h>
 
 namespace blk::bench::verdict {
 namespace {

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench::verdict {
 

@@ -12,8 +12,8 @@
 #include "tests/tools/block_bench/run/bench_test_util.h"
 #include "tools/block_bench/run/clone_files.h"
 #include "tools/block_bench/trace/trace.h"
-#include "util/aio_context.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 namespace {

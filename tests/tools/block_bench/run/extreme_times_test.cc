@@ -22,7 +22,7 @@
 #include "replay_test_util.h"
 #include "tools/block_bench/run/clone.h"
 #include "tools/block_bench/run/runner.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 namespace {

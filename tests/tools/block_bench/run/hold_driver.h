@@ -20,10 +20,10 @@
 #include <string_view>
 #include <vector>
 
-#include "block/driver.h"
-#include "util/aio_context.h"
-#include "util/result.h"
-#include "util/task.h"
+#include <blkstack/block/driver.h>
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/result.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench::testing {
 

@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "block/backend.h"
-#include "block/node.h"
-#include "block/registry.h"
+#include <blkstack/block/backend.h>
+#include <blkstack/block/node.h>
+#include <blkstack/block/registry.h>
 #include "tests/tools/block_bench/run/hold_driver.h"
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/clone_files.h"
@@ -38,8 +38,8 @@
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/run/submit_loop.h"
 #include "tools/block_bench/run/trace_source.h"
-#include "util/aio_context.h"
-#include "util/task.h"
+#include <blkstack/util/aio_context.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench::testing {
 

@@ -19,7 +19,7 @@
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/clone.h"
 #include "tools/block_bench/trace/trace.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 namespace {

@@ -13,7 +13,7 @@
 #include "bench_test_util.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/clone.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench::testing {
 

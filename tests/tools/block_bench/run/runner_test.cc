@@ -25,12 +25,12 @@
 #include <vector>
 
 #include "bench_test_util.h"
-#include "block/registry.h"
+#include <blkstack/block/registry.h>
 #include "tests/block/file/loop_device.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/sync.h"
 #include "tools/block_bench/run/clone.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 namespace {

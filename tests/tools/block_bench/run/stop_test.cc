@@ -11,9 +11,9 @@
 #include <memory>
 #include <vector>
 
-#include "util/clock.h"
-#include "util/iothread.h"
-#include "util/task.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/iothread.h>
+#include <blkstack/util/task.h>
 
 namespace blk::bench {
 namespace {

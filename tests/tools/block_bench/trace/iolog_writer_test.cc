@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "block/options.h"
+#include <blkstack/block/options.h>
 #include "gtest/gtest.h"
 #include "tools/block_bench/trace/trace.h"
 

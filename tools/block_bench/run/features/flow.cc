@@ -2,7 +2,7 @@
 
 #include "tools/block_bench/run/pacing.h"
 #include "tools/block_bench/run/submit_loop.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 

@@ -1,7 +1,7 @@
 #include "tools/block_bench/run/features/fsync_cadence.h"
 
 #include "tools/block_bench/run/submit_loop.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "tools/block_bench/run/submit_loop.h"
-#include "util/clock.h"
+#include <blkstack/util/clock.h>
 
 namespace blk::bench {
 

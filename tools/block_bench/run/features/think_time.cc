@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "tools/block_bench/run/submit_loop.h"
-#include "util/clock.h"
-#include "util/saturating.h"
+#include <blkstack/util/clock.h>
+#include <blkstack/util/saturating.h>
 
 namespace blk::bench {
 

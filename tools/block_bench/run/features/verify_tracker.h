@@ -49,7 +49,7 @@
 #include "tools/block_bench/run/slot_pool.h"
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/run/verify.h"
-#include "util/result.h"
+#include <blkstack/util/result.h>
 
 namespace blk::bench {
 
