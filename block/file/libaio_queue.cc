@@ -35,11 +35,22 @@ struct io_event* RingEvents(AioRing* r) { return reinterpret_cast<struct io_even
 // Fills `cb` for `r`; the completion event carries `r` back (data).
 void Prepare(struct iocb* cb, IoRequest* r, int efd) {
   switch (r->op) {
+    // One buffer goes as IOCB_CMD_PREAD/PWRITE, as fio's libaio engine
+    // sends it: the kernel then builds the iterator from the iocb itself
+    // instead of copying and checking an iovec array from user space.
     case IoRequest::Op::kRead:
-      io_prep_preadv(cb, r->fd, r->iov, r->iovcnt, int64_t(r->offset));
+      if (r->iovcnt == 1) {
+        io_prep_pread(cb, r->fd, r->iov[0].iov_base, r->iov[0].iov_len, int64_t(r->offset));
+      } else {
+        io_prep_preadv(cb, r->fd, r->iov, r->iovcnt, int64_t(r->offset));
+      }
       break;
     case IoRequest::Op::kWrite:
-      io_prep_pwritev(cb, r->fd, r->iov, r->iovcnt, int64_t(r->offset));
+      if (r->iovcnt == 1) {
+        io_prep_pwrite(cb, r->fd, r->iov[0].iov_base, r->iov[0].iov_len, int64_t(r->offset));
+      } else {
+        io_prep_pwritev(cb, r->fd, r->iov, r->iovcnt, int64_t(r->offset));
+      }
       break;
     case IoRequest::Op::kFdatasync:
       io_prep_fdsync(cb, r->fd);
