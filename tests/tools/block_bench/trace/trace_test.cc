@@ -650,7 +650,9 @@ TEST(Robustness, OddInputsGiveErrorsNotCrashes) {
       ParseOptions o;
       o.format = f;
       auto t = ParseTrace(in, "odd", o);
-      if (!t.ok()) EXPECT_EQ(t.error().message.rfind("odd", 0), 0u) << t.error().message;
+      if (!t.ok()) {
+        EXPECT_EQ(t.error().message.rfind("odd", 0), 0u) << t.error().message;
+      }
     }
   }
 }
