@@ -226,6 +226,8 @@ class Clone {
   // job's I/O priority with ioprio_set(2), as fio's; false (with the error)
   // when the kernel refuses it.
   bool set_io_priority();
+  // fio's nice= on the clone's thread; false (the error set) when refused.
+  bool set_nice();
   void say_seed() const;  // --debug=random
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();
