@@ -69,14 +69,11 @@ Expected<std::vector<JobOptions>> BuildJobs(const std::vector<RawSection>& secti
     Echo(section.options, &job.written.job);
     r = ValidateJob(job, section.where);
     if (!r.ok()) return r.error();
-    // wait_for names a job defined earlier, as fio requires.
-    if (const std::string& waitee = job.proc.wait_for; !waitee.empty()) {
-      const std::string at = section.where.ToString() + ": wait_for=" + waitee + ": ";
-      if (waitee == job.name) return MakeError(-EINVAL, at + "a job cannot wait for itself");
-      if (std::none_of(jobs.begin(), jobs.end(), [&](const JobOptions& j) { return j.name == waitee; }))
-        return MakeError(-EINVAL, at + "no job of that name before this one (fio: waitee job " +
-                                      waitee + " unknown)");
-    }
+    // (That the waitee is defined earlier is checked over every job file:
+    // CheckWaitFor, run/runner.h.)
+    if (!job.proc.wait_for.empty() && job.proc.wait_for == job.name)
+      return MakeError(-EINVAL, section.where.ToString() + ": wait_for=" + job.name +
+                                    ": a job cannot wait for itself");
     jobs.push_back(std::move(job));
   }
   return jobs;

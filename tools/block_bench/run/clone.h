@@ -1,12 +1,14 @@
 // Clone: one job clone on its own loop — the coordinator of its parts.
 //
-// run() is the clone's life: bind its CPUs, the start delay, open and lay
-// out its files (CloneFiles), make its source and queue (clone_source.h),
+// run() is the clone's life: bind its CPUs, set its nice value
+// (job_process.h), the start delay, open and lay out its files
+// (CloneFiles), make its source and queue (clone_source.h),
 // its slots (SlotPool: mapped, not touched) and the components the job
 // enables, wait at the start gate when there is one, start the offload
 // submitter, start the clock, fill the write buffers (in pieces, counted
 // in the runtime, ended by an interrupt), run the submit loop (SubmitLoop)
-// until the I/O (and verify's read-back) is done, then end_fsync, close
+// until the I/O (and verify's read-back) is done (fio's exec_prerun
+// just before the I/O, exec_postrun after it), then end_fsync, close
 // the logs, drain and close the graphs, unlink, and read the CPU usage.
 //
 // The parts, each with its own header and contract:

@@ -640,6 +640,20 @@ bool WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
 
 }  // namespace
 
+Expected<void> CheckWaitFor(const std::vector<JobOptions>& jobs) {
+  for (size_t i = 0; i < jobs.size(); i++) {
+    const std::string& waitee = jobs[i].proc.wait_for;
+    if (waitee.empty()) continue;
+    const bool before = std::any_of(jobs.begin(), jobs.begin() + ptrdiff_t(i),
+                                    [&](const JobOptions& j) { return j.name == waitee; });
+    if (!before)
+      return MakeError(-EINVAL, "job '" + jobs[i].name + "': wait_for=" + waitee +
+                                    ": no job of that name before it (fio: waitee job " + waitee +
+                                    " unknown)");
+  }
+  return {};
+}
+
 std::vector<int> GroupIds(const std::vector<JobOptions>& jobs) {
   std::vector<int> ids;
   int g = 0;
@@ -662,6 +676,7 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   // first segment (segment_ready is collective).
   const ResourceLimits limits = ResourceLimits::FromSystem(opts.max_memory);
   Expected<void> ok = CheckResources(jobs, limits);
+  if (ok.ok()) ok = CheckWaitFor(jobs);
   // wait_for would hold a clone back from the processes' common start.
   if (opts.sync && ok.ok()) {
     for (const JobOptions& j : jobs)
