@@ -284,6 +284,9 @@ struct ProcessOptions {
   // clones' threads do not run there (fio clears it from every job's CPU
   // mask).  block-bench needs no such thread.
   std::optional<uint32_t> gtod_cpu;
+  // lockmem: bytes each clone maps and mlock(2)s for its run, as fio's
+  // (memory taken from the machine to simulate a smaller one).  0: none.
+  uint64_t lockmem = 0;
   friend bool operator==(const ProcessOptions&, const ProcessOptions&) = default;
 };
 

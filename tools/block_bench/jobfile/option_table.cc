@@ -43,7 +43,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"ioscheduler", "not implemented"},
     {"job_max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"lockfile", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
-    {"lockmem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"log_compression_cpus", "the CPUs of fio's log compression threads: block-bench compresses no logs (log_compression is accepted and changes nothing)"},
     {"max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"mem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},

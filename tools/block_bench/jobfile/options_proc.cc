@@ -1,5 +1,5 @@
 // Process and scheduling options, as fio 3.33 reads them: exec_prerun,
-// exec_postrun, wait_for, nice, clocksource, gtod_cpu (ProcessOptions in
+// exec_postrun, wait_for, nice, clocksource, gtod_cpu, lockmem (ProcessOptions in
 // job.h; applied by the runner, run/job_process.h).
 #include <array>
 
@@ -90,6 +90,24 @@ FioOptionSpec GtodCpu() {
   return s;
 }
 
+FioOptionSpec LockMem() {
+  FioOptionSpec s;
+  s.name = "lockmem";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base, 0);
+    if (!n.ok()) return n.error();
+    job.proc.lockmem = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.proc.lockmem) out.push_back({std::string(n), std::to_string(job.proc.lockmem)});
+  };
+  s.help = "bytes each of the job's threads maps and pins with mlock(2) for its run (at most the "
+           "machine's memory less 128 MiB, as fio)";
+  return s;
+}
+
 }  // namespace
 
 std::vector<FioOptionSpec> SchedulingOptions() {
@@ -105,6 +123,7 @@ std::vector<FioOptionSpec> SchedulingOptions() {
   v.push_back(Nice());
   v.push_back(ClockSource());
   v.push_back(GtodCpu());
+  v.push_back(LockMem());
   return v;
 }
 

@@ -71,7 +71,7 @@ Task<void> Clone::run(AioContext& ctx) {
   getrusage(RUSAGE_THREAD, &begin_.ru);
   begin_.ns = NowNs();
   // Else no I/O: the error says why.
-  const bool bound = bind_cpus() && set_io_priority() && set_nice();
+  const bool bound = bind_cpus() && set_io_priority() && set_nice() && pin_memory();
   const bool gated = static_cast<bool>(gate_.prepared);
   // Gated (RunOptions::sync): open and prepare, report, wait for every
   // process; the start delay counts from the common start.
@@ -93,6 +93,7 @@ Task<void> Clone::run(AioContext& ctx) {
     ready = RunExecCommand(job_.name, job_.proc.exec_prerun, "prerun", opts_.info) == 0;
   if (ready && job_.offload()) ready = co_await start_offload(ctx);
   if (ready) co_await main_phase(ctx);
+  pinned_.unpin();  // fio's lockmem, held for the I/O
   // fio's exec_postrun: after the I/O (and its verify), files still open.
   if (ready && !job_.proc.exec_postrun.empty())
     (void)RunExecCommand(job_.name, job_.proc.exec_postrun, "postrun", opts_.info);
@@ -139,6 +140,13 @@ bool Clone::bind_cpus() {
 
 bool Clone::set_nice() {
   const Expected<void> r = ApplyNice(job_.proc.nice);
+  if (r.ok()) return true;
+  errors_.set(-r.error().code, r.error().message);
+  return false;
+}
+
+bool Clone::pin_memory() {
+  const Expected<void> r = pinned_.pin(job_.proc.lockmem, &shared_->memory, opts_.info);
   if (r.ok()) return true;
   errors_.set(-r.error().code, r.error().message);
   return false;

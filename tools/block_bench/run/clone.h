@@ -75,6 +75,7 @@
 #include "tools/block_bench/run/features/verify_backlog.h"
 #include "tools/block_bench/run/features/verify_tracker.h"
 #include "tools/block_bench/run/io_recorder.h"
+#include "tools/block_bench/run/job_process.h"
 #include "tools/block_bench/run/offload.h"
 #include "tools/block_bench/run/pacing.h"
 #include "tools/block_bench/run/resources.h"
@@ -230,6 +231,9 @@ class Clone {
   bool set_io_priority();
   // fio's nice= on the clone's thread; false (the error set) when refused.
   bool set_nice();
+  // fio's lockmem (pinned_, until the I/O ended); false (the error set)
+  // when the memory cannot be pinned.
+  bool pin_memory();
   void say_seed() const;  // --debug=random
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();
@@ -282,6 +286,7 @@ class Clone {
   SleepGroup sleeps_;  // startdelay, rate, thinktime, flow_sleep
   CloneFiles files_;
   SlotPool slots_;
+  PinnedMemory pinned_;  // fio's lockmem
   CloneStats stats_;
   Pacing pacing_;
   Content content_;

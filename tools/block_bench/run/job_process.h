@@ -1,5 +1,6 @@
 // fio's process options on a clone's thread (ProcessOptions, job.h):
-// nice(2), and the exec_prerun / exec_postrun commands.
+// nice(2), the exec_prerun / exec_postrun commands and lockmem's pinned
+// memory.
 //
 // Thread-safety: each function acts on the calling thread (the clone's) or
 // runs a child process; none keeps state.
@@ -9,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "tools/block_bench/run/resources.h"
 #include <blkstack/util/result.h>
 
 namespace blk::bench {
@@ -27,5 +29,28 @@ Expected<void> ApplyNice(int increment);
 // "postrun".  Returns system()'s status (-1: the shell could not run).
 int RunExecCommand(const std::string& job_name, std::string_view command, std::string_view mode,
                    FILE* info);
+
+// fio's lockmem: an anonymous mapping of that many bytes, mlock(2)ed (so
+// the pages are resident and taken from the rest of the machine) until
+// unpin() or destruction.  Charged to the run's MemoryBudget.
+class PinnedMemory {
+ public:
+  PinnedMemory() = default;
+  ~PinnedMemory() { unpin(); }
+  PinnedMemory(const PinnedMemory&) = delete;
+  PinnedMemory& operator=(const PinnedMemory&) = delete;
+  // Pins `bytes` (0: nothing), capped as fio at the machine's memory less
+  // 128 MiB (then saying so on `info`, when not null).  On failure (the
+  // budget, mmap, or mlock: EPERM / ENOMEM under RLIMIT_MEMLOCK) nothing is
+  // held and the Error names lockmem and the size.  REQUIRES: not pinned.
+  Expected<void> pin(uint64_t bytes, MemoryBudget* budget, FILE* info);
+  void unpin();
+  uint64_t size() const { return size_; }
+
+ private:
+  void* addr_ = nullptr;
+  uint64_t size_ = 0;
+  MemoryBudget* budget_ = nullptr;
+};
 
 }  // namespace blk::bench

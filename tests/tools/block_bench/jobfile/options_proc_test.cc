@@ -46,6 +46,13 @@ TEST(ProcOptions, GtodCpu) {
   EXPECT_OPTION_ERROR("gtod_cpu=-1", 2, "gtod_cpu", "-1");
 }
 
+TEST(ProcOptions, LockmemIsASize) {
+  EXPECT_EQ(ParseOne("lockmem=16m").proc.lockmem, uint64_t(16) << 20);
+  EXPECT_EQ(ParseOne("kb_base=1000\nlockmem=1m").proc.lockmem, 1000000u);
+  EXPECT_EQ(ParseOne("").proc.lockmem, 0u);
+  EXPECT_OPTION_ERROR("lockmem=lots", 2, "lockmem", "lots");
+}
+
 TEST(ProcOptions, WaitForItselfIsAnError) {
   EXPECT_EQ(ParseOne("wait_for=other").proc.wait_for, "other");
   const std::string e = OneError("wait_for=job");
@@ -53,7 +60,8 @@ TEST(ProcOptions, WaitForItselfIsAnError) {
 }
 
 TEST(ProcOptions, NoLongerRefused) {
-  for (const char* n : {"exec_prerun", "exec_postrun", "wait_for", "nice", "clocksource", "gtod_cpu"}) {
+  for (const char* n : {"exec_prerun", "exec_postrun", "wait_for", "nice", "clocksource", "gtod_cpu",
+                        "lockmem"}) {
     EXPECT_TRUE(FindOption(n)) << n;
     EXPECT_FALSE(UnsupportedFioOptionReason(n)) << n;
   }

@@ -317,6 +317,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"nice", "nice=-3"},
       {"clocksource", "clocksource=cpu"},
       {"gtod_cpu", "gtod_cpu=1"},
+      {"lockmem", "lockmem=16m"},
   };
   return kSamples;
 }

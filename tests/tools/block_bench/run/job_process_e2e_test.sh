@@ -13,6 +13,7 @@
 #  * wait_for: the waiter's prerun runs after the waitee's (both clones')
 #    postrun, while a job without wait_for starts before it; wait_for of an
 #    unknown or a later job, or of itself, is an error naming it;
+#  * lockmem: VmLck of the process while the job runs, as fio's;
 #  * clocksource: fio's three values accepted, another refused.
 set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
@@ -75,6 +76,15 @@ if [ "$(nproc)" -ge 2 ]; then
   same_file g.prerun.txt
   grep -qP 'Cpus_allowed_list:\t0$' "$T/bb/g.prerun.txt" || fail "gtod_cpu: $(cat "$T/bb/g.prerun.txt")"
 fi
+
+# lockmem: the job's process holds that much mlocked memory while the job
+# runs (VmLck of the prerun shell's parent); 2 MiB stays under the default
+# RLIMIT_MEMLOCK (8 MiB) for a process without CAP_IPC_LOCK.
+both --name=l --ioengine=null --size=1m --lockmem=2m --exec_prerun='grep VmLck /proc/$PPID/status'
+same_file l.prerun.txt
+grep -qP '^VmLck:\s+2048 kB$' "$T/bb/l.prerun.txt" || fail "lockmem: $(cat "$T/bb/l.prerun.txt")"
+both --name=l --ioengine=null --size=1m --exec_prerun='grep VmLck /proc/$PPID/status'
+grep -qP '^VmLck:\s+0 kB$' "$T/bb/l.prerun.txt" || fail "no lockmem: $(cat "$T/bb/l.prerun.txt")"
 
 # wait_for: b starts once both clones of a ended; c does not wait.
 cat > "$T/w.fio" <<'JOB'
