@@ -287,6 +287,9 @@ struct ProcessOptions {
   // lockmem: bytes each clone maps and mlock(2)s for its run, as fio's
   // (memory taken from the machine to simulate a smaller one).  0: none.
   uint64_t lockmem = 0;
+  // ioscheduler: the I/O scheduler written to queue/scheduler of the disk
+  // holding the job's first file, before its I/O, as fio.  Empty: none.
+  std::string ioscheduler;
   friend bool operator==(const ProcessOptions&, const ProcessOptions&) = default;
 };
 

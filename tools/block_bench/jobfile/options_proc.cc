@@ -1,5 +1,6 @@
 // Process and scheduling options, as fio 3.33 reads them: exec_prerun,
-// exec_postrun, wait_for, nice, clocksource, gtod_cpu, lockmem (ProcessOptions in
+// exec_postrun, wait_for, nice, clocksource, gtod_cpu, lockmem, ioscheduler
+// (ProcessOptions in
 // job.h; applied by the runner, run/job_process.h).
 #include <array>
 
@@ -124,6 +125,9 @@ std::vector<FioOptionSpec> SchedulingOptions() {
   v.push_back(ClockSource());
   v.push_back(GtodCpu());
   v.push_back(LockMem());
+  v.push_back(ProcString<&ProcessOptions::ioscheduler>(
+      "ioscheduler", "I/O scheduler to switch the disk holding the job's first file to (written "
+                     "to /sys/block/<disk>/queue/scheduler and checked, as fio)"));
   return v;
 }
 

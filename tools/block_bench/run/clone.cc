@@ -77,6 +77,7 @@ Task<void> Clone::run(AioContext& ctx) {
   // process; the start delay counts from the common start.
   if (!gated && bound) co_await start_delay();
   bool ready = bound && !life_.interrupted && open_and_prepare(ctx);
+  if (ready && !job_.proc.ioscheduler.empty()) ready = switch_io_scheduler();
   if (gated) {
     gate_.prepared();
     if (ready && gate_.start) {
@@ -140,6 +141,15 @@ bool Clone::bind_cpus() {
 
 bool Clone::set_nice() {
   const Expected<void> r = ApplyNice(job_.proc.nice);
+  if (r.ok()) return true;
+  errors_.set(-r.error().code, r.error().message);
+  return false;
+}
+
+bool Clone::switch_io_scheduler() {
+  if (files_.files().empty() || files_.files()[0].target.filename.empty()) return true;  // null, graphs
+  const Expected<void> r =
+      SwitchIoScheduler(files_.files()[0].target.filename, job_.proc.ioscheduler, opts_.messages);
   if (r.ok()) return true;
   errors_.set(-r.error().code, r.error().message);
   return false;

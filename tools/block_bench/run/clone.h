@@ -234,6 +234,9 @@ class Clone {
   // fio's lockmem (pinned_, until the I/O ended); false (the error set)
   // when the memory cannot be pinned.
   bool pin_memory();
+  // fio's ioscheduler, on the disk of the clone's first file (after the
+  // files are open); false (the error set) when it cannot be set.
+  bool switch_io_scheduler();
   void say_seed() const;  // --debug=random
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();

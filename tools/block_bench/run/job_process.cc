@@ -1,6 +1,8 @@
 #include "tools/block_bench/run/job_process.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -62,6 +64,47 @@ void PinnedMemory::unpin() {
   if (budget_) budget_->release(size_);
   addr_ = nullptr;
   size_ = 0;
+}
+
+Expected<void> SwitchIoScheduler(const std::string& path, const std::string& scheduler,
+                                 FILE* messages) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return {};  // the open reports it
+  const dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+  std::string sys = "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+  if (access(sys.c_str(), F_OK) != 0) return {};  // no block device under it
+  if (access((sys + "/partition").c_str(), F_OK) == 0) sys += "/..";
+  const std::string file = sys + "/queue/scheduler";
+  const std::string at = "ioscheduler=" + scheduler + ": " + file + ": ";
+  FILE* f = std::fopen(file.c_str(), "r+");
+  if (!f) {
+    const int e = errno;
+    if (e == ENOENT) {
+      if (messages) std::fprintf(messages, "block-bench: os or kernel doesn't support IO scheduler switching\n");
+      return {};
+    }
+    return MakeError(-e, at + "open: " + ErrnoString(-e));
+  }
+  const bool wrote = std::fwrite(scheduler.data(), scheduler.size(), 1, f) == 1 && std::fflush(f) == 0;
+  if (!wrote) {
+    const int e = errno ? errno : EIO;
+    std::fclose(f);
+    return MakeError(-e, at + "unable to set the I/O scheduler: " + ErrnoString(-e));
+  }
+  std::rewind(f);
+  char buf[512];
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  std::string now(buf);
+  if (const size_t nl = now.find('\n'); nl != std::string::npos) now.resize(nl);
+  if (now == "none") {  // not tunable: fio's note, no error
+    if (messages) std::fprintf(messages, "block-bench: io scheduler is not tunable\n");
+    return {};
+  }
+  if (now.find("[" + scheduler + "]") == std::string::npos)
+    return MakeError(-EINVAL, at + "io scheduler " + scheduler + " not found (the file reads '" + now + "')");
+  return {};
 }
 
 int RunExecCommand(const std::string& job_name, std::string_view command, std::string_view mode,

@@ -30,6 +30,17 @@ Expected<void> ApplyNice(int increment);
 int RunExecCommand(const std::string& job_name, std::string_view command, std::string_view mode,
                    FILE* info);
 
+// fio's ioscheduler: writes `scheduler` to queue/scheduler of the disk
+// holding `path` (the disk itself for a block device or a partition's
+// disk; for a regular file the disk of its file system), reads the file
+// back and checks that "[scheduler]" is selected.  A path on no block
+// device (tmpfs, overlay): nothing, as fio.  A disk without the file (no
+// scheduler, e.g. zram): fio's note on `messages`, no error.  Else the
+// errno of the open or write, or -EINVAL when another scheduler is
+// selected, with the sysfs file in the message.
+Expected<void> SwitchIoScheduler(const std::string& path, const std::string& scheduler,
+                                 FILE* messages);
+
 // fio's lockmem: an anonymous mapping of that many bytes, mlock(2)ed (so
 // the pages are resident and taken from the rest of the machine) until
 // unpin() or destruction.  Charged to the run's MemoryBudget.

@@ -61,7 +61,7 @@ TEST(ProcOptions, WaitForItselfIsAnError) {
 
 TEST(ProcOptions, NoLongerRefused) {
   for (const char* n : {"exec_prerun", "exec_postrun", "wait_for", "nice", "clocksource", "gtod_cpu",
-                        "lockmem"}) {
+                        "lockmem", "ioscheduler"}) {
     EXPECT_TRUE(FindOption(n)) << n;
     EXPECT_FALSE(UnsupportedFioOptionReason(n)) << n;
   }

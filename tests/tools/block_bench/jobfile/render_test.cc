@@ -318,6 +318,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"clocksource", "clocksource=cpu"},
       {"gtod_cpu", "gtod_cpu=1"},
       {"lockmem", "lockmem=16m"},
+      {"ioscheduler", "ioscheduler=mq-deadline"},
   };
   return kSamples;
 }
