@@ -263,6 +263,36 @@ struct WrittenOptions {
   friend bool operator==(const WrittenOptions&, const WrittenOptions&) { return true; }
 };
 
+// fio's process and scheduling options, as fio 3.33 reads them (the
+// runner applies them to the clone's thread: run/job_process.h).
+struct ProcessOptions {
+  // exec_prerun / exec_postrun: a shell command (system(3)) each clone runs
+  // before its I/O / after it, its output redirected as fio's into
+  // <jobname>.prerun.txt / <jobname>.postrun.txt.  Empty: none.
+  std::string exec_prerun;
+  std::string exec_postrun;
+  // wait_for: the job does not start until every clone of the job of this
+  // name (defined before it) ended.  Empty: none.
+  std::string wait_for;
+  // nice(2) increment of the clone's thread, -20..19 (0: unchanged).
+  int32_t nice = 0;
+  // clocksource=gettimeofday|clock_gettime|cpu: accepted (fio's values);
+  // block-bench times every I/O with clock_gettime(CLOCK_MONOTONIC).
+  // Empty: not written.
+  std::string clocksource;
+  // gtod_cpu: the CPU fio sets aside for its time-keeping thread; the
+  // clones' threads do not run there (fio clears it from every job's CPU
+  // mask).  block-bench needs no such thread.
+  std::optional<uint32_t> gtod_cpu;
+  // lockmem: bytes each clone maps and mlock(2)s for its run, as fio's
+  // (memory taken from the machine to simulate a smaller one).  0: none.
+  uint64_t lockmem = 0;
+  // ioscheduler: the I/O scheduler written to queue/scheduler of the disk
+  // holding the job's first file, before its I/O, as fio.  Empty: none.
+  std::string ioscheduler;
+  friend bool operator==(const ProcessOptions&, const ProcessOptions&) = default;
+};
+
 struct JobOptions {
   // --- identity -----------------------------------------------------------
   std::string name;         // section name, or name= / --name=
@@ -290,6 +320,7 @@ struct JobOptions {
   LibaioOptions libaio;
   IoUringOptions io_uring;
   IoPrioOptions ioprio;
+  ProcessOptions proc;
   bool direct = false;  // buffered=N sets direct=!N
   bool invalidate = true;  // drop the target's cached pages before a buffered job
   // fio's fadvise_hint: advice for the page cache's read-ahead on each file.

@@ -69,6 +69,11 @@ Expected<std::vector<JobOptions>> BuildJobs(const std::vector<RawSection>& secti
     Echo(section.options, &job.written.job);
     r = ValidateJob(job, section.where);
     if (!r.ok()) return r.error();
+    // (That the waitee is defined earlier is checked over every job file:
+    // CheckWaitFor, run/runner.h.)
+    if (!job.proc.wait_for.empty() && job.proc.wait_for == job.name)
+      return MakeError(-EINVAL, section.where.ToString() + ": wait_for=" + job.name +
+                                    ": a job cannot wait for itself");
     jobs.push_back(std::move(job));
   }
   return jobs;

@@ -26,17 +26,13 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"cgroup_nodelete", "cgroups are not managed: every job is a thread of one block-bench process"},
     {"cgroup_weight", "cgroups are not managed: every job is a thread of one block-bench process"},
     {"chunk_size", "an option of fio's dfs engine; block-bench has no such engine"},
-    {"clocksource", "every I/O is timed with CLOCK_MONOTONIC; there is no reduced or alternative clock"},
     {"conf", "the rados engine is not supported (rbd is)"},
     {"dedupe_global", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
     {"dedupe_working_set_percentage", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
     {"error_dump", "error filtering and dumping are not implemented (continue_on_error is)"},
-    {"exec_postrun", "running external commands around jobs is not supported"},
-    {"exec_prerun", "running external commands around jobs is not supported"},
     {"file_append", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"fsync_on_close", "not implemented"},
-    {"gid", "block-bench does not switch users"},
-    {"gtod_cpu", "every I/O is timed with CLOCK_MONOTONIC; there is no reduced or alternative clock"},
+    {"gid", "fio calls setgid(2) in each job's process; block-bench's jobs are threads of one process, and setgid/setuid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another group or user alone"},
     {"hipri", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
     {"hipri_percentage", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
     {"hugepage-size", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
@@ -44,10 +40,8 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"ignore_zone_limits", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"iomem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"iomem_align", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
-    {"ioscheduler", "not implemented"},
     {"job_max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"lockfile", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
-    {"lockmem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"log_compression_cpus", "the CPUs of fio's log compression threads: block-bench compresses no logs (log_compression is accepted and changes nothing)"},
     {"max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"mem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
@@ -55,7 +49,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"merge_blktrace_file", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_iters", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_scalars", "merging blktrace files is not implemented (read_iolog replays each trace)"},
-    {"nice", "CPU priorities are not set (not implemented; the I/O priority options prio, prioclass and cmdprio_* are)"},
     {"nowait", "non-blocking submission (RWF_NOWAIT) is not implemented in the file driver"},
     {"numa_cpu_nodes", "NUMA placement is not implemented (cpus_allowed is)"},
     {"numa_mem_policy", "NUMA placement is not implemented (cpus_allowed is)"},
@@ -69,13 +62,12 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"sync", "not implemented"},
     {"sync_file_range", "not implemented"},
     {"touch_objects", "the rados engine is not supported (rbd is)"},
-    {"uid", "block-bench does not switch users"},
+    {"uid", "fio calls setuid(2) in each job's process; block-bench's jobs are threads of one process, and setuid/setgid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another user or group alone"},
     {"unique_filename", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"unlink_each_loop", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"verify_async", "not implemented (verify= with every fio 3.33 method in fio's on-disk format, verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
     {"verify_async_cpus", "not implemented (verify= with every fio 3.33 method in fio's on-disk format, verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
     {"verify_state_load", "no verify state is saved (verify_state_save is accepted and writes no file), so there is none to load: a verify_only run checks every block the job writes"},
-    {"wait_for", "not implemented"},
     {"write_barrier", "not implemented"},
     {"write_hint", "not implemented"},
     {"zone_reset_frequency", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
@@ -112,7 +104,7 @@ const std::vector<FioOptionSpec>& OptionTable() {
   static const std::vector<FioOptionSpec> kTable = [] {
     std::vector<FioOptionSpec> all;
     for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions,
-                      PriorityOptions}) {
+                      PriorityOptions, SchedulingOptions}) {
       for (FioOptionSpec& s : part()) all.push_back(std::move(s));
     }
     return all;

@@ -84,5 +84,6 @@ std::vector<FioOptionSpec> FlowOptions();     // depth, jobs, rates, sync, timin
 std::vector<FioOptionSpec> ReportOptions();   // verify, errors, percentiles, logs
 std::vector<FioOptionSpec> ReplayOptions();   // read_iolog, replay_*, write_iolog
 std::vector<FioOptionSpec> PriorityOptions(); // prio, prioclass, cmdprio_*
+std::vector<FioOptionSpec> SchedulingOptions();  // exec_*, wait_for, nice, clocksource, gtod_cpu
 
 }  // namespace blk::bench

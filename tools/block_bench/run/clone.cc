@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "tools/block_bench/run/job_process.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/stop.h"
 #include <blkstack/util/clock.h>
@@ -69,12 +70,14 @@ Task<void> Clone::run(AioContext& ctx) {
   }
   getrusage(RUSAGE_THREAD, &begin_.ru);
   begin_.ns = NowNs();
-  const bool bound = bind_cpus() && set_io_priority();  // else no I/O: the error says why
+  // Else no I/O: the error says why.
+  const bool bound = bind_cpus() && set_io_priority() && set_nice() && pin_memory();
   const bool gated = static_cast<bool>(gate_.prepared);
   // Gated (RunOptions::sync): open and prepare, report, wait for every
   // process; the start delay counts from the common start.
   if (!gated && bound) co_await start_delay();
   bool ready = bound && !life_.interrupted && open_and_prepare(ctx);
+  if (ready && !job_.proc.ioscheduler.empty()) ready = switch_io_scheduler();
   if (gated) {
     gate_.prepared();
     if (ready && gate_.start) {
@@ -85,8 +88,16 @@ Task<void> Clone::run(AioContext& ctx) {
     }
     ready = ready && !life_.interrupted;
   }
+  // fio's exec_prerun: after the set-up, before the I/O; a command that
+  // fails leaves the clone without I/O and without an error, as fio's.
+  if (ready && !job_.proc.exec_prerun.empty())
+    ready = RunExecCommand(job_.name, job_.proc.exec_prerun, "prerun", opts_.info) == 0;
   if (ready && job_.offload()) ready = co_await start_offload(ctx);
   if (ready) co_await main_phase(ctx);
+  pinned_.unpin();  // fio's lockmem, held for the I/O
+  // fio's exec_postrun: after the I/O (and its verify), files still open.
+  if (ready && !job_.proc.exec_postrun.empty())
+    (void)RunExecCommand(job_.name, job_.proc.exec_postrun, "postrun", opts_.info);
   if (offload_ && offload_->active()) co_await offload_->home(files_, ctx);
   co_await files_.close();
   files_.unlink();
@@ -104,8 +115,16 @@ Task<void> Clone::run(AioContext& ctx) {
 }
 
 bool Clone::bind_cpus() {
-  const std::vector<uint32_t>& cpus = job_.cpus_allowed;
+  std::vector<uint32_t> cpus = job_.cpus_allowed;
   if (cpus.empty()) return true;
+  // fio clears gtod_cpu (when not 0) from a job's CPU mask, for its
+  // time-keeping thread; only a job with a mask is bound at all.
+  if (const auto g = job_.proc.gtod_cpu; g && *g) std::erase(cpus, *g);
+  if (cpus.empty()) {
+    errors_.set(EINVAL, "cpus_allowed: no CPU left once gtod_cpu=" + std::to_string(*job_.proc.gtod_cpu) +
+                            " is taken out");
+    return false;
+  }
   cpu_set_t set;
   CPU_ZERO(&set);
   if (job_.cpus_split) CPU_SET(cpus[res_->clone % cpus.size()], &set);
@@ -117,6 +136,29 @@ bool Clone::bind_cpus() {
   errors_.set(e, "cpus_allowed (" + list + "): cannot run the clone's thread there: " +
                      ErrnoString(-e) + " (this machine has " +
                      std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs online)");
+  return false;
+}
+
+bool Clone::set_nice() {
+  const Expected<void> r = ApplyNice(job_.proc.nice);
+  if (r.ok()) return true;
+  errors_.set(-r.error().code, r.error().message);
+  return false;
+}
+
+bool Clone::switch_io_scheduler() {
+  if (files_.files().empty() || files_.files()[0].target.filename.empty()) return true;  // null, graphs
+  const Expected<void> r =
+      SwitchIoScheduler(files_.files()[0].target.filename, job_.proc.ioscheduler, opts_.messages);
+  if (r.ok()) return true;
+  errors_.set(-r.error().code, r.error().message);
+  return false;
+}
+
+bool Clone::pin_memory() {
+  const Expected<void> r = pinned_.pin(job_.proc.lockmem, &shared_->memory, opts_.info);
+  if (r.ok()) return true;
+  errors_.set(-r.error().code, r.error().message);
   return false;
 }
 

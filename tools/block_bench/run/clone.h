@@ -1,12 +1,14 @@
 // Clone: one job clone on its own loop — the coordinator of its parts.
 //
-// run() is the clone's life: bind its CPUs, the start delay, open and lay
-// out its files (CloneFiles), make its source and queue (clone_source.h),
+// run() is the clone's life: bind its CPUs, set its nice value
+// (job_process.h), the start delay, open and lay out its files
+// (CloneFiles), make its source and queue (clone_source.h),
 // its slots (SlotPool: mapped, not touched) and the components the job
 // enables, wait at the start gate when there is one, start the offload
 // submitter, start the clock, fill the write buffers (in pieces, counted
 // in the runtime, ended by an interrupt), run the submit loop (SubmitLoop)
-// until the I/O (and verify's read-back) is done, then end_fsync, close
+// until the I/O (and verify's read-back) is done (fio's exec_prerun
+// just before the I/O, exec_postrun after it), then end_fsync, close
 // the logs, drain and close the graphs, unlink, and read the CPU usage.
 //
 // The parts, each with its own header and contract:
@@ -73,6 +75,7 @@
 #include "tools/block_bench/run/features/verify_backlog.h"
 #include "tools/block_bench/run/features/verify_tracker.h"
 #include "tools/block_bench/run/io_recorder.h"
+#include "tools/block_bench/run/job_process.h"
 #include "tools/block_bench/run/offload.h"
 #include "tools/block_bench/run/pacing.h"
 #include "tools/block_bench/run/resources.h"
@@ -226,6 +229,14 @@ class Clone {
   // job's I/O priority with ioprio_set(2), as fio's; false (with the error)
   // when the kernel refuses it.
   bool set_io_priority();
+  // fio's nice= on the clone's thread; false (the error set) when refused.
+  bool set_nice();
+  // fio's lockmem (pinned_, until the I/O ended); false (the error set)
+  // when the memory cannot be pinned.
+  bool pin_memory();
+  // fio's ioscheduler, on the disk of the clone's first file (after the
+  // files are open); false (the error set) when it cannot be set.
+  bool switch_io_scheduler();
   void say_seed() const;  // --debug=random
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();
@@ -278,6 +289,7 @@ class Clone {
   SleepGroup sleeps_;  // startdelay, rate, thinktime, flow_sleep
   CloneFiles files_;
   SlotPool slots_;
+  PinnedMemory pinned_;  // fio's lockmem
   CloneStats stats_;
   Pacing pacing_;
   Content content_;

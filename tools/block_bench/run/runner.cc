@@ -41,7 +41,51 @@ struct Segment {
   // release.  Not the clones with a startdelay.
   Broadcast go;
   size_t at_gate = 0;
+  // wait_for: the clones of job `waiter` start once the clones `waitees`
+  // (of the earlier jobs of the waitee's name, in this segment) ended.
+  struct WaitFor {
+    uint32_t waiter = 0;
+    std::vector<size_t> waitees;
+    std::unique_ptr<Broadcast> release;
+  };
+  std::vector<WaitFor> waits;
+  // The wait of clone k's job, if any.
+  const WaitFor* wait_of(const RunResult& rr, size_t k) const {
+    for (const WaitFor& w : waits)
+      if (w.waiter == rr.clones[k].job_index) return &w;
+    return nullptr;
+  }
 };
+
+// Fills seg.waits: one per job of the segment with wait_for whose waitee
+// has clones in the segment (those of earlier segments ended already).
+// Only earlier jobs count (fio's waitee is defined before its waiter), so
+// no two jobs wait for each other.
+void PlanWaits(const RunResult& rr, Segment& seg) {
+  for (size_t k = seg.c0; k < seg.c1; k++) {
+    const CloneResult& r = rr.clones[k];
+    if (r.clone != 0 || r.job->proc.wait_for.empty()) continue;
+    Segment::WaitFor w;
+    w.waiter = r.job_index;
+    for (size_t e = seg.c0; e < k; e++)
+      if (rr.clones[e].job->name == r.job->proc.wait_for && rr.clones[e].job->name != r.job->name)
+        w.waitees.push_back(e);
+    if (w.waitees.empty()) continue;
+    w.release = std::make_unique<Broadcast>();
+    seg.waits.push_back(std::move(w));
+  }
+}
+
+// Releases the waiting jobs whose waitees all ended (`all`: every one, on
+// a stop request).
+void ReleaseWaits(Segment& seg, const std::vector<LiveCounters>& live, bool all) {
+  for (Segment::WaitFor& w : seg.waits) {
+    if (w.release->fired()) continue;
+    if (all || std::all_of(w.waitees.begin(), w.waitees.end(),
+                           [&](size_t e) { return live[e].done.load(); }))
+      w.release->fire();
+  }
+}
 
 // Counts clones that finished: each writes 1 to an eventfd the coordinator
 // polls together with the stop request.
@@ -74,9 +118,12 @@ class DoneCounter {
 // write to the request's eventfd reaches every clone at once, however many
 // there are and however busy the CPUs), waits for the segment's start
 // (every thread of the segment exists), runs, and counts itself done.
-Task<void> RunClone(Clone* w, AioContext& ctx, int start_fd, int stop_fd, DoneCounter* done) {
+// `after_fd` (>= 0): wait_for's release, awaited after the start.
+Task<void> RunClone(Clone* w, AioContext& ctx, int start_fd, int stop_fd, int after_fd,
+                    DoneCounter* done) {
   OnceReadable stop(ctx, stop_fd, [w] { w->interrupt(); });
   if (start_fd >= 0) co_await WhenReadable(ctx, start_fd);
+  if (after_fd >= 0) co_await WhenReadable(ctx, after_fd);
   co_await w->run(ctx);
   stop.cancel();
   done->add_one();
@@ -188,13 +235,14 @@ void MakeClones(const std::vector<JobOptions>& jobs, uint64_t seed_salt, RunResu
 size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOptions& opts,
                     RunShared& shared, DoneCounter& done, DoneCounter* ready, Segment& seg) {
   const StopSource* stop = opts.stop;
+  PlanWaits(rr, seg);
   // Every clone first (flow groups are complete before any clone runs).
   for (size_t k = seg.c0; k < seg.c1; k++) {
     CloneResult& r = rr.clones[k];
     seg.clones.push_back(std::make_unique<Clone>(*r.job, &r, &live[k], opts, &shared));
     Clone& c = *seg.clones.back();
     if (opts.sync) c.set_gate([ready] { ready->add_one(); });
-    else if (seg.go.ok() && r.job->startdelay.max.count() <= 0)
+    else if (seg.go.ok() && r.job->startdelay.max.count() <= 0 && !seg.wait_of(rr, k))
       c.set_start_gate([ready] { ready->add_one(); }, &seg.go);
   }
   for (size_t k = seg.c0; k < seg.c1; k++) {
@@ -219,7 +267,8 @@ size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOpt
       continue;
     }
     seg.threads.push_back(std::move(*t));
-    if (!opts.sync && seg.go.ok() && r.job->startdelay.max.count() <= 0) seg.at_gate++;
+    if (!opts.sync && seg.go.ok() && r.job->startdelay.max.count() <= 0 && !seg.wait_of(rr, k))
+      seg.at_gate++;
   }
   // Without the start descriptor (none left) each clone starts at once.
   Broadcast& start = seg.start;
@@ -228,7 +277,9 @@ size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOpt
   for (size_t i = 0; i < seg.threads.size(); i++) {
     if (!seg.threads[i]) continue;
     AioContext& ctx = seg.threads[i]->ctx();
-    Spawn(ctx, RunClone(seg.clones[i].get(), ctx, start.fd(), stop_fd, &done));
+    const Segment::WaitFor* wait = seg.wait_of(rr, seg.c0 + i);
+    Spawn(ctx, RunClone(seg.clones[i].get(), ctx, start.fd(), stop_fd,
+                        wait ? wait->release->fd() : -1, &done));
     started++;
   }
   start.fire();
@@ -541,10 +592,12 @@ bool WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
   };
   size_t unprepared = seg.at_gate;
   if (!unprepared) seg.go.fire();
+  ReleaseWaits(seg, live, false);  // waitees that could not start
   while (running > 0) {
     if (stop && stop->requested() && !interrupted) {
       interrupted = true;
       seg.go.fire();  // the clones at the gate end without I/O
+      ReleaseWaits(seg, live, true);  // ... and those waiting for a job
       InterruptSegment(seg, live);
     }
     struct pollfd p[3] = {{done.fd(), POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
@@ -561,6 +614,7 @@ bool WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
       if (!unprepared) seg.go.fire();
     }
     running -= std::min<uint64_t>(running, done.take());
+    ReleaseWaits(seg, live, false);
     ramps.poll(running == 0);
     if (!interrupted) check_steady();
     if (!interrupted && running > 0) end_run = exit_all.poll(rr, live, seg) || end_run;
@@ -586,6 +640,20 @@ bool WaitSegment(RunResult& rr, const std::vector<LiveCounters>& live, const Run
 
 }  // namespace
 
+Expected<void> CheckWaitFor(const std::vector<JobOptions>& jobs) {
+  for (size_t i = 0; i < jobs.size(); i++) {
+    const std::string& waitee = jobs[i].proc.wait_for;
+    if (waitee.empty()) continue;
+    const bool before = std::any_of(jobs.begin(), jobs.begin() + ptrdiff_t(i),
+                                    [&](const JobOptions& j) { return j.name == waitee; });
+    if (!before)
+      return MakeError(-EINVAL, "job '" + jobs[i].name + "': wait_for=" + waitee +
+                                    ": no job of that name before it (fio: waitee job " + waitee +
+                                    " unknown)");
+  }
+  return {};
+}
+
 std::vector<int> GroupIds(const std::vector<JobOptions>& jobs) {
   std::vector<int> ids;
   int g = 0;
@@ -607,7 +675,16 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   // With opts.sync the other processes learn of a failure here at their
   // first segment (segment_ready is collective).
   const ResourceLimits limits = ResourceLimits::FromSystem(opts.max_memory);
-  if (auto ok = CheckResources(jobs, limits); !ok.ok()) {
+  Expected<void> ok = CheckResources(jobs, limits);
+  if (ok.ok()) ok = CheckWaitFor(jobs);
+  // wait_for would hold a clone back from the processes' common start.
+  if (opts.sync && ok.ok()) {
+    for (const JobOptions& j : jobs)
+      if (!j.proc.wait_for.empty())
+        ok = MakeError(-EINVAL, "job '" + j.name + "': wait_for is not supported in a run of "
+                                                  "several processes (their jobs start together)");
+  }
+  if (!ok.ok()) {
     rr.setup_error = ok.error();
     if (opts.sync) (void)opts.sync->segment_ready(0, rr.setup_error->message);
     return rr;

@@ -8,7 +8,9 @@
 //    (clone.h: the per-clone submit loop, pacing, verify, errors);
 //  * jobs are split into stonewall segments (a job with stonewall=1 waits for
 //    all jobs before it); the segments run one after another, the clones in a
-//    segment concurrently;
+//    segment concurrently; a job with wait_for=NAME starts (its thread
+//    waits) once every clone of the earlier jobs called NAME in its segment
+//    ended, as fio's;
 //  * group ids follow fio: a job with stonewall or new_group starts a new
 //    group;
 //  * end conditions: runtime (after ramp_time), time_based, io_size/size,
@@ -120,6 +122,11 @@ struct RunResult {
     return false;
   }
 };
+
+// wait_for: each job's waitee is the name of a job before it, as fio
+// requires (no forward references).  An -EINVAL Error naming the job
+// otherwise.  RunJobs checks it before anything starts.
+Expected<void> CheckWaitFor(const std::vector<JobOptions>& jobs);
 
 // fio's group id of every job.
 std::vector<int> GroupIds(const std::vector<JobOptions>& jobs);

@@ -278,9 +278,9 @@ TEST(Errors, OptionErrorsNameTheOption) {
             "suffix), got '4q'");
   EXPECT_EQ(CmdError({"--name=x", "--iodepht=4"}),
             "<command line>: unknown option '--iodepht' (did you mean '--iodepth'?)");
-  EXPECT_EQ(CmdError({"--name=x", "--clocksource=clock_gettime"}),
-            "<command line>: option '--clocksource' is not supported by block-bench (every I/O is "
-            "timed with CLOCK_MONOTONIC; there is no reduced or alternative clock)");
+  EXPECT_EQ(CmdError({"--name=x", "--conf=x"}),
+            "<command line>: option '--conf' is not supported by block-bench (the rados engine is "
+            "not supported (rbd is))");
   EXPECT_EQ(CmdError({"--name=x", "--iodepth"}), "<command line>: option '--iodepth': requires a value");
   EXPECT_EQ(CmdError({"--name=x", "--pool=p"}),
             "<command line>: option '--pool' is only valid with ioengine=rbd (ioengine is psync)");
@@ -379,11 +379,11 @@ namespace {
 // unknown; "all" lists every supported option.
 TEST(ToolFlags, CmdHelp) {
   bool known = false;
-  const std::string s = CmdHelp("bs, readwrite,clocksource", &known);
+  const std::string s = CmdHelp("bs, readwrite,conf", &known);
   EXPECT_TRUE(known);
   EXPECT_EQ(s.rfind("bs: supported: ", 0), 0u) << s;
   EXPECT_NE(s.find("\nreadwrite: supported (alias of rw): "), std::string::npos) << s;
-  EXPECT_NE(s.find("\nclocksource: refused: every I/O is timed with CLOCK_MONOTONIC"),
+  EXPECT_NE(s.find("\nconf: refused: the rados engine is not supported"),
             std::string::npos) << s;
   EXPECT_EQ(CmdHelp("hostname", &known), "hostname: unknown to block-bench\n");
   EXPECT_FALSE(known);

@@ -311,6 +311,14 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"cmdprio_class", "ioengine=io_uring\ncmdprio_class=2\ncmdprio_percentage=10"},
       {"cmdprio", "ioengine=libaio\ncmdprio=3,5\ncmdprio_percentage=5"},
       {"cmdprio_bssplit", "ioengine=libaio\ncmdprio_bssplit=4k/10/1/2:8k/20,64k/50"},
+      {"exec_prerun", "exec_prerun=echo a && echo b >&2"},
+      {"exec_postrun", "exec_postrun=date +%s"},
+      {"wait_for", "wait_for=first"},
+      {"nice", "nice=-3"},
+      {"clocksource", "clocksource=cpu"},
+      {"gtod_cpu", "gtod_cpu=1"},
+      {"lockmem", "lockmem=16m"},
+      {"ioscheduler", "ioscheduler=mq-deadline"},
   };
   return kSamples;
 }
