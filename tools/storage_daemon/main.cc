@@ -1,4 +1,5 @@
-// blkstack-storage-daemon: opens graphs and serves them over NBD.
+// blkstack-storage-daemon: opens graphs and serves them over NBD and as
+// vhost-user-blk devices.
 // The command line is described in daemon_config.h and docs/storage-daemon.md.
 #include <signal.h>
 #include <sys/resource.h>
@@ -18,6 +19,7 @@
 #include "tools/storage_daemon/daemon_config.h"
 #include "tools/storage_daemon/nbd_export.h"
 #include "tools/storage_daemon/nbd_server.h"
+#include "tools/storage_daemon/vhost_blk_export.h"
 #include <blkstack/util/aio_context.h>
 #include <blkstack/util/clock.h>
 #include <blkstack/util/iothread.h>
@@ -118,12 +120,36 @@ int Main(int argc, char** argv) {
     graphs[b.node_name] = std::move(g);
   }
 
+  std::vector<std::unique_ptr<vhost::VhostBlkExport>> vhost_exports;
+  std::vector<IOThread*> vhost_threads;
+  for (const ExportConfig& e : cfg.exports) {
+    if (e.type != ExportConfig::Type::kVhostUserBlk) continue;
+    Graph& g = graphs[e.node_name];
+    if (e.writable && g.blk->read_only()) {
+      return Fail("--export id=" + e.id + ": writable=on but node '" + e.node_name +
+                  "' is read-only");
+    }
+    std::unique_ptr<vhost::VhostBlkExport> x;
+    Expected<void> r;
+    OnLoop(g.thread, [&] {
+      x = std::make_unique<vhost::VhostBlkExport>(e.id, e.addr_path, g.blk.get(), e.writable,
+                                                  e.num_queues);
+      r = x->listen();
+    });
+    if (!r.ok()) return Fail(r.error().message);
+    vhost_exports.push_back(std::move(x));
+    vhost_threads.push_back(g.thread);
+  }
+
   std::vector<std::unique_ptr<nbd::NbdExport>> exports;
   std::vector<nbd::NbdExport*> export_ptrs;
   // One iolog per export that asks for one, written on the export's loop.
   std::vector<std::unique_ptr<bench::trace::IologWriter>> iologs(cfg.exports.size());
   const int64_t t0_ns = NowNs();
+  std::vector<const ExportConfig*> nbd_cfgs;
   for (const ExportConfig& e : cfg.exports) {
+    if (e.type != ExportConfig::Type::kNbd) continue;
+    nbd_cfgs.push_back(&e);
     Graph& g = graphs[e.node_name];
     if (e.writable && g.blk->read_only()) {
       return Fail("--export id=" + e.id + ": writable=on but node '" + e.node_name +
@@ -186,7 +212,7 @@ int Main(int argc, char** argv) {
     if (stopping) return;
     stopping = true;
     server.stop();
-    pending = exports.size() + 1;
+    pending = exports.size() + vhost_exports.size() + 1;
     auto one_idle = [&] {
       if (--pending == 0) main.stop();
     };
@@ -196,6 +222,10 @@ int Main(int argc, char** argv) {
         p->shutdown([&main, one_idle] { main.post(one_idle); }, kDrainForceNs);
       });
     }
+    for (auto& x : vhost_exports) {
+      vhost::VhostBlkExport* p = x.get();
+      p->ctx().post([p, &main, one_idle] { p->shutdown([&main, one_idle] { main.post(one_idle); }); });
+    }
     one_idle();
   });
   main.run();
@@ -204,8 +234,11 @@ int Main(int argc, char** argv) {
   main.run_until([&] { return server.negotiating() == 0; });
 
   for (size_t i = 0; i < exports.size(); i++) {
-    Graph& g = graphs[cfg.exports[i].node_name];
+    Graph& g = graphs[nbd_cfgs[i]->node_name];
     OnLoop(g.thread, [&] { exports[i].reset(); });
+  }
+  for (size_t i = 0; i < vhost_exports.size(); i++) {
+    OnLoop(vhost_threads[i], [&] { vhost_exports[i].reset(); });
   }
   for (auto& [name, g] : graphs) {
     FlushAndDrain(main, g);
@@ -215,7 +248,7 @@ int Main(int argc, char** argv) {
   for (size_t i = 0; i < iologs.size(); i++) {
     if (!iologs[i]) continue;
     Expected<void> c = iologs[i]->close((NowNs() - t0_ns) / 1000);
-    if (!c.ok()) status = Fail("--export id=" + cfg.exports[i].id + ": write-iolog: " + c.error().message);
+    if (!c.ok()) status = Fail("--export id=" + nbd_cfgs[i]->id + ": write-iolog: " + c.error().message);
   }
   if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
   return status;
