@@ -440,9 +440,10 @@ void Session::stop_queue(Queue& q) {
 
 void Session::kicked(uint32_t qi) {
   Queue& q = queues_[qi];
+  // One read resets the eventfd's counter.  Only one: the front end's fd
+  // may be blocking, and the handler runs only when it is readable.
   uint64_t v;
-  while (::read(q.kick, &v, sizeof v) == sizeof v) {
-  }
+  (void)!::read(q.kick, &v, sizeof v);
   process(qi);
 }
 
