@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -146,12 +147,9 @@ class VhostExport : public ::testing::Test {
   }
   void Stop() {
     if (!thread_) return;
-    bool idle = false;
+    std::atomic<bool> idle{false};
     thread_->run_sync([&] { exp_->shutdown([&] { idle = true; }); });
-    for (int i = 0; i < 500 && !idle; i++) {
-      usleep(10000);
-      thread_->run_sync([] {});
-    }
+    for (int i = 0; i < 500 && !idle; i++) usleep(10000);
     EXPECT_TRUE(idle);
     thread_->run_sync([&] {
       exp_.reset();
