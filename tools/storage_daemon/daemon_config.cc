@@ -60,10 +60,12 @@ guests as vhost-user-blk devices.
                         v3 (block-bench --read_iolog=PATH replays it)
   --export type=vhost-user-blk,id=ID,node-name=NODE,addr.type=unix,
            addr.path=PATH[,writable=on|off][,iothread=ID][,num-queues=N]
+           [,write-iolog=PATH]
                         serve NODE as a vhost-user-blk device on the unix
                         socket PATH (QEMU: -chardev socket,path=PATH and
                         -device vhost-user-blk-pci; guest memory shared:
-                        memory-backend-memfd,share=on); N queues (1..64)
+                        memory-backend-memfd,share=on); N queues (1..64);
+                        write-iolog records the guest's requests
   --pidfile PATH        write the daemon's pid to PATH once it listens
   --help                print this text and exit
 
@@ -135,7 +137,7 @@ Expected<Config> ParseCommandLine(const std::vector<std::string>& args) {
       }
       Expected<Options> o =
           vhost ? ParseKv(a, pos, value, {"type", "id", "node-name", "writable", "iothread",
-                                          "addr.type", "addr.path", "num-queues"})
+                                          "addr.type", "addr.path", "num-queues", "write-iolog"})
                 : ParseKv(a, pos, value, {"type", "id", "node-name", "name", "writable",
                                           "iothread", "description", "write-iolog"});
       if (!o.ok()) return o.error();

@@ -8,6 +8,7 @@
 //            [,iothread=ID][,description=TEXT][,write-iolog=PATH]
 //   --export type=vhost-user-blk,id=ID,node-name=NODE,addr.type=unix,
 //            addr.path=PATH[,writable=on|off][,iothread=ID][,num-queues=N]
+//            [,write-iolog=PATH]
 //   --pidfile PATH         written once the sockets listen
 //   --help
 // Both `--opt VALUE` and `--opt=VALUE` are accepted.  Errors name the

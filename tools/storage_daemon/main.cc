@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -120,9 +121,35 @@ int Main(int argc, char** argv) {
     graphs[b.node_name] = std::move(g);
   }
 
+  // One iolog per export that asks for one (indexed like cfg.exports),
+  // written on the export's loop.
+  std::vector<std::unique_ptr<bench::trace::IologWriter>> iologs(cfg.exports.size());
+  const int64_t t0_ns = NowNs();
+  using bench::trace::Op;
+  // Opens export i's iolog; `record` then logs one request (on its loop).
+  std::vector<std::function<void(Op, uint64_t, uint64_t)>> records(cfg.exports.size());
+  for (size_t i = 0; i < cfg.exports.size(); i++) {
+    const ExportConfig& e = cfg.exports[i];
+    if (e.write_iolog.empty()) continue;
+    Expected<bench::trace::IologWriter> w = bench::trace::IologWriter::Open(e.write_iolog);
+    if (!w.ok()) return Fail("--export id=" + e.id + ": write-iolog: " + w.error().message);
+    iologs[i] = std::make_unique<bench::trace::IologWriter>(std::move(*w));
+    // The graph's spec as the file name: read_iolog opens the same graph.
+    const BlockdevConfig* bd = nullptr;
+    for (const BlockdevConfig& b : cfg.blockdevs) {
+      if (b.node_name == e.node_name) bd = &b;
+    }
+    const uint16_t file = iologs[i]->add_file(0, bd->spec);
+    records[i] = [w = iologs[i].get(), file, t0_ns](Op op, uint64_t off, uint64_t len) {
+      const bool flush = op == Op::kFlush;
+      w->io((NowNs() - t0_ns) / 1000, file, op, flush ? 0 : off, flush ? 0 : len);
+    };
+  }
+
   std::vector<std::unique_ptr<vhost::VhostBlkExport>> vhost_exports;
   std::vector<IOThread*> vhost_threads;
-  for (const ExportConfig& e : cfg.exports) {
+  for (size_t i = 0; i < cfg.exports.size(); i++) {
+    const ExportConfig& e = cfg.exports[i];
     if (e.type != ExportConfig::Type::kVhostUserBlk) continue;
     Graph& g = graphs[e.node_name];
     if (e.writable && g.blk->read_only()) {
@@ -134,6 +161,17 @@ int Main(int argc, char** argv) {
     OnLoop(g.thread, [&] {
       x = std::make_unique<vhost::VhostBlkExport>(e.id, e.addr_path, g.blk.get(), e.writable,
                                                   e.num_queues);
+      if (records[i]) {
+        x->set_observer([rec = records[i]](const vhost::BlkRequest& q) {
+          switch (q.type) {
+            case vhost::kBlkTIn: rec(Op::kRead, q.offset, q.length); break;
+            case vhost::kBlkTOut: rec(Op::kWrite, q.offset, q.length); break;
+            case vhost::kBlkTDiscard: rec(Op::kTrim, q.offset, q.length); break;
+            case vhost::kBlkTFlush: rec(Op::kFlush, 0, 0); break;
+            default: break;  // no iolog operation for write-zeroes
+          }
+        });
+      }
       r = x->listen();
     });
     if (!r.ok()) return Fail(r.error().message);
@@ -143,11 +181,9 @@ int Main(int argc, char** argv) {
 
   std::vector<std::unique_ptr<nbd::NbdExport>> exports;
   std::vector<nbd::NbdExport*> export_ptrs;
-  // One iolog per export that asks for one, written on the export's loop.
-  std::vector<std::unique_ptr<bench::trace::IologWriter>> iologs(cfg.exports.size());
-  const int64_t t0_ns = NowNs();
   std::vector<const ExportConfig*> nbd_cfgs;
-  for (const ExportConfig& e : cfg.exports) {
+  for (size_t i = 0; i < cfg.exports.size(); i++) {
+    const ExportConfig& e = cfg.exports[i];
     if (e.type != ExportConfig::Type::kNbd) continue;
     nbd_cfgs.push_back(&e);
     Graph& g = graphs[e.node_name];
@@ -159,29 +195,15 @@ int Main(int argc, char** argv) {
     OnLoop(g.thread, [&] {
       x = std::make_unique<nbd::NbdExport>(e.id, e.name, e.description, g.blk.get(), e.writable);
     });
-    if (!e.write_iolog.empty()) {
-      Expected<bench::trace::IologWriter> w = bench::trace::IologWriter::Open(e.write_iolog);
-      if (!w.ok()) return Fail("--export id=" + e.id + ": write-iolog: " + w.error().message);
-      auto& log = iologs[exports.size()];
-      log = std::make_unique<bench::trace::IologWriter>(std::move(*w));
-      // The graph's spec as the file name: read_iolog opens the same graph.
-      const BlockdevConfig* bd = nullptr;
-      for (const BlockdevConfig& b : cfg.blockdevs) {
-        if (b.node_name == e.node_name) bd = &b;
-      }
-      const uint16_t file = log->add_file(0, bd->spec);
-      x->set_observer([w = log.get(), file, t0_ns](const nbd::Request& r) {
-        using bench::trace::Op;
-        Op op;
+    if (records[i]) {
+      x->set_observer([rec = records[i]](const nbd::Request& r) {
         switch (r.type) {
-          case nbd::kCmdRead: op = Op::kRead; break;
-          case nbd::kCmdWrite: op = Op::kWrite; break;
-          case nbd::kCmdTrim: op = Op::kTrim; break;
-          case nbd::kCmdFlush: op = Op::kFlush; break;
-          default: return;  // no iolog operation for write-zeroes, block status
+          case nbd::kCmdRead: rec(Op::kRead, r.offset, r.length); break;
+          case nbd::kCmdWrite: rec(Op::kWrite, r.offset, r.length); break;
+          case nbd::kCmdTrim: rec(Op::kTrim, r.offset, r.length); break;
+          case nbd::kCmdFlush: rec(Op::kFlush, 0, 0); break;
+          default: break;  // no iolog operation for write-zeroes, block status
         }
-        const bool flush = op == Op::kFlush;
-        w->io((NowNs() - t0_ns) / 1000, file, op, flush ? 0 : r.offset, flush ? 0 : r.length);
       });
     }
     export_ptrs.push_back(x.get());
@@ -248,7 +270,7 @@ int Main(int argc, char** argv) {
   for (size_t i = 0; i < iologs.size(); i++) {
     if (!iologs[i]) continue;
     Expected<void> c = iologs[i]->close((NowNs() - t0_ns) / 1000);
-    if (!c.ok()) status = Fail("--export id=" + nbd_cfgs[i]->id + ": write-iolog: " + c.error().message);
+    if (!c.ok()) status = Fail("--export id=" + cfg.exports[i].id + ": write-iolog: " + c.error().message);
   }
   if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
   return status;

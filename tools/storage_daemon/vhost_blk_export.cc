@@ -24,13 +24,7 @@ namespace blk::vhost {
 
 namespace {
 
-// virtio-blk request types and status values (virtio 1.1, 5.2.6).
-constexpr uint32_t kBlkTIn = 0;
-constexpr uint32_t kBlkTOut = 1;
-constexpr uint32_t kBlkTFlush = 4;
-constexpr uint32_t kBlkTGetId = 8;
-constexpr uint32_t kBlkTDiscard = 11;
-constexpr uint32_t kBlkTWriteZeroes = 13;
+// virtio-blk status values (virtio 1.1, 5.2.6).
 constexpr uint8_t kBlkSOk = 0;
 constexpr uint8_t kBlkSIoErr = 1;
 constexpr uint8_t kBlkSUnsupp = 2;
@@ -510,10 +504,14 @@ Task<uint8_t> Session::execute(const Chain& c, size_t n_out, uint32_t* written) 
   auto in_range = [&](uint64_t s, uint64_t bytes) {
     return bytes % kSector == 0 && s <= capacity && bytes / kSector <= capacity - s;
   };
+  auto observe = [&](uint64_t off, uint64_t len) {
+    if (exp_.observer_) exp_.observer_({type, off, len});
+  };
   Status st;
   switch (type) {
     case kBlkTIn: {
       if (!in_range(sector, in.size())) co_return kBlkSIoErr;
+      observe(sector * kSector, in.size());
       if (in.size() > 0) st = co_await blk.read(sector * kSector, in);
       if (st.ok()) *written = uint32_t(in.size());
       break;
@@ -521,12 +519,14 @@ Task<uint8_t> Session::execute(const Chain& c, size_t n_out, uint32_t* written) 
     case kBlkTOut: {
       const uint64_t bytes = out.size() - 16;
       if (exp_.read_only() || !in_range(sector, bytes)) co_return kBlkSIoErr;
+      observe(sector * kSector, bytes);
       IoVec data;
       data.add_slice(out, 16, bytes);
       if (bytes > 0) st = co_await blk.write(sector * kSector, data);
       break;
     }
     case kBlkTFlush:
+      observe(0, 0);
       if (!exp_.read_only()) st = co_await blk.flush();
       break;
     case kBlkTGetId: {
@@ -551,11 +551,11 @@ Task<uint8_t> Session::execute(const Chain& c, size_t n_out, uint32_t* written) 
         std::memcpy(&n, seg + 8, 4);
         std::memcpy(&flags, seg + 12, 4);
         if (!in_range(s, uint64_t(n) * kSector)) co_return kBlkSIoErr;
+        if (flags & ~(type == kBlkTDiscard ? 0u : kWriteZeroesFUnmap)) co_return kBlkSUnsupp;
+        observe(s * kSector, uint64_t(n) * kSector);
         if (type == kBlkTDiscard) {
-          if (flags != 0) co_return kBlkSUnsupp;
           if (n > 0) st = co_await blk.discard(s * kSector, uint64_t(n) * kSector);
         } else {
-          if (flags & ~kWriteZeroesFUnmap) co_return kBlkSUnsupp;
           const uint32_t f = (flags & kWriteZeroesFUnmap) ? uint32_t(kReqMayUnmap) : 0u;
           if (n > 0) st = co_await blk.write_zeroes(s * kSector, uint64_t(n) * kSector, f);
         }

@@ -38,6 +38,22 @@ namespace blk::vhost {
 
 class Session;
 
+// virtio-blk request types (virtio 1.1, 5.2.6).
+inline constexpr uint32_t kBlkTIn = 0;
+inline constexpr uint32_t kBlkTOut = 1;
+inline constexpr uint32_t kBlkTFlush = 4;
+inline constexpr uint32_t kBlkTGetId = 8;
+inline constexpr uint32_t kBlkTDiscard = 11;
+inline constexpr uint32_t kBlkTWriteZeroes = 13;
+
+// One request (one segment of a DISCARD / WRITE_ZEROES) as it enters the
+// graph: byte offset and length (0 and 0 for FLUSH).
+struct BlkRequest {
+  uint32_t type;
+  uint64_t offset;
+  uint64_t length;
+};
+
 class VhostBlkExport {
  public:
   // `blk` must outlive the export.  num_queues in 1..kMaxQueues.
@@ -66,6 +82,11 @@ class VhostBlkExport {
   uint32_t num_queues() const { return num_queues_; }
   // The virtio feature bits offered in GET_FEATURES.
   uint64_t features() const;
+  // Called on the loop thread for every request admitted to the graph
+  // (it passed the checks), before its I/O: for --export write-iolog=.
+  // Set before listen().
+  using RequestObserver = std::function<void(const BlkRequest&)>;
+  void set_observer(RequestObserver fn) { observer_ = std::move(fn); }
 
  private:
   friend class Session;
@@ -80,6 +101,7 @@ class VhostBlkExport {
   Session* session_ = nullptr;
   bool stopping_ = false;
   std::function<void()> idle_;
+  RequestObserver observer_;
 };
 
 }  // namespace blk::vhost

@@ -72,7 +72,8 @@ TEST(DaemonConfig, VhostUserBlkExport) {
   Expected<Config> c = P({"--blockdev", "driver=null,size=1M,node-name=n0", "--iothread",
                           "id=io0", "--export",
                           "type=vhost-user-blk,id=v0,node-name=n0,addr.type=unix,"
-                          "addr.path=/tmp/v.sock,writable=on,iothread=io0,num-queues=4"});
+                          "addr.path=/tmp/v.sock,writable=on,iothread=io0,num-queues=4,"
+                          "write-iolog=/tmp/g.log"});
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->exports.size(), 1u);
   const ExportConfig& e = c->exports[0];
@@ -81,6 +82,7 @@ TEST(DaemonConfig, VhostUserBlkExport) {
   EXPECT_EQ(e.num_queues, 4u);
   EXPECT_TRUE(e.writable);
   EXPECT_EQ(e.iothread, "io0");
+  EXPECT_EQ(e.write_iolog, "/tmp/g.log");
   c = P({"--blockdev", "driver=null,size=1M,node-name=n0", "--export",
          "type=vhost-user-blk,id=v0,node-name=n0,addr.type=unix,addr.path=/tmp/v.sock"});
   ASSERT_TRUE(c.ok()) << c.error().message;

@@ -13,7 +13,10 @@
 # The test checks each line against the host's own view: the sha256s, the
 # backing file's bytes at 1 MiB (the pattern) and at 2 MiB (zeros), the
 # size, the serial; and the daemon's clean exit on SIGTERM.  The daemon
-# runs the export on an iothread.
+# runs the export on an iothread and records the guest's requests
+# (write-iolog=): the log holds the pattern's writes, the flush and the
+# discard, and block-bench --read_iolog replays it (the guest's boot and
+# test, request for request; replay_no_stall=1: without its pauses).
 set -uo pipefail
 source "$(dirname "$0")/daemon_lib.sh"
 need qemu-system-x86_64 qemu-system-x86
@@ -112,7 +115,7 @@ VSOCK="$WORK/vhost.sock"
 start_daemon \
   --iothread id=io0 \
   --blockdev "driver=file,filename=$WORK/disk.img,discard=unmap,node-name=disk" \
-  --export "type=vhost-user-blk,id=vdisk0,node-name=disk,addr.type=unix,addr.path=$VSOCK,writable=on,iothread=io0"
+  --export "type=vhost-user-blk,id=vdisk0,node-name=disk,addr.type=unix,addr.path=$VSOCK,writable=on,iothread=io0,write-iolog=$WORK/guest.iolog"
 [[ -S $VSOCK ]] && pass "the vhost-user socket listens" || bad "no socket at $VSOCK"
 
 t0=$(date +%s.%N)
@@ -147,4 +150,36 @@ cmp -s <(dd if=disk.img bs=1M skip=2 count=1 status=none) <(head -c $((1 << 20))
   pass "the backing file reads zeros where the guest discarded" || bad "discarded range is not zero"
 cmp -s <(head -c $((1 << 20)) disk.img) host.bin && pass "the host's data is untouched" ||
   bad "the host's 1 MiB changed"
+
+# ---- what the guest did, as fio iolog v3, and its replay ----
+if python3 - guest.iolog <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0] == "fio version 3 iolog", lines[0]
+ios = [l.split()[2:] for l in lines[1:] if l.split()[2] in ("read", "write", "trim", "sync")]
+M = 1 << 20
+w = sum(int(n) for op, o, n in ios if op == "write" and M <= int(o) < 2 * M)
+t = sum(int(n) for op, o, n in ios if op == "trim" and 2 * M <= int(o) < 3 * M)
+r = sum(int(n) for op, o, n in ios if op == "read")
+s = sum(1 for i in ios if i[0] == "sync")
+print("recorded: %d requests; %d bytes written at 1 MiB, %d trimmed at 2 MiB, %d read, %d syncs"
+      % (len(ios), w, t, r, s))
+sys.exit(0 if w == M and t == M and r >= 2 * M and s >= 1 else 1)
+PY
+then pass "write-iolog: the guest's writes, discard, reads and flush recorded"
+else bad "iolog: $(head -c 2000 guest.iolog)"; fi
+BB="${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-blkstack}/tools/block_bench/block_bench"
+[[ -x "$BB" ]] || BB="$(dirname "$DAEMON")/../block_bench/block_bench"
+read -r nr nw nt < <(awk '$3=="read"{r++} $3=="write"{w++} $3=="trim"{t++} END{print r+0, w+0, t+0}' guest.iolog)
+if "$BB" --name=replay --read_iolog="$WORK/guest.iolog" --replay_no_stall=1 --output-format=json > replay.json 2> replay.err &&
+   python3 - replay.json "$nr" "$nw" "$nt" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+got = (j["read"]["total_ios"], j["write"]["total_ios"], j["trim"]["total_ios"])
+want = tuple(int(x) for x in sys.argv[2:5])
+print("replayed (reads, writes, trims):", got, "recorded:", want)
+sys.exit(0 if got == want else 1)
+PY
+then pass "block-bench --read_iolog replays the guest's requests"
+else bad "replay: $(head -c 600 replay.err)"; fi
 exit $fail
