@@ -165,7 +165,7 @@ class VhostExport : public ::testing::Test {
   }
 
   // The front end's side of QEMU's start-up sequence for queue 0.
-  void Handshake(FrontEnd& fe) {
+  void Handshake(FrontEnd& fe, uint32_t qi = 0) {
     ASSERT_TRUE(fe.connect_to(sock_));
     fe.send(kGetFeatures, "");
     const uint64_t features = fe.reply_u64(kGetFeatures);
@@ -189,21 +189,22 @@ class VhostExport : public ::testing::Test {
     fe.send(kSetMemTable, EncodeMemTable({{kGpa, kMem, uva_, 0}}), {memfd_},
             kVersion | kFlagNeedReply);
     ASSERT_EQ(fe.reply_u64(kSetMemTable), 0u);
-    StartRing(fe);
+    StartRing(fe, qi);
   }
-  void StartRing(FrontEnd& fe) {
+  // Starts queue `qi` on the one ring layout of this fixture.
+  void StartRing(FrontEnd& fe, uint32_t qi = 0) {
     std::memset(mem_, 0, 0x3000);
     avail_ = 0;
-    fe.send(kSetVringNum, EncodeVringState({0, kNum}));
-    fe.send(kSetVringBase, EncodeVringState({0, 0}));
-    fe.send(kSetVringAddr, EncodeVringAddr({0, 0, uva_ + kDesc, uva_ + kUsed, uva_ + kAvail, 0}),
+    fe.send(kSetVringNum, EncodeVringState({qi, kNum}));
+    fe.send(kSetVringBase, EncodeVringState({qi, 0}));
+    fe.send(kSetVringAddr, EncodeVringAddr({qi, 0, uva_ + kDesc, uva_ + kUsed, uva_ + kAvail, 0}),
             {}, kVersion | kFlagNeedReply);
     ASSERT_EQ(fe.reply_u64(kSetVringAddr), 0u);
     if (kick_ < 0) kick_ = eventfd(0, EFD_CLOEXEC);
     if (call_ < 0) call_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    fe.send(kSetVringCall, EncodeU64(0), {call_});
-    fe.send(kSetVringKick, EncodeU64(0), {kick_});
-    fe.send(kSetVringEnable, EncodeVringState({0, 1}), {}, kVersion | kFlagNeedReply);
+    fe.send(kSetVringCall, EncodeU64(qi), {call_});
+    fe.send(kSetVringKick, EncodeU64(qi), {kick_});
+    fe.send(kSetVringEnable, EncodeVringState({qi, 1}), {}, kVersion | kFlagNeedReply);
     ASSERT_EQ(fe.reply_u64(kSetVringEnable), 0u);
   }
 
@@ -467,6 +468,23 @@ TEST_F(VhostExport, SecondFrontEndIsRefused) {
   ASSERT_TRUE(b.connect_to(sock_));
   EXPECT_TRUE(b.closed_by_peer());
   EXPECT_EQ(Rw(1, 0, 512), 0);  // the first one is unaffected
+}
+
+TEST_F(VhostExport, SecondQueue) {
+  // num-queues=2: queue 1 runs on its own; queue 2 does not exist.
+  FrontEnd fe;
+  Handshake(fe, 1);
+  std::memset(mem_ + kData, 0x42, 4096);
+  EXPECT_EQ(Rw(1, 8, 4096), 0);
+  EXPECT_EQ(FileBytes(4096, 4096), std::string(4096, '\x42'));
+  fe.send(kGetVringBase, EncodeVringState({1, 0}));
+  uint32_t num;
+  const std::string r = fe.reply(kGetVringBase);
+  ASSERT_EQ(r.size(), 8u);
+  std::memcpy(&num, r.data() + 4, 4);
+  EXPECT_EQ(num, 1u);
+  fe.send(kSetVringEnable, EncodeVringState({2, 1}));
+  EXPECT_TRUE(fe.closed_by_peer());
 }
 
 TEST_F(VhostExport, ReadOnlyExport) {
