@@ -1,7 +1,9 @@
 #include "tools/storage_daemon/vhost_blk_export.h"
 
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -315,6 +317,9 @@ Task<bool> Session::handle(const MsgHeader& h, const std::vector<uint8_t>& paylo
         if (fds.size() != 1) co_return bad("expected one file descriptor");
         fd = fds[0];
         fds.clear();
+        // Never block the loop on the front end's fd (an eventfd from QEMU,
+        // already non-blocking; anything else must not stall us).
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
       }
       const uint32_t qi = uint32_t(q - queues_.data());
       if (h.request == kSetVringCall) {
@@ -397,6 +402,14 @@ bool Session::set_mem_table(const uint8_t* p, size_t len, std::vector<int>& fds)
     const MemRegionDesc& r = regions[i];
     // Mapped from offset 0 of the fd: mmap_offset need not be page-aligned.
     const size_t total = size_t(r.mmap_offset + r.size);
+    // Touching a mapping past the end of its file raises SIGBUS: a region
+    // larger than its fd is refused here, not found by a guest request.
+    struct stat st;
+    if (::fstat(fds[i], &st) != 0 || (S_ISREG(st.st_mode) && uint64_t(st.st_size) < total)) {
+      log("a guest memory region is larger than its file");
+      unmap();
+      return false;
+    }
     void* m = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fds[i], 0);
     if (m == MAP_FAILED) {
       log("mmap of a guest memory region failed: " + std::string(std::strerror(errno)));
@@ -434,8 +447,8 @@ void Session::stop_queue(Queue& q) {
 
 void Session::kicked(uint32_t qi) {
   Queue& q = queues_[qi];
-  // One read resets the eventfd's counter.  Only one: the front end's fd
-  // may be blocking, and the handler runs only when it is readable.
+  // One read resets the eventfd's counter (the fd is non-blocking, and the
+  // handler runs only when it is readable).
   uint64_t v;
   (void)!::read(q.kick, &v, sizeof v);
   process(qi);

@@ -461,6 +461,21 @@ TEST_F(VhostExport, MalformedMessageClosesOnlyThatSession) {
   EXPECT_EQ(Rw(1, 0, 512), 0);
 }
 
+TEST_F(VhostExport, RegionLargerThanItsFileIsRefused) {
+  // Mapping it would succeed, and the first guest access past the file's
+  // end would kill the daemon with SIGBUS.
+  FrontEnd fe;
+  ASSERT_TRUE(fe.connect_to(sock_));
+  int small = memfd_create("small", MFD_CLOEXEC);
+  ASSERT_EQ(ftruncate(small, 4096), 0);
+  fe.send(kSetMemTable, EncodeMemTable({{kGpa, kMem, 0x7f0000000000, 0}}), {small});
+  close(small);
+  EXPECT_TRUE(fe.closed_by_peer());
+  FrontEnd ok;
+  Handshake(ok);
+  EXPECT_EQ(Rw(1, 0, 512), 0);
+}
+
 TEST_F(VhostExport, SecondFrontEndIsRefused) {
   FrontEnd a;
   Handshake(a);
