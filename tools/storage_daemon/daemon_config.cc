@@ -1,5 +1,7 @@
 #include "tools/storage_daemon/daemon_config.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <set>
 #include <string_view>
 
@@ -39,7 +41,8 @@ std::string Get(const Options& o, const char* key) {
 std::string HelpText() {
   return R"(Usage: blkstack-storage-daemon [options]
 Serves blkstack block graphs to unmodified NBD clients (qemu-img, qemu-io,
-nbdcopy, nbdinfo, fio --ioengine=nbd, the kernel's nbd-client).
+nbdcopy, nbdinfo, fio --ioengine=nbd, the kernel's nbd-client) and to QEMU
+guests as vhost-user-blk devices.
 
   --blockdev SPEC       open a graph; SPEC as block-bench's --blockdev:
                         driver=file,filename=disk.img,node-name=disk0
@@ -55,6 +58,14 @@ nbdcopy, nbdinfo, fio --ioengine=nbd, the kernel's nbd-client).
                         iothread ID (default: the main loop); write-iolog
                         records every request clients send, as fio iolog
                         v3 (block-bench --read_iolog=PATH replays it)
+  --export type=vhost-user-blk,id=ID,node-name=NODE,addr.type=unix,
+           addr.path=PATH[,writable=on|off][,iothread=ID][,num-queues=N]
+           [,write-iolog=PATH]
+                        serve NODE as a vhost-user-blk device on the unix
+                        socket PATH (QEMU: -chardev socket,path=PATH and
+                        -device vhost-user-blk-pci; guest memory shared:
+                        memory-backend-memfd,share=on); N queues (1..64);
+                        write-iolog records the guest's requests
   --pidfile PATH        write the daemon's pid to PATH once it listens
   --help                print this text and exit
 
@@ -65,7 +76,7 @@ replies, close the graphs (flushing them) and exit 0.
 
 Expected<Config> ParseCommandLine(const std::vector<std::string>& args) {
   Config c;
-  std::set<std::string> node_names, ids, names;
+  std::set<std::string> node_names, ids, names, paths;
   for (size_t i = 0; i < args.size(); i++) {
     std::string a = args[i], value;
     const int pos = int(i) + 1;
@@ -117,14 +128,42 @@ Expected<Config> ParseCommandLine(const std::vector<std::string>& args) {
       }
       c.nbd_servers.push_back(s);
     } else if (a == "--export") {
-      Expected<Options> o = ParseKv(a, pos, value, {"type", "id", "node-name", "name",
-                                                    "writable", "iothread", "description",
-                                                    "write-iolog"});
-      if (!o.ok()) return o.error();
-      if (Get(*o, "type") != "nbd") {
-        return Bad(a, pos, "type must be nbd (the only export type), not '" + Get(*o, "type") + "'");
+      Expected<Options> type = Options::Parse(value);
+      if (!type.ok()) return Bad(a, pos, type.error().message);
+      const std::string t = Get(*type, "type");
+      const bool vhost = t == "vhost-user-blk";
+      if (t != "nbd" && !vhost) {
+        return Bad(a, pos, "type must be nbd or vhost-user-blk, not '" + t + "'");
       }
+      Expected<Options> o =
+          vhost ? ParseKv(a, pos, value, {"type", "id", "node-name", "writable", "iothread",
+                                          "addr.type", "addr.path", "num-queues", "write-iolog"})
+                : ParseKv(a, pos, value, {"type", "id", "node-name", "name", "writable",
+                                          "iothread", "description", "write-iolog"});
+      if (!o.ok()) return o.error();
       ExportConfig e;
+      if (vhost) {
+        e.type = ExportConfig::Type::kVhostUserBlk;
+        if (Get(*o, "addr.type") != "unix") {
+          return Bad(a, pos, "type=vhost-user-blk needs addr.type=unix, not '" +
+                                 Get(*o, "addr.type") + "'");
+        }
+        e.addr_path = Get(*o, "addr.path");
+        if (e.addr_path.empty()) return Bad(a, pos, "addr.type=unix needs addr.path=");
+        if (!paths.insert(e.addr_path).second) {
+          return Bad(a, pos, "duplicate addr.path '" + e.addr_path + "'");
+        }
+        if (o->Has("num-queues")) {
+          const std::string n = Get(*o, "num-queues");
+          char* end = nullptr;
+          errno = 0;
+          const unsigned long v = std::strtoul(n.c_str(), &end, 10);
+          if (n.empty() || *end || errno || n[0] == '-' || v < 1 || v > 64) {
+            return Bad(a, pos, "num-queues must be 1..64, not '" + n + "'");
+          }
+          e.num_queues = uint32_t(v);
+        }
+      }
       e.id = Get(*o, "id");
       e.node_name = Get(*o, "node-name");
       e.name = o->Has("name") ? Get(*o, "name") : e.node_name;
@@ -146,7 +185,9 @@ Expected<Config> ParseCommandLine(const std::vector<std::string>& args) {
         return Bad(a, pos, "no --iothread has id '" + e.iothread + "'");
       }
       if (!ids.insert(e.id).second) return Bad(a, pos, "duplicate id '" + e.id + "'");
-      if (!names.insert(e.name).second) return Bad(a, pos, "duplicate export name '" + e.name + "'");
+      if (!vhost && !names.insert(e.name).second) {
+        return Bad(a, pos, "duplicate export name '" + e.name + "'");
+      }
       for (const ExportConfig& o2 : c.exports) {
         if (o2.node_name == e.node_name && o2.iothread != e.iothread) {
           return Bad(a, pos, "node '" + e.node_name + "' is already exported on another iothread");
@@ -159,7 +200,9 @@ Expected<Config> ParseCommandLine(const std::vector<std::string>& args) {
       return Bad(a, pos, "unknown option (see --help)");
     }
   }
-  if (!c.help && !c.exports.empty() && c.nbd_servers.empty()) {
+  bool nbd_export = false;
+  for (const ExportConfig& e : c.exports) nbd_export |= e.type == ExportConfig::Type::kNbd;
+  if (!c.help && nbd_export && c.nbd_servers.empty()) {
     return MakeError(-EINVAL, "--export: an NBD export needs an --nbd-server to listen on");
   }
   return c;

@@ -6,6 +6,9 @@
 //   --nbd-server addr.type=inet,addr.host=HOST,addr.port=PORT
 //   --export type=nbd,id=ID,node-name=NODE[,name=NAME][,writable=on|off]
 //            [,iothread=ID][,description=TEXT][,write-iolog=PATH]
+//   --export type=vhost-user-blk,id=ID,node-name=NODE,addr.type=unix,
+//            addr.path=PATH[,writable=on|off][,iothread=ID][,num-queues=N]
+//            [,write-iolog=PATH]
 //   --pidfile PATH         written once the sockets listen
 //   --help
 // Both `--opt VALUE` and `--opt=VALUE` are accepted.  Errors name the
@@ -14,6 +17,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,7 @@ struct NbdServerConfig {
 };
 
 struct ExportConfig {
+  enum class Type { kNbd, kVhostUserBlk } type = Type::kNbd;
   std::string id;
   std::string node_name;
   std::string name;  // defaults to node_name
@@ -40,6 +45,9 @@ struct ExportConfig {
   bool writable = false;
   std::string iothread;  // "" = the main loop
   std::string write_iolog;  // record every request as fio iolog v3 ("" = no)
+  // vhost-user-blk only: the unix socket to listen on, and the queues.
+  std::string addr_path;
+  uint32_t num_queues = 1;
 };
 
 struct Config {
@@ -52,8 +60,8 @@ struct Config {
 };
 
 // Parses argv[1..].  Checks references: every export names a known
-// node-name and iothread, ids and export names are unique, and an export
-// exists only with an --nbd-server.
+// node-name and iothread, ids, NBD export names and vhost-user socket paths
+// are unique, and an NBD export exists only with an --nbd-server.
 Expected<Config> ParseCommandLine(const std::vector<std::string>& args);
 
 // The --help text.

@@ -1,4 +1,5 @@
-// blkstack-storage-daemon: opens graphs and serves them over NBD.
+// blkstack-storage-daemon: opens graphs and serves them over NBD and as
+// vhost-user-blk devices.
 // The command line is described in daemon_config.h and docs/storage-daemon.md.
 #include <signal.h>
 #include <sys/resource.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "tools/storage_daemon/daemon_config.h"
 #include "tools/storage_daemon/nbd_export.h"
 #include "tools/storage_daemon/nbd_server.h"
+#include "tools/storage_daemon/vhost_blk_export.h"
 #include <blkstack/util/aio_context.h>
 #include <blkstack/util/clock.h>
 #include <blkstack/util/iothread.h>
@@ -118,12 +121,71 @@ int Main(int argc, char** argv) {
     graphs[b.node_name] = std::move(g);
   }
 
-  std::vector<std::unique_ptr<nbd::NbdExport>> exports;
-  std::vector<nbd::NbdExport*> export_ptrs;
-  // One iolog per export that asks for one, written on the export's loop.
+  // One iolog per export that asks for one (indexed like cfg.exports),
+  // written on the export's loop.
   std::vector<std::unique_ptr<bench::trace::IologWriter>> iologs(cfg.exports.size());
   const int64_t t0_ns = NowNs();
-  for (const ExportConfig& e : cfg.exports) {
+  using bench::trace::Op;
+  // Opens export i's iolog; `record` then logs one request (on its loop).
+  std::vector<std::function<void(Op, uint64_t, uint64_t)>> records(cfg.exports.size());
+  for (size_t i = 0; i < cfg.exports.size(); i++) {
+    const ExportConfig& e = cfg.exports[i];
+    if (e.write_iolog.empty()) continue;
+    Expected<bench::trace::IologWriter> w = bench::trace::IologWriter::Open(e.write_iolog);
+    if (!w.ok()) return Fail("--export id=" + e.id + ": write-iolog: " + w.error().message);
+    iologs[i] = std::make_unique<bench::trace::IologWriter>(std::move(*w));
+    // The graph's spec as the file name: read_iolog opens the same graph.
+    const BlockdevConfig* bd = nullptr;
+    for (const BlockdevConfig& b : cfg.blockdevs) {
+      if (b.node_name == e.node_name) bd = &b;
+    }
+    const uint16_t file = iologs[i]->add_file(0, bd->spec);
+    records[i] = [w = iologs[i].get(), file, t0_ns](Op op, uint64_t off, uint64_t len) {
+      const bool flush = op == Op::kFlush;
+      w->io((NowNs() - t0_ns) / 1000, file, op, flush ? 0 : off, flush ? 0 : len);
+    };
+  }
+
+  std::vector<std::unique_ptr<vhost::VhostBlkExport>> vhost_exports;
+  std::vector<IOThread*> vhost_threads;
+  for (size_t i = 0; i < cfg.exports.size(); i++) {
+    const ExportConfig& e = cfg.exports[i];
+    if (e.type != ExportConfig::Type::kVhostUserBlk) continue;
+    Graph& g = graphs[e.node_name];
+    if (e.writable && g.blk->read_only()) {
+      return Fail("--export id=" + e.id + ": writable=on but node '" + e.node_name +
+                  "' is read-only");
+    }
+    std::unique_ptr<vhost::VhostBlkExport> x;
+    Expected<void> r;
+    OnLoop(g.thread, [&] {
+      x = std::make_unique<vhost::VhostBlkExport>(e.id, e.addr_path, g.blk.get(), e.writable,
+                                                  e.num_queues);
+      if (records[i]) {
+        x->set_observer([rec = records[i]](const vhost::BlkRequest& q) {
+          switch (q.type) {
+            case vhost::kBlkTIn: rec(Op::kRead, q.offset, q.length); break;
+            case vhost::kBlkTOut: rec(Op::kWrite, q.offset, q.length); break;
+            case vhost::kBlkTDiscard: rec(Op::kTrim, q.offset, q.length); break;
+            case vhost::kBlkTFlush: rec(Op::kFlush, 0, 0); break;
+            default: break;  // no iolog operation for write-zeroes
+          }
+        });
+      }
+      r = x->listen();
+    });
+    if (!r.ok()) return Fail(r.error().message);
+    vhost_exports.push_back(std::move(x));
+    vhost_threads.push_back(g.thread);
+  }
+
+  std::vector<std::unique_ptr<nbd::NbdExport>> exports;
+  std::vector<nbd::NbdExport*> export_ptrs;
+  std::vector<const ExportConfig*> nbd_cfgs;
+  for (size_t i = 0; i < cfg.exports.size(); i++) {
+    const ExportConfig& e = cfg.exports[i];
+    if (e.type != ExportConfig::Type::kNbd) continue;
+    nbd_cfgs.push_back(&e);
     Graph& g = graphs[e.node_name];
     if (e.writable && g.blk->read_only()) {
       return Fail("--export id=" + e.id + ": writable=on but node '" + e.node_name +
@@ -133,29 +195,15 @@ int Main(int argc, char** argv) {
     OnLoop(g.thread, [&] {
       x = std::make_unique<nbd::NbdExport>(e.id, e.name, e.description, g.blk.get(), e.writable);
     });
-    if (!e.write_iolog.empty()) {
-      Expected<bench::trace::IologWriter> w = bench::trace::IologWriter::Open(e.write_iolog);
-      if (!w.ok()) return Fail("--export id=" + e.id + ": write-iolog: " + w.error().message);
-      auto& log = iologs[exports.size()];
-      log = std::make_unique<bench::trace::IologWriter>(std::move(*w));
-      // The graph's spec as the file name: read_iolog opens the same graph.
-      const BlockdevConfig* bd = nullptr;
-      for (const BlockdevConfig& b : cfg.blockdevs) {
-        if (b.node_name == e.node_name) bd = &b;
-      }
-      const uint16_t file = log->add_file(0, bd->spec);
-      x->set_observer([w = log.get(), file, t0_ns](const nbd::Request& r) {
-        using bench::trace::Op;
-        Op op;
+    if (records[i]) {
+      x->set_observer([rec = records[i]](const nbd::Request& r) {
         switch (r.type) {
-          case nbd::kCmdRead: op = Op::kRead; break;
-          case nbd::kCmdWrite: op = Op::kWrite; break;
-          case nbd::kCmdTrim: op = Op::kTrim; break;
-          case nbd::kCmdFlush: op = Op::kFlush; break;
-          default: return;  // no iolog operation for write-zeroes, block status
+          case nbd::kCmdRead: rec(Op::kRead, r.offset, r.length); break;
+          case nbd::kCmdWrite: rec(Op::kWrite, r.offset, r.length); break;
+          case nbd::kCmdTrim: rec(Op::kTrim, r.offset, r.length); break;
+          case nbd::kCmdFlush: rec(Op::kFlush, 0, 0); break;
+          default: break;  // no iolog operation for write-zeroes, block status
         }
-        const bool flush = op == Op::kFlush;
-        w->io((NowNs() - t0_ns) / 1000, file, op, flush ? 0 : r.offset, flush ? 0 : r.length);
       });
     }
     export_ptrs.push_back(x.get());
@@ -186,7 +234,7 @@ int Main(int argc, char** argv) {
     if (stopping) return;
     stopping = true;
     server.stop();
-    pending = exports.size() + 1;
+    pending = exports.size() + vhost_exports.size() + 1;
     auto one_idle = [&] {
       if (--pending == 0) main.stop();
     };
@@ -196,6 +244,10 @@ int Main(int argc, char** argv) {
         p->shutdown([&main, one_idle] { main.post(one_idle); }, kDrainForceNs);
       });
     }
+    for (auto& x : vhost_exports) {
+      vhost::VhostBlkExport* p = x.get();
+      p->ctx().post([p, &main, one_idle] { p->shutdown([&main, one_idle] { main.post(one_idle); }); });
+    }
     one_idle();
   });
   main.run();
@@ -204,8 +256,11 @@ int Main(int argc, char** argv) {
   main.run_until([&] { return server.negotiating() == 0; });
 
   for (size_t i = 0; i < exports.size(); i++) {
-    Graph& g = graphs[cfg.exports[i].node_name];
+    Graph& g = graphs[nbd_cfgs[i]->node_name];
     OnLoop(g.thread, [&] { exports[i].reset(); });
+  }
+  for (size_t i = 0; i < vhost_exports.size(); i++) {
+    OnLoop(vhost_threads[i], [&] { vhost_exports[i].reset(); });
   }
   for (auto& [name, g] : graphs) {
     FlushAndDrain(main, g);

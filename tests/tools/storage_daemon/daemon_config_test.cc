@@ -54,9 +54,8 @@ TEST(DaemonConfig, ErrorsNameOptionAndKey) {
   ExpectError({"--blockdev", bd, "--nbd-server", srv, "--export",
                "type=nbd,id=e,node-name=n0,writable=maybe"},
               "writable must be on or off, not 'maybe'");
-  ExpectError({"--blockdev", bd, "--nbd-server", srv, "--export",
-               "type=vhost-user-blk,id=e,node-name=n0"},
-              "type must be nbd");
+  ExpectError({"--blockdev", bd, "--nbd-server", srv, "--export", "type=vduse-blk,id=e,node-name=n0"},
+              "type must be nbd or vhost-user-blk, not 'vduse-blk'");
   ExpectError({"--blockdev", bd, "--nbd-server", srv, "--export",
                "type=nbd,id=e,node-name=n0,iothread=nope"},
               "no --iothread has id 'nope'");
@@ -68,11 +67,56 @@ TEST(DaemonConfig, ErrorsNameOptionAndKey) {
   ExpectError({"stray"}, "unexpected argument");
 }
 
+TEST(DaemonConfig, VhostUserBlkExport) {
+  // qemu-storage-daemon's spelling; no --nbd-server needed.
+  Expected<Config> c = P({"--blockdev", "driver=null,size=1M,node-name=n0", "--iothread",
+                          "id=io0", "--export",
+                          "type=vhost-user-blk,id=v0,node-name=n0,addr.type=unix,"
+                          "addr.path=/tmp/v.sock,writable=on,iothread=io0,num-queues=4,"
+                          "write-iolog=/tmp/g.log"});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_EQ(c->exports.size(), 1u);
+  const ExportConfig& e = c->exports[0];
+  EXPECT_EQ(e.type, ExportConfig::Type::kVhostUserBlk);
+  EXPECT_EQ(e.addr_path, "/tmp/v.sock");
+  EXPECT_EQ(e.num_queues, 4u);
+  EXPECT_TRUE(e.writable);
+  EXPECT_EQ(e.iothread, "io0");
+  EXPECT_EQ(e.write_iolog, "/tmp/g.log");
+  c = P({"--blockdev", "driver=null,size=1M,node-name=n0", "--export",
+         "type=vhost-user-blk,id=v0,node-name=n0,addr.type=unix,addr.path=/tmp/v.sock"});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->exports[0].num_queues, 1u);
+  EXPECT_FALSE(c->exports[0].writable);
+}
+
+TEST(DaemonConfig, VhostUserBlkErrors) {
+  const std::string bd = "driver=null,size=1M,node-name=n0";
+  const std::string v = "type=vhost-user-blk,id=v0,node-name=n0,";
+  ExpectError({"--blockdev", bd, "--export", v + "addr.path=/tmp/s"},
+              "--export (argument 3): type=vhost-user-blk needs addr.type=unix, not ''");
+  ExpectError({"--blockdev", bd, "--export", v + "addr.type=inet,addr.path=/tmp/s"},
+              "needs addr.type=unix, not 'inet'");
+  ExpectError({"--blockdev", bd, "--export", v + "addr.type=unix"}, "needs addr.path=");
+  for (const char* n : {"0", "65", "-1", "x", "", "99999999999999999999"}) {
+    ExpectError({"--blockdev", bd, "--export", v + "addr.type=unix,addr.path=/s,num-queues=" + n},
+                "num-queues must be 1..64, not '" + std::string(n) + "'");
+  }
+  // NBD's keys are not vhost-user-blk's.
+  ExpectError({"--blockdev", bd, "--export", v + "addr.type=unix,addr.path=/s,name=x"},
+              "unknown key 'name'");
+  ExpectError({"--blockdev", bd, "--blockdev", "driver=null,size=1M,node-name=n1", "--export",
+               v + "addr.type=unix,addr.path=/s", "--export",
+               "type=vhost-user-blk,id=v1,node-name=n1,addr.type=unix,addr.path=/s"},
+              "duplicate addr.path '/s'");
+}
+
 TEST(DaemonConfig, Help) {
   Expected<Config> c = P({"--help"});
   ASSERT_TRUE(c.ok());
   EXPECT_TRUE(c->help);
   EXPECT_NE(HelpText().find("--export type=nbd"), std::string::npos);
+  EXPECT_NE(HelpText().find("--export type=vhost-user-blk"), std::string::npos);
 }
 
 }  // namespace
