@@ -74,7 +74,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"unlink_each_loop", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"verify_async", "not implemented (verify= with every fio 3.33 method in fio's on-disk format, verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
     {"verify_async_cpus", "not implemented (verify= with every fio 3.33 method in fio's on-disk format, verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
-    {"verify_state_load", "no verify state is saved (verify_state_save is accepted and writes no file), so there is none to load: a verify_only run checks every block the job writes"},
     {"wait_for", "not implemented"},
     {"write_barrier", "not implemented"},
     {"write_hint", "not implemented"},

@@ -263,7 +263,10 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(FlagOption<&JobOptions::verify_only>(
       "verify_only", "no writes: read back and check what the job would write (an earlier run's file)"));
   v.push_back(BoolOption<&JobOptions::verify_state_save>(
-      "verify_state_save", "accepted (default 1); block-bench writes no verify state file"));
+      "verify_state_save", "1 (default): a write job with verify= saves fio's "
+                           "local-NAME-INDEX-verify.state (its writes issued, the last completed)"));
+  v.push_back(BoolOption<&JobOptions::verify_state_load>(
+      "verify_state_load", "1: the verify pass loads that state and stops where its writes stopped"));
   v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
   v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
   v.push_back(BoolOption<&JobOptions::verify_dump>(
