@@ -1,5 +1,5 @@
 // Options about checking and reporting: verify, verify_pattern,
-// verify_interval, verify_offset, verify_only, verify_state_save,
+// verify_interval, verify_offset, verify_only, verify_state_save/_load,
 // do_verify, verify_fatal, continue_on_error, percentile_list, *_percentiles,
 // disk_util, write_*_log, log_avg_msec and the other log_* options,
 // bwavgtime, iopsavgtime.
@@ -119,15 +119,15 @@ TEST(VerifyOnlyOption, FlagAndJobChecks) {
             "job.fio:1: job 'job': verify_only does not support time_based (as fio)");
 }
 
-TEST(VerifyStateOptions, SaveIsAcceptedLoadIsRefused) {
+TEST(VerifyStateOptions, SaveAndLoad) {
   EXPECT_TRUE(ParseOne("").verify_state_save);
   EXPECT_FALSE(ParseOne("verify_state_save=0").verify_state_save);
   EXPECT_TRUE(ParseOne("verify_state_save=1").verify_state_save);
   EXPECT_OPTION_ERROR("verify_state_save=yes", 2, "verify_state_save", "expected 0 or 1");
-  EXPECT_EQ(OneError("verify_state_load=1"),
-            "job.fio:2: option 'verify_state_load' is not supported by block-bench (no verify "
-            "state is saved (verify_state_save is accepted and writes no file), so there is none "
-            "to load: a verify_only run checks every block the job writes)");
+  EXPECT_FALSE(ParseOne("").verify_state_load);
+  EXPECT_TRUE(ParseOne("verify_state_load=1").verify_state_load);
+  EXPECT_FALSE(ParseOne("verify_state_load=0").verify_state_load);
+  EXPECT_OPTION_ERROR("verify_state_load=2", 2, "verify_state_load", "expected 0 or 1");
 }
 
 TEST(VerifyOption, CompanionBooleans) {

@@ -270,6 +270,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"verify_offset", "verify=md5\nverify_offset=128"},
       {"verify_only", "verify=md5\nverify_only"},
       {"verify_state_save", "verify_state_save=0"},
+      {"verify_state_load", "verify_state_load=1"},
       {"rate_min", "rate_min=1m"},
       {"rate_min", "rate_min=1m,2m"},
       {"rate_iops_min", "rate_iops_min=100"},
