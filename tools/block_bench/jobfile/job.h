@@ -509,6 +509,10 @@ struct JobOptions {
   uint32_t trim_backlog = 0;
   uint32_t trim_backlog_batch = 0;
   ContinueOnError continue_on_error = ContinueOnError::kNone;
+  // fio's ignore_error=READ,WRITE,VERIFY: per error type, the errnos
+  // (positive) that do not stop the job; a non-empty list also turns
+  // continue_on_error on for its type (run/clone_state.h).  Empty: none.
+  std::array<std::vector<int>, 3> ignore_error;
 
   // --- reporting ----------------------------------------------------------
   std::vector<double> percentile_list = DefaultPercentileList();

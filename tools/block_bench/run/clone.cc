@@ -31,6 +31,7 @@ Clone::Clone(const JobOptions& job, CloneResult* res, LiveCounters* live, const 
       stats_(job, res, live),
       pacing_(job, res->seed, time_, sleeps_, &res->schedule),
       recorder_(time_) {
+  errors_.set_ignore(job.ignore_error);
   if (job_.flow) {
     features_.flow = std::make_unique<FlowMember>(job_, shared_->flow(job_.flow_id), time_);
     // In the group from the start (the runner makes every clone of a

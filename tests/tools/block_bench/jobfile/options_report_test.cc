@@ -172,6 +172,20 @@ TEST(ContinueOnErrorOption, AllValues) {
   EXPECT_OPTION_ERROR("continue_on_error=2", 2, "continue_on_error", "got '2'");
 }
 
+TEST(IgnoreErrorOption, ListsPerType) {
+  EXPECT_EQ(ParseOne("").ignore_error, (std::array<std::vector<int>, 3>{}));
+  EXPECT_EQ(ParseOne("ignore_error=EAGAIN,ENOSPC:122").ignore_error,
+            (std::array<std::vector<int>, 3>{{{11}, {28, 122}, {}}}));
+  EXPECT_EQ(ParseOne("ignore_error=,,84").ignore_error,  // EILSEQ: not among fio's names
+            (std::array<std::vector<int>, 3>{{{}, {}, {84}}}));
+  EXPECT_EQ(ParseOne("ignore_error=,-5:EPERM:ERANGE").ignore_error,
+            (std::array<std::vector<int>, 3>{{{}, {5, 1, 34}, {}}}));
+  // fio 3.33 knows EPERM ... ERANGE by name, and decimal numbers only.
+  EXPECT_OPTION_ERROR("ignore_error=EDQUOT", 2, "ignore_error", "unknown error 'EDQUOT'");
+  EXPECT_OPTION_ERROR("ignore_error=0x5", 2, "ignore_error", "unknown error '0x5'");
+  EXPECT_OPTION_ERROR("ignore_error=EIO,EIO,EIO,EIO", 2, "ignore_error", "at most 3 lists");
+}
+
 TEST(PercentileListOption, ColonSeparated) {
   EXPECT_EQ(ParseOne("").percentile_list,
             (std::vector<double>{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}));

@@ -206,6 +206,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"verify_dump", "verify_dump=1"},
       {"experimental_verify", "experimental_verify=1"},
       {"continue_on_error", "continue_on_error=verify"},
+      {"ignore_error", "ignore_error=EAGAIN,ENOSPC:122"},
       {"percentile_list", "percentile_list=0.1:50:99.999:100"},
       {"clat_percentiles", "clat_percentiles=0"},
       {"lat_percentiles", "lat_percentiles=1"},
