@@ -26,6 +26,8 @@
 // that last window it goes ahead only when (file, offset) is an entry;
 // the first that is not ends the verify pass.  fio 3.33 counts reads
 // completed where block-bench counts reads issued: the same at iodepth=1.
+// Only the verify pass (do_verify, verify_only) stops: fio also stops a
+// read-only job with verify= by the state; block-bench does not yet.
 //
 // Thread-safety: VerifyStateLog on the clone's loop thread; the functions
 // are reentrant.
