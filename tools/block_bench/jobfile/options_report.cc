@@ -140,8 +140,6 @@ Expected<int> FioErrno(std::string_view s) {
                        ", give a number or one of fio's names (EPERM ... ERANGE)");
 }
 
-constexpr const char* kErrorTypes[] = {"read", "write", "verify"};
-
 FioOptionSpec IgnoreError() {
   FioOptionSpec s;
   s.name = "ignore_error";
