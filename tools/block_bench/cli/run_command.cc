@@ -59,6 +59,7 @@ RunOptions RunOptionsFor(Ranks& ranks, const StopSource& stop, const ToolFlags& 
   ro.stop = &stop;
   ro.debug = debug;
   ro.max_memory = flags.max_memory;
+  ro.aux_path = flags.aux_path;
   if (ranks.multi()) {
     ro.sync = ranks.session();
     ro.seed_salt = uint64_t(ranks.rank());

@@ -509,8 +509,12 @@ struct JobOptions {
   // verify_only: no writes; the blocks the job would write are read back
   // and checked (a file laid out by an earlier run of the same job).
   bool verify_only = false;
-  // fio's verify_state_save (default 1): accepted, no state file is written.
+  // fio's verify_state_save (default 1): a write job with verify= saves
+  // how far its writes got, in fio's file (run/features/verify_state.h).
   bool verify_state_save = true;
+  // fio's verify_state_load: the verify pass reads that file and stops
+  // where the writes it describes stopped.
+  bool verify_state_load = false;
   bool do_verify = true;
   bool verify_fatal = false;
   // verify_dump: a bad block's bytes as read and as expected go to files
@@ -536,6 +540,10 @@ struct JobOptions {
   uint32_t trim_backlog = 0;
   uint32_t trim_backlog_batch = 0;
   ContinueOnError continue_on_error = ContinueOnError::kNone;
+  // fio's ignore_error=READ,WRITE,VERIFY: per error type, the errnos
+  // (positive) that do not stop the job; a non-empty list also turns
+  // continue_on_error on for its type (run/clone_state.h).  Empty: none.
+  std::array<std::vector<int>, 3> ignore_error;
 
   // --- reporting ----------------------------------------------------------
   std::vector<double> percentile_list = DefaultPercentileList();

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cstdlib>
+#include <iterator>
 
 #include "tools/block_bench/jobfile/option_helpers.h"
 #include <blkstack/util/quote.h>
@@ -115,6 +117,72 @@ constexpr FioChoice<ContinueOnError> kContinueOnErrorOptionChoices[] = {
 FioOptionSpec ContinueOnErrorOption() {
   return ChoiceOption<&JobOptions::continue_on_error, kContinueOnErrorOptionChoices>(
       "continue_on_error", "errors that do not stop the job: none, read, write, io, verify, all");
+}
+
+// fio 3.33's str2error: these names (errno 1 to 34, in order) or a
+// decimal number (atoi: a sign dropped, anything else 0 and refused).
+constexpr const char* kFioErrnoNames[] = {
+    "EPERM",  "ENOENT", "ESRCH",   "EINTR",  "EIO",     "ENXIO",  "E2BIG",  "ENOEXEC", "EBADF",
+    "ECHILD", "EAGAIN", "ENOMEM",  "EACCES", "EFAULT",  "ENOTBLK", "EBUSY", "EEXIST",  "EXDEV",
+    "ENODEV", "ENOTDIR", "EISDIR", "EINVAL", "ENFILE",  "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG",
+    "ENOSPC", "ESPIPE", "EROFS",   "EMLINK", "EPIPE",   "EDOM",   "ERANGE"};
+
+Expected<int> FioErrno(std::string_view s) {
+  if (!s.empty() && s[0] == 'E') {
+    for (size_t i = 0; i < std::size(kFioErrnoNames); i++)
+      if (s == kFioErrnoNames[i]) return int(i + 1);
+  } else {
+    const std::string t(s);
+    const int n = std::abs(std::atoi(t.c_str()));
+    if (n) return n;
+  }
+  return FioValueError("unknown error " + QuoteInput(s) +
+                       ", give a number or one of fio's names (EPERM ... ERANGE)");
+}
+
+FioOptionSpec IgnoreError() {
+  FioOptionSpec s;
+  s.name = "ignore_error";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    std::array<std::vector<int>, 3> lists;
+    std::string_view rest = Trim(*v);
+    for (size_t type = 0;; type++) {
+      const size_t comma = rest.find(',');
+      const std::string_view field = rest.substr(0, comma);
+      if (type >= lists.size())
+        return FioValueError("at most 3 lists (read, write, verify), got a 4th: " +
+                             QuoteInput(field));
+      for (size_t at = 0; at < field.size();) {
+        const size_t colon = std::min(field.find(':', at), field.size());
+        const std::string_view name = field.substr(at, colon - at);
+        if (name.empty()) break;  // as fio: an empty name ends the list
+        Expected<int> e = FioErrno(name);
+        if (!e.ok()) return e.error();
+        lists[type].push_back(e.value());
+        at = colon + 1;
+      }
+      if (comma == std::string_view::npos) break;
+      rest = rest.substr(comma + 1);
+    }
+    job.ignore_error = std::move(lists);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.ignore_error == std::array<std::vector<int>, 3>{}) return;
+    std::string value;
+    size_t last = 0;
+    for (size_t t = 0; t < 3; t++)
+      if (!job.ignore_error[t].empty()) last = t;
+    for (size_t t = 0; t <= last; t++) {
+      if (t) value += ',';
+      for (size_t i = 0; i < job.ignore_error[t].size(); i++)
+        value += (i ? ":" : "") + std::to_string(job.ignore_error[t][i]);
+    }
+    out.push_back({std::string(n), value});
+  };
+  s.help = "READ,WRITE,VERIFY lists of ':'-separated errnos (fio's names EPERM ... ERANGE, or "
+           "numbers) that do not stop the job; each list turns continue_on_error on for its type";
+  return s;
 }
 
 FioOptionSpec PercentileList() {
@@ -263,7 +331,10 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(FlagOption<&JobOptions::verify_only>(
       "verify_only", "no writes: read back and check what the job would write (an earlier run's file)"));
   v.push_back(BoolOption<&JobOptions::verify_state_save>(
-      "verify_state_save", "accepted (default 1); block-bench writes no verify state file"));
+      "verify_state_save", "1 (default): a write job with verify= saves fio's "
+                           "local-NAME-INDEX-verify.state (its writes issued, the last completed)"));
+  v.push_back(BoolOption<&JobOptions::verify_state_load>(
+      "verify_state_load", "1: the verify pass loads that state and stops where its writes stopped"));
   v.push_back(BoolOption<&JobOptions::do_verify>("do_verify", "1: run the verify phase"));
   v.push_back(BoolOption<&JobOptions::verify_fatal>("verify_fatal", "1: stop at the first bad block"));
   v.push_back(BoolOption<&JobOptions::verify_dump>(
@@ -287,6 +358,7 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(UintOption<&JobOptions::trim_backlog_batch, 0>(
       "trim_backlog_batch", "blocks trimmed at each trim_backlog point (0: trim_backlog)"));
   v.push_back(ContinueOnErrorOption());
+  v.push_back(IgnoreError());
   v.push_back(PercentileList());
   v.push_back(UnifiedRwReporting());
   v.push_back(BoolOption<&JobOptions::disk_util>(

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -31,6 +32,7 @@ Clone::Clone(const JobOptions& job, CloneResult* res, LiveCounters* live, const 
       stats_(job, res, live),
       pacing_(job, res->seed, time_, sleeps_, &res->schedule),
       recorder_(time_) {
+  errors_.set_ignore(job.ignore_error);
   if (job_.flow) {
     features_.flow = std::make_unique<FlowMember>(job_, shared_->flow(job_.flow_id), time_);
     // In the group from the start (the runner makes every clone of a
@@ -260,6 +262,11 @@ bool Clone::prepare(AioContext& ctx) {
     loop_->set_cmdprio(features_.cmdprio.get());
     stats_.split_by_priority(features_.cmdprio.get());
   }
+  if (job_.verify_state_load) {
+    auto st = LoadVerifyState(VerifyStatePath(opts_.aux_path, job_.name, res_->thread_number - 1));
+    if (!st.ok()) return failed_setup(st.error());
+    features_.loaded_state = std::move(*st);
+  }
   add_features();
   return true;
 }
@@ -323,6 +330,11 @@ void Clone::add_verify(bool writes) {
   o.backlog = o.skip_checked = job_.verify_backlog != 0;
   o.fatal = job_.verify_fatal;
   o.dump = job_.verify_dump;
+  if (job_.verify_state_save && writes) {
+    features_.state_log = std::make_unique<VerifyStateLog>(job_.iodepth, files_.size());
+    o.state_log = features_.state_log.get();
+  }
+  if (features_.loaded_state) o.loaded_state = &*features_.loaded_state;
   features_.verify = std::make_unique<VerifyTracker>(o, content_.layout, files_.keys(),
                                                      files_.names(), slots_, errors_, res_);
   VerifyTracker& t = *features_.verify;
@@ -452,8 +464,18 @@ void Clone::close_records() {
     res_->schedule.replay_span_ns = loop_->last_issue_ns() - time_.start_ns;
   if (features_.verify && job_.do_verify && source_.source->has_dir(Dir::kWrite))
     res_->verify_not_verified += features_.verify->not_verified();
+  save_verify_state();
   if (res_->error == EILSEQ && res_->verify_errors > 1)
     res_->error_message += " (and " + std::to_string(res_->verify_errors - 1) + " more)";
+}
+
+void Clone::save_verify_state() {
+  if (!features_.state_log) return;
+  const uint64_t index = res_->thread_number - 1;
+  const auto saved = SaveVerifyState(VerifyStatePath(opts_.aux_path, job_.name, index),
+                                     features_.state_log->snapshot(job_.name, index));
+  if (!saved.ok() && opts_.messages)
+    std::fprintf(opts_.messages, "%s: %s\n", job_.name.c_str(), saved.error().message.c_str());
 }
 
 void Clone::restart_stats(int64_t now) {

@@ -73,6 +73,7 @@
 #include "tools/block_bench/run/features/think_time.h"
 #include "tools/block_bench/run/features/trim_backlog.h"
 #include "tools/block_bench/run/features/verify_backlog.h"
+#include "tools/block_bench/run/features/verify_state.h"
 #include "tools/block_bench/run/features/verify_tracker.h"
 #include "tools/block_bench/run/io_recorder.h"
 #include "tools/block_bench/run/job_process.h"
@@ -213,6 +214,8 @@ class Clone {
     std::unique_ptr<LatencyTarget> latency;
     std::unique_ptr<RateGuard> rate;
     std::unique_ptr<VerifyTracker> verify;
+    std::unique_ptr<VerifyStateLog> state_log;  // verify_state_save
+    std::optional<VerifyState> loaded_state;    // verify_state_load
     std::unique_ptr<VerifyBacklog> backlog;
     std::unique_ptr<TrimBacklog> trim;
     std::unique_ptr<FsyncCadence> fsync;
@@ -265,6 +268,9 @@ class Clone {
   Task<void> end_fsync();
   // After the I/O: the iolog closed, the replay's span, blocks not verified.
   void close_records();
+  // verify_state_save: fio's state file for this clone (a warning on
+  // opts_.messages when it cannot be written, as fio goes on).
+  void save_verify_state();
   // The graph's own waits end now; requests that then fail with -ECANCELED
   // are dropped, not errors.
   void cancel_in_flight();

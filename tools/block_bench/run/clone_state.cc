@@ -1,5 +1,6 @@
 #include "tools/block_bench/run/clone_state.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -22,6 +23,26 @@ bool ContinuesPastVerify(ContinueOnError c) {
   return c == ContinueOnError::kVerify || c == ContinueOnError::kAll;
 }
 
+bool IgnoresError(ContinueOnError c, const std::array<std::vector<int>, 3>& lists, Dir d,
+                  int err) {
+  const int type = err == EILSEQ ? 2 : d == Dir::kRead ? 0 : 1;
+  // fio's continue_on_error bits: read 1, write 2, verify 4.
+  unsigned mask = 0;
+  switch (c) {
+    case ContinueOnError::kNone: mask = 0; break;
+    case ContinueOnError::kRead: mask = 1; break;
+    case ContinueOnError::kWrite: mask = 2; break;
+    case ContinueOnError::kIo: mask = 3; break;
+    case ContinueOnError::kVerify: mask = 4; break;
+    case ContinueOnError::kAll: mask = 7; break;
+  }
+  for (int t = 0; t < 3; t++)
+    if (!lists[t].empty()) mask |= 1u << t;
+  if (!(mask & (1u << type))) return false;
+  if (lists[type].empty()) return err == EIO || err == EILSEQ;
+  return std::find(lists[type].begin(), lists[type].end(), err) != lists[type].end();
+}
+
 void CloneErrors::fail(int err, const std::string& msg) {
   if (!res_->error) {
     res_->error = err;
@@ -40,7 +61,9 @@ void CloneErrors::count(int err, const std::string& msg) {
 
 void CloneErrors::io_error(Dir d, int err, const std::string& msg) {
   count(err, msg);
-  if (!ContinuesPast(continue_, d, err)) fail(err, msg);
+  const bool past = use_ignore_ ? IgnoresError(continue_, ignore_, d, err)
+                                : ContinuesPast(continue_, d, err);
+  if (!past) fail(err, msg);
 }
 
 void CloneErrors::verify_error(const std::string& msg, bool fatal) {
@@ -49,7 +72,9 @@ void CloneErrors::verify_error(const std::string& msg, bool fatal) {
   // As fio: a bad block does not stop the job (all blocks are checked)
   // unless verify_fatal; it is the job's error unless continue_on_error
   // covers verify.
-  if (ContinuesPastVerify(continue_)) return;
+  if (use_ignore_ ? IgnoresError(continue_, ignore_, Dir::kRead, EILSEQ)
+                  : ContinuesPastVerify(continue_))
+    return;
   if (!res_->error) {
     res_->error = EILSEQ;
     res_->error_message = msg;

@@ -8,8 +8,10 @@
 // Thread-safety: the clone's loop thread only.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/result.h"
@@ -37,6 +39,12 @@ bool ContinuesPast(ContinueOnError c, Dir d, int err);
 // Whether a bad verify block lets the job go on (continue_on_error=verify
 // or all).
 bool ContinuesPastVerify(ContinueOnError c);
+// With fio's ignore_error lists (JobOptions::ignore_error; not all empty):
+// fio's td_non_fatal_error.  The error's type is verify for EILSEQ, read
+// for a read, else write (a trim too); the type must be on
+// (continue_on_error's, or a list given for it), and `err` in its list
+// (no list given for the type: EIO and EILSEQ).
+bool IgnoresError(ContinueOnError c, const std::array<std::vector<int>, 3>& lists, Dir d, int err);
 
 // The clone's errors, written into `res` as fio counts them: the error
 // that ends the job (error, error_message: the first one), every failed
@@ -64,10 +72,18 @@ class CloneErrors {
   // Sets the job's error without stopping anything (set-up failures, which
   // happen before any I/O): `err` positive errno.
   void set(int err, std::string msg);
+  // ignore_error: these lists decide (IgnoresError) instead of
+  // continue_on_error alone; all empty: continue_on_error as above.
+  void set_ignore(const std::array<std::vector<int>, 3>& lists) {
+    ignore_ = lists;
+    use_ignore_ = lists != std::array<std::vector<int>, 3>{};
+  }
 
  private:
   CloneResult* res_;
   ContinueOnError continue_;
+  std::array<std::vector<int>, 3> ignore_;
+  bool use_ignore_ = false;
   bool stop_ = false;
 };
 

@@ -95,6 +95,9 @@ struct RunOptions {
   // Appended to the files the clones write themselves (write_iolog): the
   // MPI rank's ".rankR", so ranks sharing a directory keep their own.
   std::string file_tag;
+  // fio's --aux-path: where verify_state_save / verify_state_load keep
+  // their files; empty: the working directory.
+  std::string aux_path;
 };
 
 struct RunResult {

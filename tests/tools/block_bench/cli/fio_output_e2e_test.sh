@@ -16,7 +16,8 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/fio_output.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-command -v fio >/dev/null || fail "fio is not installed (apt-get install fio)"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
 cd "$T" || fail cd
 
 # run TOOL TAG ARGS...: runs TOOL (fio or bb) in a fresh directory

@@ -7,7 +7,8 @@ set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 HOWTO=/usr/share/doc/fio/HOWTO.rst.gz
 fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v fio > /dev/null || fail "fio is not installed"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
 [[ -f "$HOWTO" ]] || fail "$HOWTO is missing (Debian's fio package installs it)"
 names="$(zcat "$HOWTO" | sed -n 's/^\.\. option:: \([a-z_0-9]*\).*/\1/p' | sort -u)"
 (( $(wc -l <<< "$names") >= 250 )) || fail "only $(wc -l <<< "$names") options read from $HOWTO"

@@ -1,5 +1,5 @@
 // Options about checking and reporting: verify, verify_pattern,
-// verify_interval, verify_offset, verify_only, verify_state_save,
+// verify_interval, verify_offset, verify_only, verify_state_save/_load,
 // do_verify, verify_fatal, continue_on_error, percentile_list, *_percentiles,
 // disk_util, write_*_log, log_avg_msec and the other log_* options,
 // bwavgtime, iopsavgtime.
@@ -119,15 +119,15 @@ TEST(VerifyOnlyOption, FlagAndJobChecks) {
             "job.fio:1: job 'job': verify_only does not support time_based (as fio)");
 }
 
-TEST(VerifyStateOptions, SaveIsAcceptedLoadIsRefused) {
+TEST(VerifyStateOptions, SaveAndLoad) {
   EXPECT_TRUE(ParseOne("").verify_state_save);
   EXPECT_FALSE(ParseOne("verify_state_save=0").verify_state_save);
   EXPECT_TRUE(ParseOne("verify_state_save=1").verify_state_save);
   EXPECT_OPTION_ERROR("verify_state_save=yes", 2, "verify_state_save", "expected 0 or 1");
-  EXPECT_EQ(OneError("verify_state_load=1"),
-            "job.fio:2: option 'verify_state_load' is not supported by block-bench (no verify "
-            "state is saved (verify_state_save is accepted and writes no file), so there is none "
-            "to load: a verify_only run checks every block the job writes)");
+  EXPECT_FALSE(ParseOne("").verify_state_load);
+  EXPECT_TRUE(ParseOne("verify_state_load=1").verify_state_load);
+  EXPECT_FALSE(ParseOne("verify_state_load=0").verify_state_load);
+  EXPECT_OPTION_ERROR("verify_state_load=2", 2, "verify_state_load", "expected 0 or 1");
 }
 
 TEST(VerifyOption, CompanionBooleans) {
@@ -170,6 +170,20 @@ TEST(ContinueOnErrorOption, AllValues) {
     EXPECT_EQ(ParseOne(std::string("continue_on_error=") + text).continue_on_error, value) << text;
   }
   EXPECT_OPTION_ERROR("continue_on_error=2", 2, "continue_on_error", "got '2'");
+}
+
+TEST(IgnoreErrorOption, ListsPerType) {
+  EXPECT_EQ(ParseOne("").ignore_error, (std::array<std::vector<int>, 3>{}));
+  EXPECT_EQ(ParseOne("ignore_error=EAGAIN,ENOSPC:122").ignore_error,
+            (std::array<std::vector<int>, 3>{{{11}, {28, 122}, {}}}));
+  EXPECT_EQ(ParseOne("ignore_error=,,84").ignore_error,  // EILSEQ: not among fio's names
+            (std::array<std::vector<int>, 3>{{{}, {}, {84}}}));
+  EXPECT_EQ(ParseOne("ignore_error=,-5:EPERM:ERANGE").ignore_error,
+            (std::array<std::vector<int>, 3>{{{}, {5, 1, 34}, {}}}));
+  // fio 3.33 knows EPERM ... ERANGE by name, and decimal numbers only.
+  EXPECT_OPTION_ERROR("ignore_error=EDQUOT", 2, "ignore_error", "unknown error 'EDQUOT'");
+  EXPECT_OPTION_ERROR("ignore_error=0x5", 2, "ignore_error", "unknown error '0x5'");
+  EXPECT_OPTION_ERROR("ignore_error=EIO,EIO,EIO,EIO", 2, "ignore_error", "at most 3 lists");
 }
 
 TEST(PercentileListOption, ColonSeparated) {

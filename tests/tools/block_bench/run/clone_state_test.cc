@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cerrno>
 #include <string>
+#include <vector>
 
 namespace blk::bench {
 namespace {
@@ -79,6 +81,38 @@ TEST(ContinuesPast, DISABLED_WriteCoversTrimsAsFio) {
 TEST(ContinuesPast, DISABLED_EilseqIsAVerifyErrorAsFio) {
   EXPECT_TRUE(ContinuesPast(C::kVerify, Dir::kRead, EILSEQ));
   EXPECT_FALSE(ContinuesPast(C::kRead, Dir::kRead, EILSEQ));
+}
+
+// ignore_error (fio's td_non_fatal_error): a list turns its type on and
+// replaces the default EIO, EILSEQ; trims are writes, EILSEQ is verify.
+TEST(IgnoresError, ListsDecidePerType) {
+  const std::array<std::vector<int>, 3> write_enospc = {{{}, {ENOSPC}, {}}};
+  EXPECT_TRUE(IgnoresError(C::kNone, write_enospc, Dir::kWrite, ENOSPC));
+  EXPECT_TRUE(IgnoresError(C::kNone, write_enospc, Dir::kTrim, ENOSPC));
+  EXPECT_FALSE(IgnoresError(C::kNone, write_enospc, Dir::kWrite, EIO));  // not listed
+  EXPECT_FALSE(IgnoresError(C::kNone, write_enospc, Dir::kRead, ENOSPC));
+  EXPECT_FALSE(IgnoresError(C::kNone, write_enospc, Dir::kRead, EIO));  // reads off
+  // continue_on_error=read with no read list: fio's defaults for reads.
+  EXPECT_TRUE(IgnoresError(C::kRead, write_enospc, Dir::kRead, EIO));
+  EXPECT_FALSE(IgnoresError(C::kRead, write_enospc, Dir::kRead, ENOSPC));
+  const std::array<std::vector<int>, 3> verify_list = {{{}, {}, {EILSEQ}}};
+  EXPECT_TRUE(IgnoresError(C::kNone, verify_list, Dir::kRead, EILSEQ));
+  EXPECT_FALSE(IgnoresError(C::kNone, verify_list, Dir::kRead, EIO));
+}
+
+TEST(CloneErrors, IgnoreErrorListsGoPastListedErrnosOnly) {
+  CloneResult res;
+  CloneErrors e(&res, C::kNone);
+  e.set_ignore({{{}, {ENOSPC, EAGAIN}, {}}});
+  e.io_error(Dir::kWrite, ENOSPC, "full");
+  e.io_error(Dir::kWrite, EAGAIN, "again");
+  EXPECT_FALSE(e.stopped());
+  EXPECT_EQ(res.error, 0);
+  EXPECT_EQ(res.total_errors, 2u);
+  EXPECT_EQ(res.first_error, ENOSPC);
+  e.io_error(Dir::kWrite, EIO, "eio");
+  EXPECT_TRUE(e.stopped());
+  EXPECT_EQ(res.error, EIO);
 }
 
 TEST(ContinuesPastVerify, OnlyVerifyAndAll) {

@@ -51,8 +51,8 @@ CORPUS="$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/run/fio_parity"
 T="$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
-command -v fio > /dev/null || fail "fio is not installed"
-[[ "$(fio --version)" == fio-3.33 ]] || echo "NOTE: $(fio --version), the corpus was checked against fio-3.33"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
 shopt -s nullglob
 jobs=("$CORPUS"/*.fio)
 (( ${#jobs[@]} >= 20 )) || fail "corpus: only ${#jobs[@]} job files in $CORPUS"

@@ -18,12 +18,8 @@ set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! command -v fio >/dev/null; then
-  [[ -n "${BLK_TEST_NO_SKIP:-}" ]] && fail "fio is not installed (scripts/packages.txt)"
-  echo "SKIP: fio is not installed"
-  exit 0
-fi
-fio --version | grep -q '^fio-3\.33' || echo "note: $(fio --version), the format is fio 3.33's"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
 flip() {  # FILE BYTE...: flip bits of byte BYTE of FILE, for each pair
   python3 -c "
 import sys

@@ -13,11 +13,8 @@ T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/replay.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 cd "$T" || fail cd
-if ! command -v fio >/dev/null; then
-  [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "fio is missing and BLK_TEST_NO_SKIP=1"
-  echo "SKIPPED: fio is not installed (scripts/setup.sh installs it)"
-  exit 0
-fi
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
 
 # The I/O lines of an iolog v3 as "op offset len" (file names dropped).
 ops() { awk 'NR > 1 && ($3 == "read" || $3 == "write" || $3 == "trim") { print $3, $4, $5 } $3 == "sync" { print "sync" }' "$1"; }

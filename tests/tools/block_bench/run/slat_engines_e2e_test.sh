@@ -13,11 +13,8 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
-if ! command -v fio >/dev/null; then
-  [ -n "${BLK_TEST_NO_SKIP:-}" ] && fail "fio is missing (apt install fio)"
-  echo "SKIPPED: fio is missing"
-  exit 0
-fi
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
 head -c 4M /dev/urandom > data.img
 n=0
 for e in psync sync pvsync pvsync2 "libaio --direct=0" "libaio --direct=1" "io_uring --direct=0" posixaio; do

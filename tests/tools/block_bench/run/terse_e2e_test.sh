@@ -9,9 +9,8 @@ set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v fio >/dev/null || {
-  [[ -n "${BLK_TEST_NO_SKIP:-}" ]] && fail "fio is not installed"
-  echo "SKIPPED: fio is not installed (apt install fio)"; exit 0; }
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
 
 JOB=(--name=t --ioengine=null --size=16m --rw=randrw --bs=4k --randseed=7)
 for v in 3 4 5; do

@@ -92,6 +92,14 @@ class VerifyTracker::Reader : public IoSource {
       ++it_;
     if (it_ == t_.written_.end()) return false;
     *u = t_.keys_.read_at(it_->first, it_->second.len);
+    const VerifyState* state = t_.o_.loaded_state;
+    if (state && VerifyStateShouldStop(*state, reads_, u->file, u->offset)) {
+      // The state says the write job stopped before these: nothing to check.
+      t_.written_.erase(it_, t_.written_.end());
+      it_ = t_.written_.end();
+      return false;
+    }
+    reads_++;
     ++it_;
     return true;
   }
@@ -103,6 +111,7 @@ class VerifyTracker::Reader : public IoSource {
   VerifyTracker& t_;
   const IoSource& dirs_;
   std::map<uint64_t, Written>::iterator it_;
+  uint64_t reads_ = 0;  // verify reads issued
 };
 
 // verify_only: the job's writes recorded as done, nothing issued.
@@ -157,6 +166,7 @@ void VerifyTracker::on_issue(const IssuedIo& io) {
   // numberio: fio's count of writes issued, in its 16 bits.
   FillVerifyBlock(slots_[io.slot].buf.data(), u.len, u.offset, g, layout_, uint16_t(gen_counter_));
   note_written(io.slot, u, g);
+  if (o_.state_log && !u.flush) o_.state_log->issued();
   if (o_.count_history && !verify_phase_) hist_len_++;
 }
 
@@ -171,6 +181,7 @@ void VerifyTracker::on_complete(const DoneIo& io) {
   } else if (u.dir == Dir::kRead) {
     check_read(io.slot, u);
   } else if (u.dir == Dir::kWrite) {
+    if (o_.state_log && !u.flush) o_.state_log->completed(u.file, u.offset);
     // Only if the entry is still this write's (a later write replaces it).
     auto it = written_.find(keys_.key(u));
     if (it != written_.end() && it->second.gen == slot_[io.slot].write_gen) {
@@ -305,6 +316,10 @@ void VerifyTracker::note_unwritten(const IoUnit& u) {
   const uint64_t k = keys_.key(u);
   erase_written(k, u.len);
   written_.emplace(k, Written{u.len, g, /*done=*/true, false, false, false});
+  if (o_.state_log) {
+    o_.state_log->issued();
+    o_.state_log->completed(u.file, u.offset);
+  }
 }
 
 uint64_t VerifyTracker::not_verified() const {

@@ -43,6 +43,7 @@
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/clone_files.h"
 #include "tools/block_bench/run/clone_state.h"
+#include "tools/block_bench/run/features/verify_state.h"
 #include "tools/block_bench/run/hook.h"
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/rng.h"
@@ -74,6 +75,14 @@ class VerifyTracker : public SubmitHook {
     // BASENAME.OFFSET.received and .expected in the working directory,
     // OFFSET the chunk's: fio 3.33's dump files and names.
     bool dump = false;
+    // verify_state_save: the writes issued and completed (and verify_only's
+    // recorded writes, as fio's dry run counts them) go to this log; null:
+    // none.  Outlives the tracker.
+    VerifyStateLog* state_log = nullptr;
+    // verify_state_load: the verify phase stops where this state says the
+    // writes stopped (verify_state.h's VerifyStateShouldStop); the blocks
+    // left are not owed a check.  Null: none.  Outlives the tracker.
+    const VerifyState* loaded_state = nullptr;
   };
   // `names`: the files' names for messages.
   VerifyTracker(const Options& o, const VerifyLayout& layout, const FileKeys& keys,
