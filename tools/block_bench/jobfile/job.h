@@ -308,6 +308,10 @@ struct JobOptions {
   bool create_serialize = true;    // accepted; set-up is always serialised
   bool fill_device = false;        // 1: size = free space; ENOSPC ends the job
   Fallocate fallocate = Fallocate::kNative;
+  // fio's sync=: every file opened with O_SYNC (kSync) or O_DSYNC (kDsync).
+  enum class SyncIo { kNone, kSync, kDsync };
+  SyncIo sync_io = SyncIo::kNone;
+  bool fsync_on_close = false;     // 1: fsync(2) each file a writing job closes
   uint32_t kb_base = 1024;  // 1024 or 1000; how size suffixes were read
 
   // --- I/O pattern --------------------------------------------------------

@@ -218,6 +218,12 @@ FioOptionSpec FallocateOption() {
       "fallocate", "preallocation of a writing job's new file: native (default), posix, keep, truncate, none");
 }
 
+// sync= (TargetOptions below): fio's values, as fio's open flags.
+constexpr FioChoice<JobOptions::SyncIo> kSyncChoices[] = {
+    {"none", JobOptions::SyncIo::kNone},  {"0", JobOptions::SyncIo::kNone},
+    {"sync", JobOptions::SyncIo::kSync},  {"1", JobOptions::SyncIo::kSync},
+    {"dsync", JobOptions::SyncIo::kDsync}};
+
 // fadvise_hint= (TargetOptions below).
 constexpr FioChoice<JobOptions::Fadvise> kFadviseChoices[] = {
     {"0", JobOptions::Fadvise::kNone},
@@ -371,6 +377,12 @@ std::vector<FioOptionSpec> TargetOptions() {
     v.push_back(std::move(fill));
   }
   v.push_back(FallocateOption());
+  v.push_back(ChoiceOption<&JobOptions::sync_io, kSyncChoices>(
+      "sync", "synchronous writes: every file opened with O_SYNC (sync or 1) or O_DSYNC (dsync); "
+              "none or 0 (default): neither"));
+  v.push_back(BoolOption<&JobOptions::fsync_on_close>(
+      "fsync_on_close", "1: fsync(2) each file of a writing job when it is closed (after the "
+                        "I/O, outside the measured time)"));
   return v;
 }
 

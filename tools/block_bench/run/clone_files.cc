@@ -1,5 +1,6 @@
 #include "tools/block_bench/run/clone_files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -174,10 +175,29 @@ Task<void> CloneFiles::close() {
         res_->counters[k].name = "file" + std::to_string(f) + "." + res_->counters[k].name;
     co_await files_[f].blk->drain();  // returns at the loop's top level: safe to close
     files_[f].blk.reset();
+    fsync_on_close(files_[f].target);
     if (opts_.debug)
       opts_.debug->print(DebugCategory::kFile, "%s: file %u %s: closed", job_.name.c_str(), f,
                          files_[f].target.display.c_str());
   }
+}
+
+void CloneFiles::fsync_on_close(const Target& t) {
+  // fio: only a job that writes (a trim job's files are not dirty).
+  const bool writes = job_.rw != RwMode::kTrim && job_.rw != RwMode::kRandTrim;
+  if (!job_.fsync_on_close || t.filename.empty() || flags().read_only || !writes) return;
+  // fsync(2) flushes the file's dirty pages and metadata whichever
+  // descriptor it is called on: the graph's own is closed by now.
+  const int fd = ::open(t.filename.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int err = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    if (::fsync(fd) != 0) err = errno;
+    ::close(fd);
+  }
+  if (err == 0 || res_->error) return;
+  res_->error = err;
+  res_->error_message = "fsync_on_close failed on " + QuoteName(t.display) + ": " +
+                        ErrnoString(-err);
 }
 
 void CloneFiles::unlink() const {

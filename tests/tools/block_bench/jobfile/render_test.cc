@@ -136,6 +136,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"nrfiles", "nrfiles=3"},
       {"offset_increment", "offset_increment=1m"},
       {"unlink", "unlink=1"},
+      {"sync", "sync=dsync"},
+      {"fsync_on_close", "fsync_on_close=1"},
       {"openfiles", "openfiles=4\nnrfiles=2"},
       {"filesize", "filesize=64k\nnrfiles=2"},
       {"filename_format", "filename_format=f$jobnum.$filenum\nnrfiles=2"},
