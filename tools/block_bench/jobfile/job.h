@@ -348,6 +348,9 @@ struct JobOptions {
   // offset_increment: clone c (0-based, numjobs) starts at offset + c * this
   // (fio's disjoint segments of one target).  Bytes.
   uint64_t offset_increment = 0;
+  // offset=N%: the offset rounded up to a multiple of this (fio's
+  // offset_align; 0: of the smallest block size of any direction).
+  uint64_t offset_align = 0;
   std::optional<SizeSpec> size;     // empty: whole device/file
   std::optional<SizeSpec> io_size;  // empty: same as size
   uint64_t number_ios = 0;          // 0: no limit

@@ -58,7 +58,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"nowait", "non-blocking submission (RWF_NOWAIT) is not implemented in the file driver"},
     {"numa_cpu_nodes", "NUMA placement is not implemented (cpus_allowed is)"},
     {"numa_mem_policy", "NUMA placement is not implemented (cpus_allowed is)"},
-    {"offset_align", "not implemented"},
     {"opendir", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"port", "an option of fio's net, netsplice and rdma engines; block-bench has no such engine"},
     {"profile", "fio's profiles are not supported"},

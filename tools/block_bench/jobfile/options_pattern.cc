@@ -287,6 +287,25 @@ FioOptionSpec OffsetIncrement() {
   return s;
 }
 
+// offset_align=: where a percentage offset= is rounded up to.
+FioOptionSpec OffsetAlign() {
+  FioOptionSpec s;
+  s.name = "offset_align";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    job.offset_align = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.offset_align) out.push_back({std::string(n), std::to_string(job.offset_align)});
+  };
+  s.help = "a percentage offset= is rounded up to a multiple of this (0, the default: of the "
+           "smallest block size)";
+  return s;
+}
+
 FioOptionSpec NumberIos() {
   FioOptionSpec s;
   s.name = "number_ios";
@@ -752,6 +771,7 @@ std::vector<FioOptionSpec> PatternOptions() {
                    "alignment of random offsets [read,write,trim]"));
   v.push_back(Offset());
   v.push_back(OffsetIncrement());
+  v.push_back(OffsetAlign());
   v.push_back(ZoneMode());
   v.push_back(ZoneBytes<&JobOptions::zonesize>(
       "zonesize", "zonemode=strided: bytes of I/O in a zone before the next one"));

@@ -64,6 +64,13 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   }
   g.random_ = IsRandom(job.rw);
   g.start_ = Resolve(job.offset, dev_size);
+  if (job.offset.percent) {
+    // fio aligns a percentage offset up, to offset_align or the smallest
+    // block size of any direction.
+    uint64_t align = job.offset_align;
+    if (!align) align = std::min({MinBs(job, 0), MinBs(job, 1), MinBs(job, 2)});
+    if (align > 1 && g.start_ % align) g.start_ += align - g.start_ % align;
+  }
   if (g.start_ >= dev_size)
     return MakeError(-EINVAL, "offset=" + std::to_string(g.start_) +
                                   " is at or beyond the end of the target (" +

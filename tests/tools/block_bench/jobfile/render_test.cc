@@ -135,6 +135,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"filename", "filename=/dev/a:b\\:c"},
       {"nrfiles", "nrfiles=3"},
       {"offset_increment", "offset_increment=1m"},
+      {"offset_align", "offset_align=64k"},
       {"unlink", "unlink=1"},
       {"sync", "sync=dsync"},
       {"fsync_on_close", "fsync_on_close=1"},

@@ -121,6 +121,28 @@ std::vector<uint64_t> Kib(const std::vector<IoUnit>& v) {
   return k;
 }
 
+// A percentage offset= rounded up, as fio 3.33 does: fio --name=j
+// --filename=a (a 1000000-byte file) --offset=N% --size=64k --write_iolog=x
+// OPTIONS, the first offset of x.
+TEST(Generator, PercentOffsetIsAlignedUp) {
+  auto first = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--name=a", "--size=64k"});
+    auto v = Take(ParseJob(args), 1000000, 1);
+    return v.empty() ? UINT64_MAX : v[0].offset;
+  };
+  // 330000 up to the smallest block size (4k) ...
+  EXPECT_EQ(first({"--rw=write", "--bs=4k", "--offset=33%"}), 331776u);
+  EXPECT_EQ(first({"--rw=write", "--bs=8k", "--offset=33%"}), 335872u);
+  // ... of any direction (the writes' 2k; trims keep 4k with bs=8k,16k).
+  EXPECT_EQ(first({"--rw=read", "--bs=8k,2k", "--offset=30%"}), 301056u);
+  EXPECT_EQ(first({"--rw=read", "--bs=8k,16k", "--offset=30%"}), 303104u);
+  // ... or to offset_align.
+  EXPECT_EQ(first({"--rw=write", "--bs=4k", "--offset=33%", "--offset_align=64k"}), 393216u);
+  EXPECT_EQ(first({"--rw=write", "--bs=4k", "--offset=33%", "--offset_align=1000"}), 330000u);
+  // A byte offset is not aligned.
+  EXPECT_EQ(first({"--rw=write", "--bs=4k", "--offset=1000", "--offset_align=64k"}), 1000u);
+}
+
 // Holes (rw=write:4k), as fio 3.33 issues them: fio --name=x --ioengine=null
 // --filename=f --write_iolog=x.log OPTIONS (the offsets of x.log, in KiB).
 TEST(Generator, OffsetAndSkip) {

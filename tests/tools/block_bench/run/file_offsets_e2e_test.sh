@@ -1,0 +1,43 @@
+#!/bin/bash
+# The offsets fio 3.33 and block-bench write for the same jobs (the
+# "OP OFFSET LENGTH" lines of --write_iolog on both), for the offset and
+# block-size options of issue 30: offset_align with a percentage offset=.
+# fio is required (skip, or fail under BLK_TEST_NO_SKIP=1).
+set -u
+BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
+T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/fileoffsets.XXXXXX")"
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+if ! command -v fio >/dev/null; then
+  [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "fio is missing (apt install fio)"
+  echo "SKIPPED: fio is missing"
+  exit 0
+fi
+cd "$T" || fail cd
+truncate -s 1000000 data
+
+# Runs the job on both tools; fails unless their I/O lines are the same.
+# Prints the first offset.
+same_offsets() {
+  rm -f fio.log bb.log  # fio appends to an existing log
+  fio --output=/dev/null --name=j --filename=data --write_iolog=fio.log "$@" >fio.out 2>&1 ||
+    fail "fio $*: $(cat fio.out)"
+  "$BB" --name=j --filename=data --write_iolog=bb.log "$@" >bb.out 2>&1 ||
+    fail "block-bench $*: $(cat bb.out)"
+  awk '$3 ~ /^(read|write|trim)$/ {print $3, $4, $5}' fio.log >fio.io
+  awk '$3 ~ /^(read|write|trim)$/ {print $3, $4, $5}' bb.log >bb.io
+  [ -s fio.io ] || fail "fio logged no I/O for $*"
+  cmp -s fio.io bb.io || fail "$*: offsets differ from fio's: $(diff fio.io bb.io | head -5)"
+  awk 'NR == 1 {print $2}' fio.io
+}
+
+# offset_align: a percentage offset rounded up to it (330000 -> 393216), to
+# the smallest block size without it (331776), not at all for 1000 (330000).
+[ "$(same_offsets --rw=write --bs=4k --size=64k --offset=33% --offset_align=64k)" = 393216 ] ||
+  fail "offset_align=64k"
+[ "$(same_offsets --rw=write --bs=4k --size=64k --offset=33%)" = 331776 ] || fail "offset=33%"
+[ "$(same_offsets --rw=write --bs=4k --size=64k --offset=33% --offset_align=1000)" = 330000 ] ||
+  fail "offset_align=1000"
+[ "$(same_offsets --rw=read --bs=8k,2k --size=64k --offset=30%)" = 301056 ] ||
+  fail "offset=30% with bs=8k,2k"
+echo PASS
