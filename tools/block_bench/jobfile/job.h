@@ -357,6 +357,9 @@ struct JobOptions {
   uint32_t loops = 1;               // the job's I/O this many times over
   RandomDistribution random_distribution;
   bool randrepeat = true;
+  // fio's allrandrepeat: every random generator seeded predictably.  One seed
+  // drives all of a clone's, so this fixes it even with randrepeat=0.
+  bool allrandrepeat = false;
   std::optional<uint64_t> randseed;
   bool norandommap = false;
   // random_generator=lfsr: every block once per pass even with norandommap

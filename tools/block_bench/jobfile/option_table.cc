@@ -16,7 +16,6 @@ struct UnsupportedFioOption {
 };
 constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"allow_mounted_write", "not implemented"},
-    {"allrandrepeat", "not implemented"},
     {"atomic", "not implemented"},
     {"block_error_percentiles", "not implemented"},
     {"blocksize_unaligned", "not implemented"},

@@ -786,6 +786,9 @@ std::vector<FioOptionSpec> PatternOptions() {
   v.push_back(Make("random_distribution", {}, ApplyDistribution, RenderDistribution,
                    "random, zipf:theta, pareto:h, normal:dev[:center], zoned:..., zoned_abs:..."));
   v.push_back(BoolOption<&JobOptions::randrepeat>("randrepeat", "1: repeatable random pattern"));
+  v.push_back(BoolOption<&JobOptions::allrandrepeat>(
+      "allrandrepeat", "1: every random generator (offsets, sizes, directions, buffer contents) "
+                       "seeded predictably, also with randrepeat=0"));
   v.push_back(RandSeed());
   v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
   {

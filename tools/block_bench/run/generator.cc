@@ -38,7 +38,7 @@ uint64_t MaxBs(const JobOptions& job, int d) {
 uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone) {
   uint64_t base;
   if (job.randseed) base = *job.randseed;
-  else if (job.randrepeat) base = kFixedSeed;
+  else if (job.randrepeat || job.allrandrepeat) base = kFixedSeed;
   else base = (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   return Mix64(base ^ Mix64((uint64_t(job_index) << 32) | clone));
 }

@@ -167,6 +167,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"number_ios", "number_ios=123456"},
       {"random_distribution", "random_distribution=zoned_abs:60/20G:30/100G:10/500g,100/1m"},
       {"randrepeat", "randrepeat=0"},
+      {"allrandrepeat", "allrandrepeat=1"},
       {"randseed", "randseed=18446744073709551615"},
       {"norandommap", "norandommap"},
       {"zero_buffers", "zero_buffers"},

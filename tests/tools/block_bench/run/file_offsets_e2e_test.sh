@@ -1,7 +1,8 @@
 #!/bin/bash
 # The offsets fio 3.33 and block-bench write for the same jobs (the
 # "OP OFFSET LENGTH" lines of --write_iolog on both), for the offset and
-# block-size options of issue 30: offset_align with a percentage offset=.
+# block-size options of issue 30: offset_align with a percentage offset=;
+# allrandrepeat=1 repeats a random job's offsets run to run, as fio's.
 # fio is required (skip, or fail under BLK_TEST_NO_SKIP=1).
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
@@ -40,4 +41,25 @@ same_offsets() {
   fail "offset_align=1000"
 [ "$(same_offsets --rw=read --bs=8k,2k --size=64k --offset=30%)" = 301056 ] ||
   fail "offset=30% with bs=8k,2k"
+# allrandrepeat=1 with randrepeat=0: two runs issue the same random offsets
+# in each tool (and without allrandrepeat, not).
+repeat_runs() {
+  local tool=$1; shift
+  for n in 1 2; do
+    rm -f r$n.log
+    if [ "$tool" = fio ]; then
+      fio --output=/dev/null --name=j --filename=data --write_iolog=r$n.log "$@" >r.out 2>&1
+    else
+      "$BB" --name=j --filename=data --write_iolog=r$n.log "$@" >r.out 2>&1
+    fi || fail "$tool $*: $(cat r.out)"
+    awk '$3 == "write" {print $4}' r$n.log >r$n.io
+  done
+  cmp -s r1.io r2.io && echo same || echo differ
+}
+for tool in fio bb; do
+  got=$(repeat_runs $tool --rw=randwrite --bs=4k --size=256k --randrepeat=0 --allrandrepeat=1)
+  [ "$got" = same ] || fail "$tool: allrandrepeat=1 runs differ"
+  got=$(repeat_runs $tool --rw=randwrite --bs=4k --size=256k --randrepeat=0)
+  [ "$got" = differ ] || fail "$tool: randrepeat=0 runs are the same"
+done
 echo PASS

@@ -574,6 +574,10 @@ TEST(Generator, SameSeedSameSequence) {
   EXPECT_NE(JobSeed(s1, 0, 0), JobSeed(s2, 0, 0));
   JobOptions r0 = ParseJob({"--name=a", "--randrepeat=0"});
   EXPECT_NE(JobSeed(r0, 0, 0), JobSeed(r0, 0, 0));
+  // allrandrepeat=1 fixes every generator's seed, also with randrepeat=0.
+  JobOptions a0 = ParseJob({"--name=a", "--randrepeat=0", "--allrandrepeat=1"});
+  EXPECT_EQ(JobSeed(a0, 0, 0), JobSeed(a0, 0, 0));
+  EXPECT_EQ(JobSeed(a0, 0, 0), JobSeed(ParseJob({"--name=a"}), 0, 0));
 }
 
 TEST(Generator, RejectsRegionBeyondTarget) {
