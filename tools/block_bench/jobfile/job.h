@@ -312,6 +312,14 @@ struct JobOptions {
   enum class SyncIo { kNone, kSync, kDsync };
   SyncIo sync_io = SyncIo::kNone;
   bool fsync_on_close = false;     // 1: fsync(2) each file a writing job closes
+  // fio's write_barrier=N: every Nth write a barrier write.  Only fio's sg
+  // engine issues barriers; on the engines block-bench has fio ignores it,
+  // and so does block-bench (kept for the round trip).
+  uint32_t write_barrier = 0;
+  // fio's unique_filename: in client/server mode, generated names prefixed
+  // by the client.  block-bench has no fio client/server mode, where alone
+  // fio applies it: accepted, changes nothing.
+  bool unique_filename = true;
   uint32_t kb_base = 1024;  // 1024 or 1000; how size suffixes were read
 
   // --- I/O pattern --------------------------------------------------------
@@ -333,6 +341,9 @@ struct JobOptions {
   int64_t rw_offset_skip = 0;
   uint32_t rwmixread = 50;  // rwmixwrite=N sets rwmixread=100-N
   PerDir<BlockSizeRange> bs;                  // bs= and bsrange=
+  // fio's bs_unaligned: a length drawn in bsrange= is any byte count, not a
+  // multiple of the range's minimum.
+  bool bs_unaligned = false;
   PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used
   PerDir<std::optional<uint64_t>> blockalign;  // empty: same as bs
   SizeSpec offset;

@@ -785,6 +785,13 @@ std::vector<FioOptionSpec> PatternOptions() {
   v.push_back(NumberIos());
   v.push_back(Make("random_distribution", {}, ApplyDistribution, RenderDistribution,
                    "random, zipf:theta, pareto:h, normal:dev[:center], zoned:..., zoned_abs:..."));
+  {
+    FioOptionSpec u = FlagOption<&JobOptions::bs_unaligned>(
+        "bs_unaligned", "lengths drawn in bsrange= are any byte count, not only multiples of "
+                        "the smallest size");
+    u.aliases = {"blocksize_unaligned"};
+    v.push_back(std::move(u));
+  }
   v.push_back(BoolOption<&JobOptions::randrepeat>("randrepeat", "1: repeatable random pattern"));
   v.push_back(BoolOption<&JobOptions::allrandrepeat>(
       "allrandrepeat", "1: every random generator (offsets, sizes, directions, buffer contents) "

@@ -377,6 +377,13 @@ std::vector<FioOptionSpec> TargetOptions() {
     v.push_back(std::move(fill));
   }
   v.push_back(FallocateOption());
+  v.push_back(UintOption<&JobOptions::write_barrier, 0>(
+      "write_barrier", "every Nth write a barrier: only fio's sg engine issues barriers, so on "
+                       "the engines block-bench has (as fio on them) nothing changes"));
+  v.push_back(BoolOption<&JobOptions::unique_filename>(
+      "unique_filename", "fio's client/server mode: prefix generated file names with the client; "
+                         "block-bench has no fio client/server mode, where alone fio applies it, "
+                         "so nothing changes"));
   v.push_back(ChoiceOption<&JobOptions::sync_io, kSyncChoices>(
       "sync", "synchronous writes: every file opened with O_SYNC (sync or 1) or O_DSYNC (dsync); "
               "none or 0 (default): neither"));

@@ -151,7 +151,8 @@ uint64_t IoGenerator::pick_len(Dir d) {
   const BlockSizeRange& b = job_.bs[i];
   if (b.min == b.max) return b.min;
   uint64_t len = b.min + rand_bs_.below(b.max - b.min + 1);
-  len -= len % b.min;  // multiple of the minimum, as fio without bs_unaligned
+  // A multiple of the minimum, as fio's, unless bs_unaligned: any length.
+  if (!job_.bs_unaligned) len -= len % b.min;
   return std::max(len, b.min);
 }
 

@@ -563,6 +563,28 @@ TEST(Generator, ZonedSendsAccessesToZones) {
   EXPECT_NEAR(z[2] / 1000.0, 10, 1.5);
 }
 
+// bsrange= lengths: multiples of the minimum, or with bs_unaligned (alias
+// blocksize_unaligned) any byte count in the range (fio 3.33 with
+// --bsrange=1k-16k --bs_unaligned wrote 4135, 1684, 7223, ... bytes).
+TEST(Generator, BsUnalignedDrawsAnyLength) {
+  for (const char* flag : {"", "--bs_unaligned", "--blocksize_unaligned=1"}) {
+    std::vector<std::string> args = {"--name=a", "--rw=randwrite", "--bsrange=1k-16k",
+                                     "--size=64m"};
+    if (*flag) args.push_back(flag);
+    const auto v = Take(ParseJob(args), 64 << 20, 2000);
+    ASSERT_EQ(v.size(), 2000u);
+    size_t unaligned = 0;
+    for (const IoUnit& u : v) {
+      EXPECT_GE(u.len, 1024u);
+      EXPECT_LE(u.len, 16384u);
+      EXPECT_EQ(u.offset % 1024, 0u) << "offsets stay aligned to the minimum";
+      unaligned += u.len % 1024 != 0;
+    }
+    if (*flag) EXPECT_GT(unaligned, 1500u) << flag;
+    else EXPECT_EQ(unaligned, 0u);
+  }
+}
+
 TEST(Generator, SameSeedSameSequence) {
   JobOptions j = ParseJob({"--name=a", "--rw=randrw", "--bssplit=4k/50:8k/50", "--size=1g",
                            "--time_based", "--runtime=1"});
