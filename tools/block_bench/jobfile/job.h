@@ -312,6 +312,9 @@ struct JobOptions {
   enum class SyncIo { kNone, kSync, kDsync };
   SyncIo sync_io = SyncIo::kNone;
   bool fsync_on_close = false;     // 1: fsync(2) each file a writing job closes
+  // 0 (fio's default): a job that writes to a block device some file
+  // system is mounted from is refused.
+  bool allow_mounted_write = false;
   // fio's write_barrier=N: every Nth write a barrier write.  Only fio's sg
   // engine issues barriers; on the engines block-bench has fio ignores it,
   // and so does block-bench (kept for the round trip).

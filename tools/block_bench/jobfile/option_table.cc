@@ -15,7 +15,6 @@ struct UnsupportedFioOption {
   std::string_view reason;
 };
 constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
-    {"allow_mounted_write", "not implemented"},
     {"atomic", "not implemented"},
     {"block_error_percentiles", "not implemented"},
     {"bs_is_seq_rand", "not implemented"},

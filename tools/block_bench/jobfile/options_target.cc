@@ -377,6 +377,9 @@ std::vector<FioOptionSpec> TargetOptions() {
     v.push_back(std::move(fill));
   }
   v.push_back(FallocateOption());
+  v.push_back(BoolOption<&JobOptions::allow_mounted_write>(
+      "allow_mounted_write", "1: allow a job that writes to a block device with a mounted file "
+                             "system (0, the default: refused, as fio)"));
   v.push_back(UintOption<&JobOptions::write_barrier, 0>(
       "write_barrier", "every Nth write a barrier: only fio's sg engine issues barriers, so on "
                        "the engines block-bench has (as fio on them) nothing changes"));

@@ -52,6 +52,30 @@ Expected<void> CloneFiles::load_trace() {
   return {};
 }
 
+namespace {
+
+// Whether `path` is a block device that /proc/self/mounts lists as the
+// source of a mount (by name, as fio's check, or by device number).
+bool MountedDevice(const std::string& path) {
+  struct stat st;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return false;
+  FILE* m = std::fopen("/proc/self/mounts", "re");
+  if (!m) return false;
+  bool mounted = false;
+  char line[4096];
+  while (!mounted && std::fgets(line, sizeof(line), m)) {
+    char source[4096];
+    if (std::sscanf(line, "%4095s", source) != 1) continue;
+    struct stat s;
+    mounted = path == source ||
+              (::stat(source, &s) == 0 && S_ISBLK(s.st_mode) && s.st_rdev == st.st_rdev);
+  }
+  std::fclose(m);
+  return mounted;
+}
+
+}  // namespace
+
 OpenFlags CloneFiles::flags() const {
   OpenFlags flags;
   flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
@@ -115,6 +139,9 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
                        job_.name.c_str(), i, file.target.display.c_str(),
                        p->action.empty() ? "there" : p->action.c_str(),
                        (unsigned long long)p->bytes);
+  if (!flags.read_only && !job_.allow_mounted_write && MountedDevice(file.target.filename))
+    return Error{-EBUSY, file.target.filename + " appears mounted, and 'allow_mounted_write' "
+                                                "isn't set. Aborting."};
   auto b = OpenBackend(ctx, file.target.spec, flags);
   if (!b.ok())
     return Error{b.error().code,

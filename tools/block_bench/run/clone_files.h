@@ -9,6 +9,8 @@
 // (TakeTraceTarget: the graph spec or existing file the iolog names, unless
 // filename=, blockdev=, replay_redirect= or ioengine=null/rbd say otherwise),
 // sized to the trace's extent when no size= is given.
+// A job that writes to a block device with a mounted file system is refused
+// (-EBUSY, fio's message) unless allow_mounted_write=1.
 // fio's "Laying out IO file" line goes to RunOptions::info, preallocation
 // warnings to RunOptions::messages.
 //

@@ -140,6 +140,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"sync", "sync=dsync"},
       {"fsync_on_close", "fsync_on_close=1"},
       {"write_barrier", "write_barrier=8"},
+      {"allow_mounted_write", "allow_mounted_write=1"},
       {"unique_filename", "unique_filename=0"},
       {"openfiles", "openfiles=4\nnrfiles=2"},
       {"filesize", "filesize=64k\nnrfiles=2"},
