@@ -376,6 +376,10 @@ struct JobOptions {
   bool allrandrepeat = false;
   std::optional<uint64_t> randseed;
   bool norandommap = false;
+  // fio's softrandommap: go on without the random map when it cannot be
+  // allocated.  block-bench's map is a keyed permutation that allocates
+  // nothing, so there is never a failure to go on from (kept for the round trip).
+  bool softrandommap = false;
   // random_generator=lfsr: every block once per pass even with norandommap
   // (tausworthe, tausworthe64: block-bench's own generator, the default).
   bool lfsr = false;

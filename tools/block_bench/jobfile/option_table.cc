@@ -58,7 +58,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"port", "an option of fio's net, netsplice and rdma engines; block-bench has no such engine"},
     {"profile", "fio's profiles are not supported"},
     {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
-    {"softrandommap", "not implemented"},
     {"stats", "latencies and bandwidth are always measured"},
     {"sync_file_range", "not implemented"},
     {"touch_objects", "the rados engine is not supported (rbd is)"},

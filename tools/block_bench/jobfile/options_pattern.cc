@@ -798,6 +798,10 @@ std::vector<FioOptionSpec> PatternOptions() {
                        "seeded predictably, also with randrepeat=0"));
   v.push_back(RandSeed());
   v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
+  v.push_back(BoolOption<&JobOptions::softrandommap>(
+      "softrandommap", "go on without the random map if it cannot be allocated: block-bench's "
+                       "map (a keyed permutation) allocates nothing and never fails, so nothing "
+                       "changes"));
   {
     FioOptionSpec s;
     s.name = "percentage_random";

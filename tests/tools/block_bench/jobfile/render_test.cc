@@ -174,6 +174,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"bs_unaligned", "bsrange=1k-16k\nbs_unaligned"},
       {"randseed", "randseed=18446744073709551615"},
       {"norandommap", "norandommap"},
+      {"softrandommap", "softrandommap=1"},
       {"zero_buffers", "zero_buffers"},
       {"refill_buffers", "refill_buffers"},
       {"scramble_buffers", "scramble_buffers=0"},
