@@ -27,6 +27,7 @@ struct FileConfig {
   enum class Engine { kThreads, kNative, kIoUring, kSync };
   Engine engine = Engine::kThreads;  // aio=
   bool direct = false;  // cache.direct=on (O_DIRECT)
+  int sync_flag = 0;    // open-sync: 0, O_SYNC or O_DSYNC
   bool discard_unmap = false;
   int pool_threads = 16;
   EngineSettings engine_settings;  // the loop's engine (every aio= mode)
@@ -460,6 +461,10 @@ const std::vector<OptionSpec>& Schema() {
       {.name = "aio-fixed-buffers", .type = T::kBool, .default_value = "off", .has_default = true,
        .help = "aio=io_uring: pin the buffers the user registers (BlockBackend::register_buf) "
                "in the ring; requests inside one go as READ_FIXED/WRITE_FIXED"},
+      {.name = "open-sync", .type = T::kEnum, .default_value = "off", .has_default = true,
+       .enum_values = {"off", "sync", "dsync"},
+       .help = "open with O_SYNC (sync: each write returns once data and metadata are on "
+               "stable storage) or O_DSYNC (dsync: once the data is), as fio's sync="},
       {.name = "fadvise", .type = T::kEnum, .default_value = "normal", .has_default = true,
        .enum_values = {"normal", "random", "sequential"},
        .help = "posix_fadvise on the file at open: random turns the page cache's read-ahead "
@@ -484,6 +489,9 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
                : o.choice("aio") == "sync"     ? FileConfig::Engine::kSync
                                                : FileConfig::Engine::kThreads;
   cfg.direct = o.flag("cache.direct");
+  cfg.sync_flag = o.choice("open-sync") == "sync"    ? O_SYNC
+                  : o.choice("open-sync") == "dsync" ? O_DSYNC
+                                                     : 0;
   cfg.discard_unmap = o.choice("discard") == "unmap";
   cfg.pool_threads = int(o.integer("thread-pool-size"));
   cfg.engine_settings.threads = cfg.pool_threads;
@@ -531,7 +539,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
   // writer forever; it is refused below, and cleared for what is accepted.
   const int flags = (args.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NONBLOCK |
-                    (cfg.direct ? O_DIRECT : 0);
+                    (cfg.direct ? O_DIRECT : 0) | cfg.sync_flag;
   const int fd = open(cfg.path.c_str(), flags);
   if (fd < 0) {
     const int e = -errno;

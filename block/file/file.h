@@ -9,6 +9,7 @@
 //              [,aio-register-file=on|off][,aio-force-async=on|off]
 //              [,aio-fixed-buffers=on|off][,fadvise=normal|random|sequential]
 //              [,aio-threads-handover=on|off][,thread-pool-size=N]
+//              [,open-sync=off|sync|dsync]
 //
 // aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool,
 // aio=native uses Linux native AIO, aio=io_uring io_uring, and aio=sync runs
@@ -31,6 +32,9 @@
 // lets the generic layer write zeros.  Length comes from fstat or
 // BLKGETSIZE64; the O_DIRECT alignment from statx, BLKSSZGET or probing
 // reads (block/file/geometry.h).
+//
+// open-sync=sync|dsync opens the file with O_SYNC|O_DSYNC (fio's sync=):
+// every write returns only once it is on stable storage, whichever engine.
 //
 // Reads: a short read at end of file reads the rest as zeros; another short
 // read is retried for the remainder.  A short write fails with -ENOSPC.

@@ -3,6 +3,7 @@
 // io_getevents instead of the ring, with bottom-half submission; io_uring
 // with O_DIRECT and buffered, with SQPOLL, with a registered file and no
 // peek; and the aio=threads pool (buffered and O_DIRECT).
+#include <cstdio>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -406,6 +407,61 @@ TEST_P(FileIoTest, IoPriorityReachesTheKernel) {
     EXPECT_EQ(read(kBadClass), 0);
   }
   EXPECT_EQ(read(0), 0);
+}
+
+// The status flags (/proc/self/fdinfo) of the one descriptor this process
+// holds on `path`, or -1 when there is none.
+long OpenFlagsOf(const std::string& path) {
+  for (int fd = 0; fd < 4096; fd++) {
+    char link[4096];
+    const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+    const ssize_t n = readlink(proc.c_str(), link, sizeof(link) - 1);
+    if (n <= 0 || std::string(link, size_t(n)) != path) continue;
+    FILE* info = fopen(("/proc/self/fdinfo/" + std::to_string(fd)).c_str(), "r");
+    if (!info) return -1;
+    long flags = -1;
+    char line[256];
+    while (fgets(line, sizeof(line), info)) {
+      if (sscanf(line, "flags: %lo", &flags) == 1) break;
+    }
+    fclose(info);
+    return flags;
+  }
+  return -1;
+}
+
+// open-sync= is the file's open flag in every engine (fio's sync=): O_DSYNC
+// alone for dsync, O_SYNC (which includes O_DSYNC's bit) for sync, neither by
+// default; writes still reach the file.
+TEST_P(FileIoTest, OpenSyncSetsTheFileStatusFlag) {
+  struct Case {
+    const char* value;
+    int want;
+  };
+  for (const Case c : {Case{nullptr, 0}, Case{"off", 0}, Case{"dsync", O_DSYNC},
+                       Case{"sync", O_SYNC}}) {
+    TempFile f(1 << 20);
+    auto b = OpenFile(f, c.value ? std::string("open-sync=") + c.value : "");
+    ASSERT_TRUE(b);
+    const long flags = OpenFlagsOf(f.path());
+    ASSERT_NE(flags, -1) << "no descriptor on " << f.path();
+    EXPECT_EQ(flags & O_SYNC, c.want) << (c.value ? c.value : "default") << ": flags 0" << std::oct
+                                      << flags;
+    AlignedBuffer w = Filled(8192, 9);
+    ASSERT_EQ(Write(*b, 4096, w.data(), w.size()), 0);
+    AlignedBuffer r(8192);
+    ASSERT_EQ(Read(*b, 4096, r.data(), r.size()), 0);
+    EXPECT_EQ(memcmp(w.data(), r.data(), w.size()), 0);
+  }
+}
+
+TEST(FileOpenSyncTest, UnknownValueIsRefusedWithTheChoices) {
+  TempFile f(65536);
+  AioContext ctx;
+  auto b = OpenBackend(ctx, "driver=file,filename=" + f.path() + ",open-sync=yes");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("open-sync"), std::string::npos) << b.error().message;
+  EXPECT_NE(b.error().message.find("dsync"), std::string::npos) << b.error().message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, FileIoTest, ::testing::ValuesIn(kModes),

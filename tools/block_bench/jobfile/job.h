@@ -339,6 +339,21 @@ struct JobOptions {
   bool create_serialize = true;    // accepted; set-up is always serialised
   bool fill_device = false;        // 1: size = free space; ENOSPC ends the job
   Fallocate fallocate = Fallocate::kNative;
+  // fio's sync=: every file opened with O_SYNC (kSync) or O_DSYNC (kDsync).
+  enum class SyncIo { kNone, kSync, kDsync };
+  SyncIo sync_io = SyncIo::kNone;
+  bool fsync_on_close = false;     // 1: fsync(2) each file a writing job closes
+  // 0 (fio's default): a job that writes to a block device some file
+  // system is mounted from is refused.
+  bool allow_mounted_write = false;
+  // fio's write_barrier=N: every Nth write a barrier write.  Only fio's sg
+  // engine issues barriers; on the engines block-bench has fio ignores it,
+  // and so does block-bench (kept for the round trip).
+  uint32_t write_barrier = 0;
+  // fio's unique_filename: in client/server mode, generated names prefixed
+  // by the client.  block-bench has no fio client/server mode, where alone
+  // fio applies it: accepted, changes nothing.
+  bool unique_filename = true;
   uint32_t kb_base = 1024;  // 1024 or 1000; how size suffixes were read
 
   // --- I/O pattern --------------------------------------------------------
@@ -360,6 +375,9 @@ struct JobOptions {
   int64_t rw_offset_skip = 0;
   uint32_t rwmixread = 50;  // rwmixwrite=N sets rwmixread=100-N
   PerDir<BlockSizeRange> bs;                  // bs= and bsrange=
+  // fio's bs_unaligned: a length drawn in bsrange= is any byte count, not a
+  // multiple of the range's minimum.
+  bool bs_unaligned = false;
   PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used
   PerDir<std::optional<uint64_t>> blockalign;  // empty: same as bs
   SizeSpec offset;
@@ -375,14 +393,24 @@ struct JobOptions {
   // offset_increment: clone c (0-based, numjobs) starts at offset + c * this
   // (fio's disjoint segments of one target).  Bytes.
   uint64_t offset_increment = 0;
+  // offset=N%: the offset rounded up to a multiple of this (fio's
+  // offset_align; 0: of the smallest block size of any direction).
+  uint64_t offset_align = 0;
   std::optional<SizeSpec> size;     // empty: whole device/file
   std::optional<SizeSpec> io_size;  // empty: same as size
   uint64_t number_ios = 0;          // 0: no limit
   uint32_t loops = 1;               // the job's I/O this many times over
   RandomDistribution random_distribution;
   bool randrepeat = true;
+  // fio's allrandrepeat: every random generator seeded predictably.  One seed
+  // drives all of a clone's, so this fixes it even with randrepeat=0.
+  bool allrandrepeat = false;
   std::optional<uint64_t> randseed;
   bool norandommap = false;
+  // fio's softrandommap: go on without the random map when it cannot be
+  // allocated.  block-bench's map is a keyed permutation that allocates
+  // nothing, so there is never a failure to go on from (kept for the round trip).
+  bool softrandommap = false;
   // random_generator=lfsr: every block once per pass even with norandommap
   // (tausworthe, tausworthe64: block-bench's own generator, the default).
   bool lfsr = false;

@@ -287,6 +287,25 @@ FioOptionSpec OffsetIncrement() {
   return s;
 }
 
+// offset_align=: where a percentage offset= is rounded up to.
+FioOptionSpec OffsetAlign() {
+  FioOptionSpec s;
+  s.name = "offset_align";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = FioParseSize(*v, job.kb_base);
+    if (!n.ok()) return n.error();
+    job.offset_align = n.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.offset_align) out.push_back({std::string(n), std::to_string(job.offset_align)});
+  };
+  s.help = "a percentage offset= is rounded up to a multiple of this (0, the default: of the "
+           "smallest block size)";
+  return s;
+}
+
 FioOptionSpec NumberIos() {
   FioOptionSpec s;
   s.name = "number_ios";
@@ -752,6 +771,7 @@ std::vector<FioOptionSpec> PatternOptions() {
                    "alignment of random offsets [read,write,trim]"));
   v.push_back(Offset());
   v.push_back(OffsetIncrement());
+  v.push_back(OffsetAlign());
   v.push_back(ZoneMode());
   v.push_back(ZoneBytes<&JobOptions::zonesize>(
       "zonesize", "zonemode=strided: bytes of I/O in a zone before the next one"));
@@ -765,9 +785,23 @@ std::vector<FioOptionSpec> PatternOptions() {
   v.push_back(NumberIos());
   v.push_back(Make("random_distribution", {}, ApplyDistribution, RenderDistribution,
                    "random, zipf:theta, pareto:h, normal:dev[:center], zoned:..., zoned_abs:..."));
+  {
+    FioOptionSpec u = FlagOption<&JobOptions::bs_unaligned>(
+        "bs_unaligned", "lengths drawn in bsrange= are any byte count, not only multiples of "
+                        "the smallest size");
+    u.aliases = {"blocksize_unaligned"};
+    v.push_back(std::move(u));
+  }
   v.push_back(BoolOption<&JobOptions::randrepeat>("randrepeat", "1: repeatable random pattern"));
+  v.push_back(BoolOption<&JobOptions::allrandrepeat>(
+      "allrandrepeat", "1: every random generator (offsets, sizes, directions, buffer contents) "
+                       "seeded predictably, also with randrepeat=0"));
   v.push_back(RandSeed());
   v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
+  v.push_back(BoolOption<&JobOptions::softrandommap>(
+      "softrandommap", "go on without the random map if it cannot be allocated: block-bench's "
+                       "map (a keyed permutation) allocates nothing and never fails, so nothing "
+                       "changes"));
   {
     FioOptionSpec s;
     s.name = "percentage_random";

@@ -218,6 +218,12 @@ FioOptionSpec FallocateOption() {
       "fallocate", "preallocation of a writing job's new file: native (default), posix, keep, truncate, none");
 }
 
+// sync= (TargetOptions below): fio's values, as fio's open flags.
+constexpr FioChoice<JobOptions::SyncIo> kSyncChoices[] = {
+    {"none", JobOptions::SyncIo::kNone},  {"0", JobOptions::SyncIo::kNone},
+    {"sync", JobOptions::SyncIo::kSync},  {"1", JobOptions::SyncIo::kSync},
+    {"dsync", JobOptions::SyncIo::kDsync}};
+
 // fadvise_hint= (TargetOptions below).
 constexpr FioChoice<JobOptions::Fadvise> kFadviseChoices[] = {
     {"0", JobOptions::Fadvise::kNone},
@@ -371,6 +377,22 @@ std::vector<FioOptionSpec> TargetOptions() {
     v.push_back(std::move(fill));
   }
   v.push_back(FallocateOption());
+  v.push_back(BoolOption<&JobOptions::allow_mounted_write>(
+      "allow_mounted_write", "1: allow a job that writes to a block device with a mounted file "
+                             "system (0, the default: refused, as fio)"));
+  v.push_back(UintOption<&JobOptions::write_barrier, 0>(
+      "write_barrier", "every Nth write a barrier: only fio's sg engine issues barriers, so on "
+                       "the engines block-bench has (as fio on them) nothing changes"));
+  v.push_back(BoolOption<&JobOptions::unique_filename>(
+      "unique_filename", "fio's client/server mode: prefix generated file names with the client; "
+                         "block-bench has no fio client/server mode, where alone fio applies it, "
+                         "so nothing changes"));
+  v.push_back(ChoiceOption<&JobOptions::sync_io, kSyncChoices>(
+      "sync", "synchronous writes: every file opened with O_SYNC (sync or 1) or O_DSYNC (dsync); "
+              "none or 0 (default): neither"));
+  v.push_back(BoolOption<&JobOptions::fsync_on_close>(
+      "fsync_on_close", "1: fsync(2) each file of a writing job when it is closed (after the "
+                        "I/O, outside the measured time)"));
   return v;
 }
 

@@ -54,8 +54,9 @@ void Clone::leave_flow() {
 // The random category's lines: the seed and where it comes from.
 void Clone::say_seed() const {
   const DebugLog& d = *opts_.debug;
-  const char* from = job_.randseed ? "randseed=" : job_.randrepeat ? "randrepeat=1 (fixed)"
-                                                                   : "the system's RNG";
+  const char* from = job_.randseed ? "randseed=" : job_.randrepeat    ? "randrepeat=1 (fixed)"
+                     : job_.allrandrepeat ? "allrandrepeat=1 (fixed)"
+                                          : "the system's RNG";
   d.print(DebugCategory::kRandom, "%s (clone %u): seed %llu from %s%s", job_.name.c_str(),
           res_->clone, (unsigned long long)res_->seed, from,
           job_.randseed ? std::to_string(*job_.randseed).c_str() : "");

@@ -1,5 +1,6 @@
 #include "tools/block_bench/run/clone_files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,6 +51,30 @@ Expected<void> CloneFiles::load_trace() {
   }
   return {};
 }
+
+namespace {
+
+// Whether `path` is a block device that /proc/self/mounts lists as the
+// source of a mount (by name, as fio's check, or by device number).
+bool MountedDevice(const std::string& path) {
+  struct stat st;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return false;
+  FILE* m = std::fopen("/proc/self/mounts", "re");
+  if (!m) return false;
+  bool mounted = false;
+  char line[4096];
+  while (!mounted && std::fgets(line, sizeof(line), m)) {
+    char source[4096];
+    if (std::sscanf(line, "%4095s", source) != 1) continue;
+    struct stat s;
+    mounted = path == source ||
+              (::stat(source, &s) == 0 && S_ISBLK(s.st_mode) && s.st_rdev == st.st_rdev);
+  }
+  std::fclose(m);
+  return mounted;
+}
+
+}  // namespace
 
 OpenFlags CloneFiles::flags() const {
   OpenFlags flags;
@@ -114,6 +139,9 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
                        job_.name.c_str(), i, file.target.display.c_str(),
                        p->action.empty() ? "there" : p->action.c_str(),
                        (unsigned long long)p->bytes);
+  if (!flags.read_only && !job_.allow_mounted_write && MountedDevice(file.target.filename))
+    return Error{-EBUSY, file.target.filename + " appears mounted, and 'allow_mounted_write' "
+                                                "isn't set. Aborting."};
   auto b = OpenBackend(ctx, file.target.spec, flags);
   if (!b.ok())
     return Error{b.error().code,
@@ -174,10 +202,29 @@ Task<void> CloneFiles::close() {
         res_->counters[k].name = "file" + std::to_string(f) + "." + res_->counters[k].name;
     co_await files_[f].blk->drain();  // returns at the loop's top level: safe to close
     files_[f].blk.reset();
+    fsync_on_close(files_[f].target);
     if (opts_.debug)
       opts_.debug->print(DebugCategory::kFile, "%s: file %u %s: closed", job_.name.c_str(), f,
                          files_[f].target.display.c_str());
   }
+}
+
+void CloneFiles::fsync_on_close(const Target& t) {
+  // fio: only a job that writes (a trim job's files are not dirty).
+  const bool writes = job_.rw != RwMode::kTrim && job_.rw != RwMode::kRandTrim;
+  if (!job_.fsync_on_close || t.filename.empty() || flags().read_only || !writes) return;
+  // fsync(2) flushes the file's dirty pages and metadata whichever
+  // descriptor it is called on: the graph's own is closed by now.
+  const int fd = ::open(t.filename.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int err = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    if (::fsync(fd) != 0) err = errno;
+    ::close(fd);
+  }
+  if (err == 0 || res_->error) return;
+  res_->error = err;
+  res_->error_message = "fsync_on_close failed on " + QuoteName(t.display) + ": " +
+                        ErrnoString(-err);
 }
 
 void CloneFiles::unlink() const {

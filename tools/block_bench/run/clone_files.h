@@ -9,6 +9,8 @@
 // (TakeTraceTarget: the graph spec or existing file the iolog names, unless
 // filename=, blockdev=, replay_redirect= or ioengine=null/rbd say otherwise),
 // sized to the trace's extent when no size= is given.
+// A job that writes to a block device with a mounted file system is refused
+// (-EBUSY, fio's message) unless allow_mounted_write=1.
 // fio's "Laying out IO file" line goes to RunOptions::info, preallocation
 // warnings to RunOptions::messages.
 //
@@ -81,7 +83,9 @@ class CloneFiles {
   Expected<void> register_buffers(SlotPool& slots);
   // Ends the graphs' own waits (null latency-ns, throttle).
   void cancel_waits();
-  // Counters into the result, then drains and closes every graph.
+  // Counters into the result, then drains and closes every graph;
+  // fsync_on_close=1 on a writing job: then fsync(2)s each file (a failure
+  // is the clone's error, when it has none yet).
   Task<void> close();
   // unlink=1: removes the regular files (never a device); a failure is said
   // on RunOptions::messages, as the data is the user's to clean up.
@@ -107,6 +111,7 @@ class CloneFiles {
 
  private:
   OpenFlags flags() const;
+  void fsync_on_close(const Target& t);
   Expected<void> open_file(AioContext& ctx, const JobOptions& target_job, uint32_t i, uint32_t n,
                            BufferFiller* filler, OpenFlags flags);
   // fio's "Laying out IO file" line, when files were created or extended.

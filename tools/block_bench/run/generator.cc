@@ -38,7 +38,7 @@ uint64_t MaxBs(const JobOptions& job, int d) {
 uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone) {
   uint64_t base;
   if (job.randseed) base = *job.randseed;
-  else if (job.randrepeat) base = kFixedSeed;
+  else if (job.randrepeat || job.allrandrepeat) base = kFixedSeed;
   else base = (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   return Mix64(base ^ Mix64((uint64_t(job_index) << 32) | clone));
 }
@@ -64,6 +64,13 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   }
   g.random_ = IsRandom(job.rw);
   g.start_ = Resolve(job.offset, dev_size);
+  if (job.offset.percent) {
+    // fio aligns a percentage offset up, to offset_align or the smallest
+    // block size of any direction.
+    uint64_t align = job.offset_align;
+    if (!align) align = std::min({MinBs(job, 0), MinBs(job, 1), MinBs(job, 2)});
+    if (align > 1 && g.start_ % align) g.start_ += align - g.start_ % align;
+  }
   if (g.start_ >= dev_size)
     return MakeError(-EINVAL, "offset=" + std::to_string(g.start_) +
                                   " is at or beyond the end of the target (" +
@@ -144,7 +151,8 @@ uint64_t IoGenerator::pick_len(Dir d) {
   const BlockSizeRange& b = job_.bs[i];
   if (b.min == b.max) return b.min;
   uint64_t len = b.min + rand_bs_.below(b.max - b.min + 1);
-  len -= len % b.min;  // multiple of the minimum, as fio without bs_unaligned
+  // A multiple of the minimum, as fio's, unless bs_unaligned: any length.
+  if (!job_.bs_unaligned) len -= len % b.min;
   return std::max(len, b.min);
 }
 

@@ -109,6 +109,9 @@ void AddFileOptions(const JobOptions& job, uint32_t clone_files, Target* t) {
     if (u.force_async) t->spec += ",aio-force-async=on";
     if (u.fixedbufs) t->spec += ",aio-fixed-buffers=on";
   }
+  // fio's sync=: the open flag of every file.
+  if (job.sync_io == JobOptions::SyncIo::kSync) t->spec += ",open-sync=sync";
+  if (job.sync_io == JobOptions::SyncIo::kDsync) t->spec += ",open-sync=dsync";
   // fio's fadvise_hint (default 1: from the pattern), on every file.
   using F = JobOptions::Fadvise;
   const F fa = job.fadvise == F::kPattern ? (IsRandom(job.rw) ? F::kRandom : F::kSequential)

@@ -121,6 +121,28 @@ std::vector<uint64_t> Kib(const std::vector<IoUnit>& v) {
   return k;
 }
 
+// A percentage offset= rounded up, as fio 3.33 does: fio --name=j
+// --filename=a (a 1000000-byte file) --offset=N% --size=64k --write_iolog=x
+// OPTIONS, the first offset of x.
+TEST(Generator, PercentOffsetIsAlignedUp) {
+  auto first = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--name=a", "--size=64k"});
+    auto v = Take(ParseJob(args), 1000000, 1);
+    return v.empty() ? UINT64_MAX : v[0].offset;
+  };
+  // 330000 up to the smallest block size (4k) ...
+  EXPECT_EQ(first({"--rw=write", "--bs=4k", "--offset=33%"}), 331776u);
+  EXPECT_EQ(first({"--rw=write", "--bs=8k", "--offset=33%"}), 335872u);
+  // ... of any direction (the writes' 2k; trims keep 4k with bs=8k,16k).
+  EXPECT_EQ(first({"--rw=read", "--bs=8k,2k", "--offset=30%"}), 301056u);
+  EXPECT_EQ(first({"--rw=read", "--bs=8k,16k", "--offset=30%"}), 303104u);
+  // ... or to offset_align.
+  EXPECT_EQ(first({"--rw=write", "--bs=4k", "--offset=33%", "--offset_align=64k"}), 393216u);
+  EXPECT_EQ(first({"--rw=write", "--bs=4k", "--offset=33%", "--offset_align=1000"}), 330000u);
+  // A byte offset is not aligned.
+  EXPECT_EQ(first({"--rw=write", "--bs=4k", "--offset=1000", "--offset_align=64k"}), 1000u);
+}
+
 // Holes (rw=write:4k), as fio 3.33 issues them: fio --name=x --ioengine=null
 // --filename=f --write_iolog=x.log OPTIONS (the offsets of x.log, in KiB).
 TEST(Generator, OffsetAndSkip) {
@@ -541,6 +563,28 @@ TEST(Generator, ZonedSendsAccessesToZones) {
   EXPECT_NEAR(z[2] / 1000.0, 10, 1.5);
 }
 
+// bsrange= lengths: multiples of the minimum, or with bs_unaligned (alias
+// blocksize_unaligned) any byte count in the range (fio 3.33 with
+// --bsrange=1k-16k --bs_unaligned wrote 4135, 1684, 7223, ... bytes).
+TEST(Generator, BsUnalignedDrawsAnyLength) {
+  for (const char* flag : {"", "--bs_unaligned", "--blocksize_unaligned=1"}) {
+    std::vector<std::string> args = {"--name=a", "--rw=randwrite", "--bsrange=1k-16k",
+                                     "--size=64m"};
+    if (*flag) args.push_back(flag);
+    const auto v = Take(ParseJob(args), 64 << 20, 2000);
+    ASSERT_EQ(v.size(), 2000u);
+    size_t unaligned = 0;
+    for (const IoUnit& u : v) {
+      EXPECT_GE(u.len, 1024u);
+      EXPECT_LE(u.len, 16384u);
+      EXPECT_EQ(u.offset % 1024, 0u) << "offsets stay aligned to the minimum";
+      unaligned += u.len % 1024 != 0;
+    }
+    if (*flag) EXPECT_GT(unaligned, 1500u) << flag;
+    else EXPECT_EQ(unaligned, 0u);
+  }
+}
+
 TEST(Generator, SameSeedSameSequence) {
   JobOptions j = ParseJob({"--name=a", "--rw=randrw", "--bssplit=4k/50:8k/50", "--size=1g",
                            "--time_based", "--runtime=1"});
@@ -552,6 +596,10 @@ TEST(Generator, SameSeedSameSequence) {
   EXPECT_NE(JobSeed(s1, 0, 0), JobSeed(s2, 0, 0));
   JobOptions r0 = ParseJob({"--name=a", "--randrepeat=0"});
   EXPECT_NE(JobSeed(r0, 0, 0), JobSeed(r0, 0, 0));
+  // allrandrepeat=1 fixes every generator's seed, also with randrepeat=0.
+  JobOptions a0 = ParseJob({"--name=a", "--randrepeat=0", "--allrandrepeat=1"});
+  EXPECT_EQ(JobSeed(a0, 0, 0), JobSeed(a0, 0, 0));
+  EXPECT_EQ(JobSeed(a0, 0, 0), JobSeed(ParseJob({"--name=a"}), 0, 0));
 }
 
 TEST(Generator, RejectsRegionBeyondTarget) {
