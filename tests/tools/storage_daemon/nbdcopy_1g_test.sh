@@ -6,9 +6,10 @@
 # middle, on TEST_TMPDIR:
 #   file -> export   nbdcopy writes into a file-backed export; sha256 of
 #                    the export's file equals the source's
-#   export -> file   nbdcopy reads it back (using the export's
-#                    base:allocation); sha256 equal, and the hole stays a
-#                    hole in the copy (du at most 1 GiB - 200 MiB)
+#   export -> file   nbdcopy reads it back; sha256 equal, and the hole
+#                    stays a hole in the copy (du at most 1 GiB - 200 MiB;
+#                    nbdcopy skips zeros it reads too, so this is not the
+#                    test of base:allocation: allocation_e2e_test is)
 # Each direction's time and rate are printed; the only time bound is a wide
 # one (120 s each) so a stall fails instead of hanging.
 set -uo pipefail
