@@ -60,6 +60,10 @@ class BlockBackend {
   Task<Status> write_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags = 0) {
     return root_->co_pwrite_zeroes(offset, bytes, flags);
   }
+  // See BlockNode::co_block_status.
+  Task<Result<BlockStatus>> block_status(uint64_t offset, uint64_t bytes) {
+    return root_->co_block_status(offset, bytes);
+  }
   // Waits until no request is in flight; resumes the caller at the loop's
   // top level (see BlockNode::co_drain), so destroying the backend right
   // after `co_await drain()` is safe.

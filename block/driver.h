@@ -83,6 +83,22 @@ struct Capabilities {
   bool discard = false;       // co_pdiscard is implemented
 };
 
+// Allocation status of a range (QEMU's bdrv_co_block_status), for clients
+// that copy or map an image (NBD's base:allocation).  `flags` is a set of
+// kBlockData / kBlockZero; a range without kBlockData is a hole (nothing
+// stored).  kBlockZero: reads of the range return zeros (a hole in a file).
+// Neither flag: a hole whose reads are unspecified.
+enum BlockStatusFlag : uint32_t {
+  kBlockData = 1u << 0,
+  kBlockZero = 1u << 1,
+};
+struct BlockStatus {
+  uint32_t flags = kBlockData;
+  // Bytes from the queried offset that share `flags`: >= 1 and <= the
+  // queried length.
+  uint64_t length = 0;
+};
+
 // A named counter a driver exports (e.g. "io_submit_calls").  Tools print them.
 struct DriverCounter {
   std::string name;
@@ -126,6 +142,17 @@ class BlockDriver {
   virtual Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) {
     (void)offset, (void)bytes, (void)flags;
     co_return Status(-ENOTSUP);
+  }
+
+  // The status of the range starting at `offset`: the flags of its first
+  // extent and that extent's length (1 <= length <= bytes); the caller asks
+  // again for the rest.  Guaranteed by the generic layer: bytes >= 1 and
+  // offset + bytes <= length().  A negative errno on failure.  Default, for
+  // a driver that cannot tell: the whole range is data.  A filter forwards
+  // to its child.
+  virtual Task<Result<BlockStatus>> co_block_status(uint64_t offset, uint64_t bytes) {
+    (void)offset;
+    co_return BlockStatus{kBlockData, bytes};
   }
 
   // Current length in bytes.

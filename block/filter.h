@@ -2,7 +2,8 @@
 //
 // A filter passes requests to its child BlockNode (whose generic layer pads
 // and splits for the child's driver), so it accepts any request itself: no
-// alignment, no size limit, FUA / discard / write-zeroes forwarded.  It
+// alignment, no size limit, FUA / discard / write-zeroes / block status
+// forwarded.  It
 // forwards loop attachment and plug/unplug to the child, and reports the
 // child's counters under "file.".  Subclasses override the I/O methods they
 // change and call the child through child().
@@ -78,6 +79,9 @@ class FilterDriver : public BlockDriver {
   }
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override {
     return child_->co_pwrite_zeroes(offset, bytes, flags);
+  }
+  Task<Result<BlockStatus>> co_block_status(uint64_t offset, uint64_t bytes) override {
+    return child_->co_block_status(offset, bytes);
   }
 
  protected:

@@ -455,6 +455,33 @@ Task<Status> BlockNode::co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32
   co_return rq.finish(s);
 }
 
+Task<Result<BlockStatus>> BlockNode::co_block_status(uint64_t offset, uint64_t bytes) {
+  if (!on_loop_thread()) co_return Status(-EXDEV);
+  if (drained_) co_await wait_not_drained();
+  const uint64_t len = drv_->length();
+  if (bytes == 0 || offset >= len) co_return Status(-EIO);
+  bytes = std::min(bytes, len - offset);
+  Tracked t;
+  begin(&t, offset, bytes);
+  Result<BlockStatus> r = co_await drv_->co_block_status(offset, bytes);
+  end(&t);
+  if (!r.ok()) co_return r;
+  BlockStatus st = r.value();
+  if (st.length == 0) co_return Status(-EIO);  // a driver bug: callers would loop
+  st.length = std::min(st.length, bytes);
+  const uint64_t align = limits_.request_alignment;
+  const uint64_t stop = offset + st.length;
+  if (stop < len && (stop & (align - 1))) {
+    if (AlignDown(stop, align) > offset) {
+      st.length = AlignDown(stop, align) - offset;
+    } else {
+      st.flags = kBlockData;
+      st.length = std::min(AlignUp(stop, align), offset + bytes) - offset;
+    }
+  }
+  co_return st;
+}
+
 Task<Status> BlockNode::do_write_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags,
                                         Tracked* req) {
   if (bytes == 0) co_return Status();

@@ -67,6 +67,15 @@ class BlockNode {
   Task<Status> co_flush();
   Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes);
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags = 0);
+  // The allocation status of the first extent at `offset` (see BlockStatus):
+  // its flags and length, 1 <= length <= bytes, and never past length().
+  // -EIO if offset >= length() or bytes == 0.  The driver's answer is
+  // trimmed so that an extent which ends inside the node ends on a multiple
+  // of request_alignment: a shorter first extent is cut down to that
+  // boundary, and one shorter than the alignment unit is reported as data
+  // for the whole unit (the safe answer: a copy reads it).  Tracked in
+  // flight (co_drain waits for it), not accounted in NodeStats.
+  Task<Result<BlockStatus>> co_block_status(uint64_t offset, uint64_t bytes);
 
   // Waits until no request is in flight on this node.  Always resumes the
   // caller from the loop's ready queue (the loop's top level), never from

@@ -44,6 +44,22 @@ bool Unsupported(int64_t res) {
 
 int64_t NegErrno(long r) { return r < 0 ? -errno : r; }
 
+// The first extent of [offset, offset + bytes) in `fd`: data up to the next
+// hole, or a hole (zeros) up to the next data.
+BlockStatus FindAllocation(int fd, uint64_t offset, uint64_t bytes) {
+  const off_t data = lseek(fd, off_t(offset), SEEK_DATA);
+  if (data < 0) {
+    // ENXIO: no data at or after offset (a hole up to the end of the file,
+    // or past it).  Anything else: the file system cannot say.
+    if (errno == ENXIO) return {kBlockZero, bytes};
+    return {kBlockData, bytes};
+  }
+  if (uint64_t(data) > offset) return {kBlockZero, std::min<uint64_t>(uint64_t(data) - offset, bytes)};
+  const off_t hole = lseek(fd, off_t(offset), SEEK_HOLE);
+  if (hole < 0 || uint64_t(hole) <= offset) return {kBlockData, bytes};
+  return {kBlockData, std::min<uint64_t>(uint64_t(hole) - offset, bytes)};
+}
+
 class FileDriver final : public BlockDriver {
  public:
   // `engine`: the engine of the loop the node was opened on (with this file
@@ -145,6 +161,13 @@ class FileDriver final : public BlockDriver {
 
   Task<Status> co_flush() override;
   Task<Status> co_pdiscard(uint64_t offset, uint64_t bytes) override;
+  // From lseek(SEEK_DATA / SEEK_HOLE) on the open file, as QEMU's
+  // file-posix: a hole reads as zeros.  Two lseeks, run on the loop thread
+  // (no I/O: the file system answers from its extent map).  Where the file
+  // system cannot tell (lseek fails other than with ENXIO) the range is data.
+  Task<Result<BlockStatus>> co_block_status(uint64_t offset, uint64_t bytes) override {
+    co_return FindAllocation(fd_, offset, bytes);
+  }
   Task<Status> co_pwrite_zeroes(uint64_t offset, uint64_t bytes, uint32_t flags) override;
 
   void counters(std::vector<DriverCounter>* out) const override {

@@ -102,6 +102,12 @@ class NullDriver final : public BlockDriver {
     if (!waited) co_return Status(-ECANCELED);
     co_return Status();
   }
+  // Nothing is stored: the whole device is a hole, reading zeros with
+  // read-zeroes=on, unspecified bytes without (as QEMU's null-co).  Answered
+  // at once, without the emulated latency.
+  Task<Result<BlockStatus>> co_block_status(uint64_t, uint64_t bytes) override {
+    co_return BlockStatus{read_zeroes_ ? uint32_t(kBlockZero) : 0u, bytes};
+  }
 
  private:
   void enqueue(Delay* r) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <deque>
 #include <utility>
+#include <vector>
 
 #include <blkstack/block/driver.h>
 #include "tools/storage_daemon/async_socket.h"
@@ -68,6 +69,7 @@ class Connection {
 
   Task<void> reader();
   Task<void> serve(Request r, AlignedBuffer payload, uint64_t held);
+  Task<Result<std::vector<std::pair<uint32_t, uint32_t>>>> block_status(const Request& r);
   void reply_error(const Request& r, uint32_t err, std::string_view msg);
   void reply_done(const Request& r);
   void queue(OutItem item);
@@ -132,6 +134,7 @@ Task<void> Connection::serve(Request r, AlignedBuffer payload, uint64_t held) {
   BlockBackend& blk = exp_.blk();
   Status st;
   AlignedBuffer data;
+  std::vector<std::pair<uint32_t, uint32_t>> extents;  // BLOCK_STATUS reply
   switch (r.type) {
     case kCmdRead:
       if (r.length > 0) {
@@ -167,7 +170,11 @@ Task<void> Connection::serve(Request r, AlignedBuffer payload, uint64_t held) {
       if (r.length > 0) st = co_await blk.write_zeroes(r.offset, r.length, f);
       break;
     }
-    case kCmdBlockStatus:
+    case kCmdBlockStatus: {
+      auto ex = co_await block_status(r);
+      if (ex.ok()) extents = std::move(ex.value()); else st = ex.status();
+      break;
+    }
     case kCmdCache:
       break;
   }
@@ -190,14 +197,43 @@ Task<void> Connection::serve(Request r, AlignedBuffer payload, uint64_t held) {
     item.data_len = r.length;
     queue(std::move(item));
   } else if (r.type == kCmdBlockStatus) {
-    // The graph cannot tell holes from data (BlockDriver has no block
-    // status): the whole range is reported as allocated data.
-    queue(OutItem{EncodeBlockStatusChunk(r.cookie, kBaseAllocationId, {{r.length, 0}}), {}, 0});
+    queue(OutItem{EncodeBlockStatusChunk(r.cookie, kBaseAllocationId, extents), {}, 0});
   } else {
     reply_done(r);
   }
   wake_reader();
   maybe_close();
+}
+
+// base:allocation of [r.offset, r.offset + r.length) from the graph's block
+// status: NBD_STATE_HOLE for a range without data, NBD_STATE_ZERO for one
+// that reads as zeros; neighbours with equal flags merged; together at most
+// r.length (CheckRequest keeps the range inside the export), and with
+// NBD_CMD_FLAG_REQ_ONE exactly one extent.
+Task<Result<std::vector<std::pair<uint32_t, uint32_t>>>> Connection::block_status(
+    const Request& r) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  const uint64_t stop = r.offset + r.length;
+  for (uint64_t pos = r.offset; pos < stop;) {
+    Result<BlockStatus> st = co_await exp_.blk().block_status(pos, stop - pos);
+    if (!st.ok()) {
+      if (out.empty()) co_return st.status();
+      break;  // report what is known; the client asks again for the rest
+    }
+    const uint32_t flags = ((st->flags & kBlockData) ? 0u : kStateHole) |
+                           ((st->flags & kBlockZero) ? kStateZero : 0u);
+    const uint32_t len = uint32_t(st->length);  // <= r.length, a uint32_t
+    if (!out.empty() && out.back().second == flags) {
+      out.back().first += len;
+    } else {
+      if ((r.flags & kCmdFlagReqOne) || out.size() >= kMaxExtents) {
+        if (!out.empty()) break;
+      }
+      out.emplace_back(len, flags);
+    }
+    pos += len;
+  }
+  co_return out;
 }
 
 void Connection::reply_error(const Request& r, uint32_t err, std::string_view msg) {

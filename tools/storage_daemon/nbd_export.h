@@ -34,6 +34,9 @@ namespace blk::nbd {
 inline constexpr uint32_t kMaxPayload = 32u << 20;
 inline constexpr int kMaxInflight = 256;
 inline constexpr uint64_t kMaxQueuedBytes = 64ull << 20;
+// Most extents in one BLOCK_STATUS reply (8 bytes each); a client asks
+// again for the rest of the range.
+inline constexpr size_t kMaxExtents = 8192;
 
 // What negotiation settled for one connection.
 struct Negotiated {

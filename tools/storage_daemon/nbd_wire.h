@@ -113,6 +113,9 @@ inline constexpr uint32_t kEshutdown = 108;
 // The base:allocation meta context's id on this server.
 inline constexpr uint32_t kBaseAllocationId = 1;
 inline constexpr std::string_view kBaseAllocation = "base:allocation";
+// base:allocation extent flags: no data stored / reads return zeros.
+inline constexpr uint32_t kStateHole = 1u << 0;
+inline constexpr uint32_t kStateZero = 1u << 1;
 
 // Sizes of fixed headers.
 inline constexpr size_t kOptionHeaderSize = 16;   // IHAVEOPT, option, length

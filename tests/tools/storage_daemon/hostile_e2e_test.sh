@@ -12,7 +12,8 @@
 #     client that vanishes halfway through a write payload
 #   structured replies: writes, reads (one OFFSET_DATA chunk, an empty read
 #     a NONE chunk), errors (an ERROR chunk), BLOCK_STATUS in the
-#     base:allocation context set with SET_META_CONTEXT
+#     base:allocation context set with SET_META_CONTEXT (the sparse file's
+#     hole / data / hole)
 #   a client that sends read requests (1 MiB each, for 2 s) and never reads
 #     the replies:
 #     the daemon's memory stays bounded (RSS < 400 MiB) and another client
@@ -191,8 +192,12 @@ check("structured error: an ERROR chunk with EINVAL", (f, t, c) == (1, 0x8001, 2
       struct.unpack(">I", d[:4])[0] == 22, (f, t, c, d))
 request(s, 7, 4096, 65536, cookie=24)
 f, t, c, d = chunk(s)
-check("BLOCK_STATUS: the whole range as data in the negotiated context",
-      (f, t, c) == (1, 5, 24) and d == struct.pack(">III", ctx_id, 65536, 0), (f, t, c, d))
+# rw.img is sparse: only the 4 KiB block written at 8192 holds data, the
+# rest of [4096, 69632) is a hole that reads as zeros (HOLE|ZERO = 3).
+ext = [struct.unpack(">II", d[i:i + 8]) for i in range(4, len(d), 8)]
+check("BLOCK_STATUS: the file's extents in the negotiated context",
+      (f, t, c) == (1, 5, 24) and d[:4] == struct.pack(">I", ctx_id) and
+      ext == [(4096, 3), (4096, 0), (57344, 3)], (f, t, c, d))
 s.close()
 
 # ---- a client that never reads its replies ----
