@@ -11,6 +11,7 @@
 
 #include <blkstack/block/driver.h>
 #include "tools/storage_daemon/async_socket.h"
+#include "tools/storage_daemon/buffer_cache.h"
 #include <blkstack/util/aligned_buffer.h>
 #include <blkstack/util/task.h>
 
@@ -84,6 +85,10 @@ class Connection {
   ExportView view_;
   AsyncSocket sock_;
   Timer force_timer_;
+  // Request and reply buffers kept for reuse (buffer_cache.h): at most
+  // kCacheBytes per connection.
+  static constexpr size_t kCacheBytes = 4 << 20;
+  BufferCache cache_{kCacheBytes};
   std::deque<OutItem> out_;
   size_t out_sent_ = 0;  // bytes of out_.front() already sent
   int inflight_ = 0;
@@ -110,7 +115,7 @@ Task<void> Connection::reader() {
     if (c.verdict == Verdict::kDisconnect) break;
     AlignedBuffer payload;
     if (c.payload > 0) {
-      payload = AlignedBuffer(c.payload);
+      payload = cache_.take(c.payload);
       if (!payload.ok()) break;
       rc = co_await sock_.read_exact(payload.data(), c.payload);
       if (rc < 0) break;
@@ -138,7 +143,7 @@ Task<void> Connection::serve(Request r, AlignedBuffer payload, uint64_t held) {
   switch (r.type) {
     case kCmdRead:
       if (r.length > 0) {
-        data = AlignedBuffer(r.length);
+        data = cache_.take(r.length);
         if (!data.ok()) {
           st = Status(-ENOMEM);
           break;
@@ -178,7 +183,7 @@ Task<void> Connection::serve(Request r, AlignedBuffer payload, uint64_t held) {
     case kCmdCache:
       break;
   }
-  payload = AlignedBuffer();
+  cache_.give(std::move(payload));
   held_bytes_ -= held;
   inflight_--;
   if (!st.ok()) {
@@ -306,6 +311,7 @@ void Connection::flush() {
       }
       sent -= left;
       held_bytes_ -= out_.front().total();
+      cache_.give(std::move(out_.front().data));
       out_.pop_front();
       out_sent_ = 0;
     }
