@@ -5,7 +5,7 @@
 // (brk) and takes it again, page fault by page fault, for the next
 // requests.  Serving 4 KiB reads at QD32 over NBD, the daemon made one brk
 // system call per 18 requests, and the faults behind each; with the
-// buffers kept, none (tools/bench/nbd_compare.py; docs/storage-daemon.md).
+// buffers kept, none (tools/bench/nbd_compare.py; docs/export.md).
 //
 // Sizes are rounded up to a power of two from 4 KiB (kMinClass) to 1 MiB
 // (kMaxClass); take() of a larger size allocates exactly and give() frees

@@ -1,6 +1,6 @@
 // blkstack-storage-daemon: opens graphs and serves them over NBD and as
 // vhost-user-blk devices.
-// The command line is described in daemon_config.h and docs/storage-daemon.md.
+// The command line is described in daemon_config.h and docs/export.md.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
