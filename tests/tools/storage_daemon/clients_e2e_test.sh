@@ -10,8 +10,9 @@
 #                write -z and discard read back as zeros
 #   nbdcopy      64 MiB both ways, sha256 equal (64 MiB, not the issue's
 #                1 GiB: the suite also runs the daemon under ASan)
-#   errors       error-inject EIO on the graph reaches qemu-io as EIO, and
-#                ENOSPC as ENOSPC; the daemon still serves afterwards
+#   errors       error-inject EIO on the graph reaches qemu-io as EIO; the
+#                daemon still serves afterwards (ENOSPC from a really full
+#                filesystem: enospc_e2e_test.sh)
 #   SIGTERM      exit 0, socket removed
 set -uo pipefail
 source "$(dirname "$0")/daemon_lib.sh"
@@ -33,14 +34,12 @@ start_daemon \
   --blockdev "{\"driver\": \"file\", \"filename\": \"$WORK/direct.img\", \"cache\": {\"direct\": true}, \"node-name\": \"direct\"}" \
   --export type=nbd,id=e2,node-name=direct \
   --blockdev "driver=error-inject,event=read,errno=5,offset=1M,length=4096,file.driver=null,file.size=16M,file.read-zeroes=on,node-name=faulty" \
-  --export type=nbd,id=e3,node-name=faulty,writable=on \
-  --blockdev "driver=error-inject,event=write,errno=28,file.driver=null,file.size=16M,node-name=full" \
-  --export type=nbd,id=e4,node-name=full,writable=on
+  --export type=nbd,id=e3,node-name=faulty,writable=on
 
 # ---- nbdinfo ----
 list="$(nbdinfo --list --json "$(uri)")"
-if python3 -c 'import json,sys; j=json.loads(sys.argv[1]); n=sorted(e["export-name"] for e in j["exports"]); sys.exit(0 if n==["direct","disk","faulty","full","source"] else 1)' "$list"; then
-  pass "nbdinfo --list: the five exports"
+if python3 -c 'import json,sys; j=json.loads(sys.argv[1]); n=sorted(e["export-name"] for e in j["exports"]); sys.exit(0 if n==["direct","disk","faulty","source"] else 1)' "$list"; then
+  pass "nbdinfo --list: the four exports"
 else bad "nbdinfo --list: $list"; fi
 [[ "$(nbdinfo --size "$(uri disk)")" == "$SIZE" ]] && pass "nbdinfo --size" || bad "nbdinfo --size: $(nbdinfo --size "$(uri disk)")"
 info="$(nbdinfo --json "$(uri disk)")"
@@ -101,8 +100,6 @@ o="$(qio -c 'read 0 4k' -c 'read 1M 4k' "$(uri faulty)")"
 if [[ $o == *"read failed: Input/output error"* && $(grep -c "^read 4096/4096" <<<"$o") == 1 ]]; then
   pass "error-inject EIO reaches the client as EIO (the other read succeeds)"
 else bad "EIO: $o"; fi
-o="$(qio -c 'write 0 4k' "$(uri full)")"
-[[ $o == *"write failed: No space left on device"* ]] && pass "ENOSPC on the graph reaches the client as ENOSPC" || bad "ENOSPC: $o"
 alive disk && pass "still serving after the errors" || bad "not serving after the errors"
 
 stop_daemon
