@@ -51,7 +51,8 @@ namespace blk {
   X(rbd_aio_writev)             \
   X(rbd_aio_flush)              \
   X(rbd_aio_discard)            \
-  X(rbd_aio_write_zeroes)
+  X(rbd_aio_write_zeroes)       \
+  X(rbd_diff_iterate2)
 
 // One pointer per function, with the type librbd.h / librados.h declare.
 struct CephApi {
