@@ -352,8 +352,14 @@ NbdExport::NbdExport(std::string id, std::string name, std::string description,
   min_block_ = std::max<uint32_t>(1, lim.request_alignment);
   preferred_block_ = std::max<uint32_t>(4096, min_block_);
   fast_zero_ = blk->root().caps().write_zeroes;
-  // Every connection shares the one BlockBackend, so a flush on any of
-  // them covers the writes completed on all: multi-conn is safe.
+  // NBD_FLAG_CAN_MULTI_CONN for every export: all connections to an export
+  // share its one BlockBackend on one loop, and nothing below keeps state
+  // per connection (no per-connection cache or graph), so a write completed
+  // on one connection is read by all, and a flush on any reaches the one
+  // driver whose flush covers every completed write (file: fdatasync of the
+  // one fd; rbd: rbd_aio_flush of the one image handle and its cache).  A
+  // per-connection cache or graph would have to clear the flag.
+  // tests/tools/storage_daemon/multiconn_e2e_test.sh checks it.
   tx_flags_ = kTxHasFlags | kTxSendFlush | kTxSendFua | kTxSendDf | kTxCanMultiConn;
   if (writable_) {
     tx_flags_ |= kTxSendTrim | kTxSendWriteZeroes | kTxSendFastZero;
