@@ -190,25 +190,41 @@ class RbdDriver final : public BlockDriver {
 
   // base:allocation from librbd (QEMU's qemu_rbd_co_block_status, which
   // needs fast-diff; this works on any image): rbd_diff_iterate2 from the
-  // image's creation (fromsnapname NULL) over at most kStatusWindow bytes,
-  // whole_object=0 (extents as the OSDs report them, not rounded up to whole
-  // objects by the object map), include_parent=1 (a clone's range still
-  // backed by its parent reads the parent's data: reporting it as a zero
-  // hole would make a copying client skip it).  Extents reported are data;
-  // the gaps read as zeros.  librbd answers per object (a written object
-  // counts as data from its start to its size), and flushes its cache first
-  // so that cached writes count.  The call blocks (one request per object in
-  // the window), so it runs on the driver's worker thread.
+  // image's creation (fromsnapname NULL), whole_object=0 (extents as the
+  // OSDs report them, not rounded up to whole objects by the object map),
+  // include_parent=1 (a clone's range still backed by its parent reads the
+  // parent's data: reporting it as a zero hole would make a copying client
+  // skip it).  Extents reported are data; the gaps read as zeros.  librbd
+  // answers per object (a written object counts as data from its start to
+  // its size), and flushes its cache first so that cached writes count.
+  //
+  // librbd asks the OSDs once per object of the range asked, so the range
+  // grows while the first run lasts: kStatusFirstStep, then twice the
+  // previous step from where it ended, up to kStatusWindow in all.  A call
+  // costs about the length of the run it reports, and mapping a whole image
+  // about one pass over it.  The calls block, so they run on the driver's
+  // worker thread.
   Task<Result<BlockStatus>> co_block_status(uint64_t offset, uint64_t bytes) override {
-    AllocatedExtents ex{offset, offset + std::min(bytes, kStatusWindow), {}};
-    diff_calls_++;
-    const int64_t r = co_await status_pool_.run(*ctx_, [this, &ex]() -> int64_t {
-      return h_.api->rbd_diff_iterate2(h_.image, nullptr, ex.offset, ex.end - ex.offset,
-                                       /*include_parent=*/1, /*whole_object=*/0,
-                                       &AllocatedExtents::Collect, &ex);
+    const uint64_t limit = offset + std::min(bytes, kStatusWindow);
+    AllocatedExtents ex{offset, offset, {}};
+    BlockStatus first;
+    uint64_t calls = 0;
+    const int64_t r = co_await status_pool_.run(*ctx_, [&]() -> int64_t {
+      for (uint64_t step = kStatusFirstStep;; step *= 2) {
+        const uint64_t from = ex.end;
+        ex.end = std::min(from + step, limit);
+        calls++;
+        const int r = h_.api->rbd_diff_iterate2(h_.image, nullptr, from, ex.end - from,
+                                                /*include_parent=*/1, /*whole_object=*/0,
+                                                &AllocatedExtents::Collect, &ex);
+        if (r < 0) return r;
+        first = ex.First();
+        if (offset + first.length < ex.end || ex.end == limit) return 0;
+      }
     });
+    diff_calls_ += calls;
     if (r < 0) co_return Status(static_cast<int>(r));
-    co_return ex.First();
+    co_return first;
   }
 
   void counters(std::vector<DriverCounter>* out) const override {
@@ -227,8 +243,10 @@ class RbdDriver final : public BlockDriver {
 
  private:
   static constexpr uint64_t kMaxDiscard = uint64_t(1) << 30;
-  // Most bytes one block-status call asks librbd about: 64 default (4 MiB)
-  // objects, so one call stays short; the caller asks again for the rest.
+  // Block status: the first range asked of librbd (4 default 4 MiB
+  // objects), and the most one call asks about (64 of them, so one call
+  // stays short; the caller asks again for the rest).
+  static constexpr uint64_t kStatusFirstStep = uint64_t(16) << 20;
   static constexpr uint64_t kStatusWindow = uint64_t(256) << 20;
   static constexpr int kBatch = 32;
 
