@@ -31,6 +31,10 @@
 //   close-timeout   seconds close waits for librbd before abandoning
 //               (leaking) the handles instead of hanging
 //
+// Block status (base:allocation): rbd_diff_iterate2 of the image's own
+// objects (and its parent's, for a clone), on a worker thread of the driver;
+// objects never written read as zeros and are reported as holes.
+//
 // Threading: open and close run on the opening thread and block (bounded by
 // the timeouts above); I/O runs on the attached loop.  librbd completes on
 // its own threads; every completion resumes its coroutine on the loop.
