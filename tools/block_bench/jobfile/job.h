@@ -331,6 +331,12 @@ struct JobOptions {
   bool create_on_open = false;     // 1: no layout, the file is created empty
   bool create_only = false;        // 1: set the files up, do no I/O
   bool unlink = false;             // 1: delete the job's regular files when it ends
+  bool unlink_each_loop = false;   // 1: delete and re-create them before each loop after the first
+  bool file_append = false;        // 1: a regular file's I/O starts at its size (offset ignored)
+  // fio's lockfile=: I/O to a file serialised between the jobs and clones
+  // that name it (run/file_locks.h).
+  enum class FileLock : uint8_t { kNone, kExclusive, kReadWrite };
+  FileLock lockfile = FileLock::kNone;
   uint32_t openfiles = 0;          // fio's open-files cap; only >= nrfiles (all open) runs
   bool allow_file_create = true;   // 0: a missing file is an error
   bool overwrite = false;          // 1: a writing job's new file is written out too
@@ -343,6 +349,10 @@ struct JobOptions {
   enum class SyncIo { kNone, kSync, kDsync };
   SyncIo sync_io = SyncIo::kNone;
   bool fsync_on_close = false;     // 1: fsync(2) each file a writing job closes
+  // fio's write_hint: the write life time fcntl(2) gives each file when it
+  // is opened (Linux's RWH_WRITE_LIFE_* values); kNotSet: no call.
+  enum class WriteHint : uint8_t { kNotSet = 0, kNone = 1, kShort, kMedium, kLong, kExtreme };
+  WriteHint write_hint = WriteHint::kNotSet;
   // 0 (fio's default): a job that writes to a block device some file
   // system is mounted from is refused.
   bool allow_mounted_write = false;
@@ -508,6 +518,11 @@ struct JobOptions {
   // --- syncing ------------------------------------------------------------
   uint32_t fsync = 0;      // fsync every N writes, 0: never
   uint32_t fdatasync = 0;  // fdatasync every N writes, 0: never
+  // fio's sync_file_range=FLAGS:N: sync_file_range(2) with these
+  // SYNC_FILE_RANGE_* flags every N writes (run/features/sync_file_range.h);
+  // N 0: never.
+  uint32_t sync_file_range = 0;
+  uint32_t sync_file_range_flags = 0;
   bool end_fsync = false;
 
   // --- timing and grouping ------------------------------------------------

@@ -16,6 +16,61 @@ using internal::FioChoice;
 using internal::FioValueError;
 using internal::RenderPerDir;
 
+// sync_file_range=FLAGS[:N]: FLAGS one or more of wait_before, write,
+// wait_after (','-separated, as fio's multi-value string), N the writes
+// between calls (default 1; 0: never, as fio's).
+constexpr FioChoice<uint32_t> kSyncRangeFlags[] = {
+    {"wait_before", 1}, {"write", 2}, {"wait_after", 4}};  // SYNC_FILE_RANGE_*
+
+FioOptionSpec SyncFileRangeOption() {
+  FioOptionSpec s;
+  s.name = "sync_file_range";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    std::string_view flags = *v, count;
+    if (size_t colon = flags.find(':'); colon != std::string_view::npos) {
+      count = flags.substr(colon + 1);
+      flags = flags.substr(0, colon);
+    }
+    uint32_t mask = 0;
+    while (true) {
+      const size_t comma = flags.find(',');
+      const std::string_view word = flags.substr(0, comma);
+      bool known = false;
+      for (const auto& c : kSyncRangeFlags) {
+        if (c.name == word) {
+          mask |= c.value;
+          known = true;
+        }
+      }
+      if (!known)
+        return FioValueError("expected one or more of " + internal::ChoiceList(kSyncRangeFlags) +
+                             " (','-separated, then an optional :N), got " + QuoteInput(*v));
+      if (comma == std::string_view::npos) break;
+      flags = flags.substr(comma + 1);
+    }
+    uint64_t n = 1;
+    if (!count.empty() || v->back() == ':') {
+      Expected<uint64_t> k = ParseInteger(count, job.kb_base, 0, UINT32_MAX);
+      if (!k.ok()) return k.error();
+      n = k.value();
+    }
+    job.sync_file_range = uint32_t(n);
+    job.sync_file_range_flags = mask;
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.sync_file_range_flags) return;
+    std::string v;
+    for (const auto& c : kSyncRangeFlags)
+      if (job.sync_file_range_flags & c.value) v += (v.empty() ? "" : ",") + std::string(c.name);
+    out.push_back({std::string(n), v + ":" + std::to_string(job.sync_file_range)});
+  };
+  s.help = "sync_file_range(2) every N writes over the range written since the last call: "
+           "FLAGS[:N], FLAGS one or more of wait_before, write, wait_after (','-separated; "
+           "SYNC_FILE_RANGE_*), N default 1, 0 never";
+  return s;
+}
+
 FioOptionSpec Rate() {
   FioOptionSpec s;
   s.name = "rate";
@@ -400,6 +455,7 @@ std::vector<FioOptionSpec> FlowOptions() {
   v.push_back(UintOption<&JobOptions::fsync, 0>("fsync", "fsync every N writes (0: never)"));
   v.push_back(UintOption<&JobOptions::fdatasync, 0>("fdatasync", "fdatasync every N writes (0: never)"));
   v.push_back(BoolOption<&JobOptions::end_fsync>("end_fsync", "1: fsync when writing is done"));
+  v.push_back(SyncFileRangeOption());
   v.push_back(WithAliases(
       TimeOption<&JobOptions::runtime, kMicrosPerSecond>("runtime", "time limit (default unit s)"),
       {"timeout"}));

@@ -1,7 +1,12 @@
 // Options naming the job and its target: name, description, kb_base,
 // ioengine and the rbd engine's options, filename, directory, blockdev,
 // direct/buffered, invalidate.
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include <array>
+#include <cerrno>
+#include <cstring>
 
 #include <blkstack/block/option_values.h>
 #include <blkstack/block/registry.h>
@@ -224,6 +229,18 @@ constexpr FioChoice<JobOptions::SyncIo> kSyncChoices[] = {
     {"sync", JobOptions::SyncIo::kSync},  {"1", JobOptions::SyncIo::kSync},
     {"dsync", JobOptions::SyncIo::kDsync}};
 
+// lockfile= (TargetOptions below).
+constexpr FioChoice<JobOptions::FileLock> kLockfileChoices[] = {
+    {"none", JobOptions::FileLock::kNone},
+    {"exclusive", JobOptions::FileLock::kExclusive},
+    {"readwrite", JobOptions::FileLock::kReadWrite}};
+
+// write_hint= (TargetOptions below): fio's values.
+constexpr FioChoice<JobOptions::WriteHint> kWriteHintChoices[] = {
+    {"none", JobOptions::WriteHint::kNone},     {"short", JobOptions::WriteHint::kShort},
+    {"medium", JobOptions::WriteHint::kMedium}, {"long", JobOptions::WriteHint::kLong},
+    {"extreme", JobOptions::WriteHint::kExtreme}};
+
 // fadvise_hint= (TargetOptions below).
 constexpr FioChoice<JobOptions::Fadvise> kFadviseChoices[] = {
     {"0", JobOptions::Fadvise::kNone},
@@ -259,6 +276,55 @@ FioOptionSpec FileSize() {
     out.push_back({std::string(n), v});
   };
   s.help = "size of each file, or LOW-HIGH: each file's drawn in the range (default: size / nrfiles)";
+  return s;
+}
+
+// opendir=DIR: every regular file below DIR, depth first in readdir(3)
+// order (fio's recurse_dir: symbolic links, FIFOs, sockets and devices are
+// left out), appended to `out`.  0 or the failing call's -errno, `bad`
+// naming the directory.
+static int RegularFilesUnder(const std::string& dir, std::vector<std::string>* out, std::string* bad) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    *bad = dir;
+    return -errno;
+  }
+  int r = 0;
+  while (const dirent* e = ::readdir(d)) {
+    if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
+    const std::string path = dir + "/" + e->d_name;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) continue;  // gone meanwhile
+    if (S_ISREG(st.st_mode)) out->push_back(path);
+    else if (S_ISDIR(st.st_mode) && (r = RegularFilesUnder(path, out, bad)) < 0) break;
+  }
+  ::closedir(d);
+  return r;
+}
+
+// opendir=DIR: the files are added to the job's (after those a filename=
+// before it listed; fio's add_file), each as large as it is unless size=/
+// filesize= say otherwise.  Rendered through filename=.
+static FioOptionSpec OpenDir() {
+  FioOptionSpec s;
+  s.name = "opendir";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->empty()) return FioValueError("expected a directory");
+    std::string dir(*v);
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    std::vector<std::string> found;
+    std::string bad;
+    if (const int r = RegularFilesUnder(dir, &found, &bad); r < 0)
+      return MakeError(r, "cannot read directory " + QuoteName(bad) + ": " + ErrnoString(r));
+    if (found.empty())
+      return FioValueError("no regular file below " + QuoteName(dir) +
+                           " (fio then fails the job: \"you need to specify size=\")");
+    job.filenames.insert(job.filenames.end(), found.begin(), found.end());
+    return {};
+  };
+  s.render = [](const JobOptions&, std::string_view, RenderedOptions&) {};
+  s.help = "every regular file below this directory, recursively, is one of the job's files "
+           "(as filename=a:b:..., in readdir order; links, FIFOs and devices left out)";
   return s;
 }
 
@@ -342,6 +408,7 @@ std::vector<FioOptionSpec> TargetOptions() {
     };
     v.push_back(std::move(n));
   }
+  v.push_back(OpenDir());
   v.push_back(FileSize());
   v.push_back(StringOption<&JobOptions::filename_format>(
       "filename_format", "generated file names: $jobname, $jobnum (the clone), $filenum, "
@@ -358,6 +425,10 @@ std::vector<FioOptionSpec> TargetOptions() {
       "create_on_open", "1: create a new file empty when it is opened (no layout)"));
   v.push_back(BoolOption<&JobOptions::create_only>("create_only", "1: set up the files, then do no I/O"));
   v.push_back(BoolOption<&JobOptions::unlink>("unlink", "1: delete the job's files when it ends"));
+  v.push_back(BoolOption<&JobOptions::unlink_each_loop>(
+      "unlink_each_loop", "1: with loops=N, delete each regular file and create it again (as "
+                          "long as before, sparse) before every loop after the first; the last "
+                          "loop's files stay"));
   v.push_back(UintOption<&JobOptions::openfiles, 0>(
       "openfiles", "most files open at once: block-bench keeps every file open, so only a value of "
       "at least nrfiles (or 0) is accepted"));
@@ -393,6 +464,18 @@ std::vector<FioOptionSpec> TargetOptions() {
   v.push_back(BoolOption<&JobOptions::fsync_on_close>(
       "fsync_on_close", "1: fsync(2) each file of a writing job when it is closed (after the "
                         "I/O, outside the measured time)"));
+  v.push_back(BoolOption<&JobOptions::file_append>(
+      "file_append", "1: a regular file's I/O starts at its current end (its size when the job "
+                     "starts; offset= ignored) and the file grows by the job's size; ignored on "
+                     "block devices"));
+  v.push_back(ChoiceOption<&JobOptions::lockfile, kLockfileChoices>(
+      "lockfile", "serialise I/O to a file between the jobs and clones naming it: none "
+                  "(default); exclusive (one clone's requests at a time); readwrite (reads "
+                  "together, a write alone). Held from issue to completion"));
+  v.push_back(ChoiceOption<&JobOptions::write_hint, kWriteHintChoices>(
+      "write_hint", "write life time given to each file when it is opened (fcntl(2) "
+                    "F_SET_RW_HINT; with direct=1 F_SET_FILE_RW_HINT, as fio, which Linux 5.17+ "
+                    "refuses): none, short, medium, long, extreme"));
   return v;
 }
 

@@ -305,6 +305,24 @@ void Clone::add_features() {
     features_.fsync = std::make_unique<FsyncCadence>(every, time_);
     loop_->add_hook(features_.fsync.get());
   }
+  if (job_.unlink_each_loop && job_.loops > 1 && !job_.time_based && src.io_limit() / job_.loops) {
+    AioContext* ctx = &loop_->ctx();
+    auto between = [this, ctx]() -> Task<Expected<void>> {
+      Expected<void> r = co_await files_.recreate(*ctx);
+      if (r.ok() && job_.ioengine == IoEngine::kIoUring && job_.io_uring.fixedbufs)
+        r = files_.register_buffers(slots_);
+      co_return r;
+    };
+    features_.unlink_loop =
+        std::make_unique<UnlinkEachLoop>(src.io_limit() / job_.loops, std::move(between), errors_);
+    loop_->add_hook(features_.unlink_loop.get());
+  }
+  if (job_.sync_file_range && job_.sync_file_range_flags) {
+    features_.sync_range = std::make_unique<SyncFileRange>(
+        job_.sync_file_range, job_.sync_file_range_flags, files_.size(),
+        [this](uint32_t f) { return f < files_.size() ? files_.files()[f].side.get() : -1; }, time_);
+    loop_->add_hook(features_.sync_range.get());
+  }
   if (job_.thinktime.count() > 0) {
     features_.think = std::make_unique<ThinkTime>(job_, time_, errors_);
     loop_->add_hook(features_.think.get());
@@ -313,6 +331,15 @@ void Clone::add_features() {
   if (job_.serialize_overlap && loop_->depth() > 1) {
     features_.overlap = std::make_unique<OverlapGuard>(slots_.size());
     loop_->add_hook(features_.overlap.get());
+  }
+  // Last: the I/O its before_issue lets through is issued at once.
+  if (job_.lockfile != JobOptions::FileLock::kNone) {
+    std::vector<FileLock*> locks;
+    for (const CloneFiles::File& f : files_.files())
+      locks.push_back(shared_->locks.get(f.target.filename.empty() ? f.target.spec
+                                                                     : f.target.filename));
+    features_.lock = std::make_unique<FileLockHook>(job_.lockfile, std::move(locks), slots_.size());
+    loop_->add_hook(features_.lock.get());
   }
 }
 

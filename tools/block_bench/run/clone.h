@@ -25,7 +25,8 @@
 //   write_content.h  what writes carry
 //   features/        the optional fio features, as SubmitHooks (verify,
 //                    verify_backlog, trim_backlog, latency_target,
-//                    thinktime, rate_min, flow, fsync=, max_latency)
+//                    thinktime, rate_min, flow, fsync=, sync_file_range=,
+//                    max_latency, lockfile=, unlink_each_loop=)
 //
 // Ending.  Every wait of the clone ends by the job's end:
 //  * sleeps (startdelay, rate, thinktime) last at most until the runtime
@@ -64,14 +65,17 @@
 #include "tools/block_bench/run/clone_state.h"
 #include "tools/block_bench/run/clone_stats.h"
 #include "tools/block_bench/run/cmdprio.h"
+#include "tools/block_bench/run/features/file_lock_hook.h"
 #include "tools/block_bench/run/features/flow.h"
 #include "tools/block_bench/run/features/fsync_cadence.h"
 #include "tools/block_bench/run/features/latency_target.h"
 #include "tools/block_bench/run/features/max_latency.h"
 #include "tools/block_bench/run/features/overlap_guard.h"
 #include "tools/block_bench/run/features/rate_guard.h"
+#include "tools/block_bench/run/features/sync_file_range.h"
 #include "tools/block_bench/run/features/think_time.h"
 #include "tools/block_bench/run/features/trim_backlog.h"
+#include "tools/block_bench/run/features/unlink_each_loop.h"
 #include "tools/block_bench/run/features/verify_backlog.h"
 #include "tools/block_bench/run/features/verify_state.h"
 #include "tools/block_bench/run/features/verify_tracker.h"
@@ -111,6 +115,8 @@ struct RunShared {
   // share a file, and one laying it out while another extends or sizes it
   // could shrink it under the other (fio's create_serialize=1).
   std::mutex setup;
+  // lockfile=: the files' locks, by name, across every job of the run.
+  FileLocks locks;
   // The flow groups by flow_id; flow() from any thread.
   FlowGroup& flow(uint32_t id) {
     std::lock_guard lock(mu);
@@ -219,9 +225,12 @@ class Clone {
     std::unique_ptr<VerifyBacklog> backlog;
     std::unique_ptr<TrimBacklog> trim;
     std::unique_ptr<FsyncCadence> fsync;
+    std::unique_ptr<SyncFileRange> sync_range;
+    std::unique_ptr<UnlinkEachLoop> unlink_loop;
     std::unique_ptr<ThinkTime> think;
     std::unique_ptr<FlowMember> flow;
     std::unique_ptr<OverlapGuard> overlap;
+    std::unique_ptr<FileLockHook> lock;  // lockfile=
     std::unique_ptr<CmdPrio> cmdprio;  // cmdprio_percentage / cmdprio_bssplit
   };
 

@@ -109,8 +109,17 @@ Expected<void> CloneFiles::open(AioContext& ctx, BufferFiller* filler) {
 Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint32_t i, uint32_t n,
                                      BufferFiller* filler, OpenFlags flags) {
   File& file = files_[i];
-  auto t = JobTarget(FileJob(tj, res_->clone, i), res_->clone, n);
+  JobOptions fj = FileJob(tj, res_->clone, i);
+  auto t = JobTarget(fj, res_->clone, n);
   if (!t.ok()) return t.error();
+  if (job_.file_append) {
+    file.append_at = AppendOffset(t->filename);
+    if (file.append_at) {
+      fj.offset = SizeSpec{*file.append_at, false};
+      t = JobTarget(fj, res_->clone, n);  // the file is needed up to the new end
+      if (!t.ok()) return t.error();
+    }
+  }
   file.target = std::move(*t);
   Expected<Prepared> p = [&] {
     std::lock_guard lock(*setup_);
@@ -148,8 +157,23 @@ Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint
                  "cannot open " + QuoteName(file.target.spec) + ": " + b.error().message};
   file.blk = std::move(*b);
   file.blk->root().set_latency_accounting(false);
+  if (auto c = side_calls(file); !c.ok()) return c;
   // Keys (FileKeys): each file after the previous one's end.
   if (i > 0) keys_.add(keys_.base(i - 1) + files_[i - 1].blk->length() + 4096);
+  return {};
+}
+
+Expected<void> CloneFiles::side_calls(File& file) {
+  const bool hint = job_.write_hint != JobOptions::WriteHint::kNotSet;
+  const bool sync_range = job_.sync_file_range && job_.sync_file_range_flags;
+  if ((!hint && !sync_range) || file.target.filename.empty()) return {};
+  if (const int r = file.side.open(file.target.filename); r < 0)
+    return Error{r, "cannot open " + QuoteName(file.target.filename) + ": " + ErrnoString(r)};
+  if (!hint) return {};
+  if (const int r = SetWriteHint(file.side.get(), job_.write_hint, job_.direct); r < 0)
+    return Error{r, "fcntl write hint on " + QuoteName(file.target.filename) + " (" +
+                        (job_.direct ? "F_SET_FILE_RW_HINT, direct=1" : "F_SET_RW_HINT") +
+                        "): " + ErrnoString(r)};
   return {};
 }
 
@@ -225,6 +249,42 @@ void CloneFiles::fsync_on_close(const Target& t) {
   res_->error = err;
   res_->error_message = "fsync_on_close failed on " + QuoteName(t.display) + ": " +
                         ErrnoString(-err);
+}
+
+Task<Expected<void>> CloneFiles::recreate(AioContext& ctx) {
+  for (uint32_t i = 0; i < files_.size(); i++) {
+    File& file = files_[i];
+    const std::string& path = file.target.filename;
+    struct stat st;
+    if (!file.blk || path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    const uint64_t len = file.blk->length();
+    co_await file.blk->drain();  // returns at the loop's top level: safe to close
+    file.blk.reset();
+    file.side = SideFd();
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      const int e = -errno;
+      co_return Error{e, "unlink_each_loop: unlink " + QuoteName(path) + ": " + ErrnoString(e)};
+    }
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || ::ftruncate(fd, off_t(len)) != 0) {
+      const int e = -errno;
+      if (fd >= 0) ::close(fd);
+      co_return Error{e, "unlink_each_loop: create " + QuoteName(path) + ": " + ErrnoString(e)};
+    }
+    ::close(fd);
+    auto b = OpenBackend(ctx, file.target.spec, flags());
+    if (!b.ok())
+      co_return Error{b.error().code,
+                      "cannot open " + QuoteName(file.target.spec) + ": " + b.error().message};
+    file.blk = std::move(*b);
+    file.blk->root().set_latency_accounting(false);
+    if (auto c = side_calls(file); !c.ok()) co_return c.error();
+    if (opts_.debug)
+      opts_.debug->print(DebugCategory::kFile, "%s: file %u %s: unlinked and created again",
+                         job_.name.c_str(), i, file.target.display.c_str());
+  }
+  co_return Expected<void>{};
 }
 
 void CloneFiles::unlink() const {

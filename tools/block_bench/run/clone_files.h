@@ -17,6 +17,14 @@
 // Keys: a verify job's blocks are tracked by key, the files' offsets laid
 // end to end (each file after the previous one's end + 4096): FileKeys.
 //
+// file_append=1: a regular file's I/O starts at its size before set-up
+// (offset= ignored), and the file is extended by the job's size from there,
+// as fio's.
+//
+// write_hint: each file or block device gets fio's fcntl(2) when it is
+// opened (run/file_calls.h); its failure is the clone's error, as fio's
+// ("fcntl write hint").
+//
 // close() reads the drivers' counters into the result (the first file's
 // under their names, the others' after "fileN."), drains and closes every
 // graph; unlink() then removes the regular files with unlink=1.
@@ -27,6 +35,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +44,7 @@
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/buffer_fill.h"
 #include "tools/block_bench/run/clone_state.h"
+#include "tools/block_bench/run/file_calls.h"
 #include "tools/block_bench/run/result.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/slot_pool.h"
@@ -67,6 +77,13 @@ class CloneFiles {
   struct File {
     Target target;
     std::unique_ptr<BlockBackend> blk;
+    // A descriptor of its own (run/file_calls.h) for write_hint's fcntl
+    // and sync_file_range: open only when the job asks for one, on a file
+    // or block device.
+    SideFd side;
+    // file_append=1: where its I/O starts (AppendOffset, target.h), as
+    // the file was before set-up; the clone's generator starts there.
+    std::optional<uint64_t> append_at;
   };
   CloneFiles(const JobOptions& job, CloneResult* res, const RunOptions& opts, TraceCache* traces,
              std::mutex* setup)
@@ -87,6 +104,13 @@ class CloneFiles {
   // fsync_on_close=1 on a writing job: then fsync(2)s each file (a failure
   // is the clone's error, when it has none yet).
   Task<void> close();
+  // unlink_each_loop=1, between two loops: drains and closes each graph,
+  // unlinks each regular file and creates it again, empty but as long as
+  // before (the graph's I/O stays within its length: fio's new file is
+  // empty and grows with the writes), then opens the graph again and its
+  // side descriptor (write_hint's fcntl again, as fio's open).  No request
+  // may be in flight.  Error names the file.
+  Task<Expected<void>> recreate(AioContext& ctx);
   // unlink=1: removes the regular files (never a device); a failure is said
   // on RunOptions::messages, as the data is the user's to clean up.
   void unlink() const;
@@ -114,6 +138,10 @@ class CloneFiles {
   void fsync_on_close(const Target& t);
   Expected<void> open_file(AioContext& ctx, const JobOptions& target_job, uint32_t i, uint32_t n,
                            BufferFiller* filler, OpenFlags flags);
+  // write_hint (fcntl on the file's own descriptor, File::side, opened
+  // here also for sync_file_range=): as fio's td_io_open_file, an error is
+  // the job's.
+  Expected<void> side_calls(File& file);
   // fio's "Laying out IO file" line, when files were created or extended.
   void say_laid_out() const;
 

@@ -46,8 +46,9 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
   const bool time_limited = job.runtime.count() > 0;
   std::vector<IoGenerator> gens;
   for (uint32_t i = 0; i < files.size(); i++) {
-    auto g = IoGenerator::Create(FileJob(CloneJob(job, res->clone), res->clone, i),
-                                 files.blk(i).length(), FileSeed(res->seed, i));
+    JobOptions fj = FileJob(CloneJob(job, res->clone), res->clone, i);
+    if (const auto& at = files.files()[i].append_at) fj.offset = SizeSpec{*at, false};
+    auto g = IoGenerator::Create(fj, files.blk(i).length(), FileSeed(res->seed, i));
     if (!g.ok())
       return Error{g.error().code, ShortenName(files.display(i)) + ": " + g.error().message};
     g->set_unlimited(job.time_based && time_limited);

@@ -23,6 +23,10 @@ void CloneStats::sync_done(int64_t t0, int64_t t1, bool measured) {
   res_->sync_lat.record(uint64_t(t1 - t0));
 }
 
+void CloneStats::sync_range_done(int64_t t0, int64_t t1, bool measured) {
+  if (measured) res_->sync_lat.record(uint64_t(t1 - t0));
+}
+
 void CloneStats::record_prio(DirResult& r, int d, const Latency& l, const IoUnit& u) {
   if (d == int(Dir::kTrim)) return;
   if (r.prios.empty()) {  // the first measured I/O, or after restart()

@@ -83,6 +83,9 @@ class CloneStats {
   // A flush issued at t0 completed at t1 (fsync=, a trace's, not
   // cancelled): counted with the syncs when measured.
   void sync_done(int64_t t0, int64_t t1, bool measured);
+  // A sync_file_range(2) issued at t0 completed at t1: its latency with
+  // the syncs', not in their total (fio's sync total_ios counts fsyncs).
+  void sync_range_done(int64_t t0, int64_t t1, bool measured);
   // The last completion (of any kind).
   void note_done(int64_t t1) { last_done_ns_ = t1; }
   int64_t last_done_ns() const { return last_done_ns_; }

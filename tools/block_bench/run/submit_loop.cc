@@ -215,6 +215,16 @@ Task<void> SubmitLoop::do_flush(uint32_t file, int64_t t0, bool measured) {
   wake_if_due();
 }
 
+void SubmitLoop::sync_done_now(uint32_t file, int64_t t0, int st, const char* what) {
+  const int64_t t1 = NowNs();
+  p_.stats.note_done(t1);
+  p_.stats.sync_range_done(t0, t1, p_.time.measured(t0));
+  if (st < 0)
+    p_.errors.io_error(Dir::kWrite, -st,
+                       std::string(what) + " failed on " + QuoteName(p_.files.display(file)) +
+                           ": " + ErrnoString(st));
+}
+
 void SubmitLoop::flush_done(uint32_t file, int64_t t0, bool measured, Status st, int64_t t1) {
   p_.stats.note_done(t1);
   if (cancelling_ && st.error() == -ECANCELED) return;  // never reached the device

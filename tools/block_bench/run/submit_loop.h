@@ -127,6 +127,11 @@ class SubmitLoop {
   bool injected_empty() const { return injected_.empty(); }
   // A flush of `file` now, taking a depth slot (fsync=).
   void spawn_flush(uint32_t file);
+  // A synchronous sync of `file` (sync_file_range=) that began at t0 and
+  // ended now with `st` (0 or -errno): its latency recorded with the
+  // syncs' (not counted in their total, as fio's), a failure named `what`
+  // is a write error.
+  void sync_done_now(uint32_t file, int64_t t0, int st, const char* what);
   uint32_t inflight() const { return inflight_; }
   uint32_t depth() const { return shape_.depth; }
   // The direction of the last I/O issued (flushes count as writes).

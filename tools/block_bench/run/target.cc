@@ -228,6 +228,14 @@ std::string FioDifference(const JobOptions& job) {
          "iodepth_batch_submit= or fio_defaults=1 gives fio's)";
 }
 
+std::optional<uint64_t> AppendOffset(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return errno == ENOENT ? std::optional<uint64_t>(0) : std::nullopt;
+  if (!S_ISREG(st.st_mode)) return std::nullopt;
+  return uint64_t(st.st_size);
+}
+
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files) {
   if (!job.blockdev.empty()) {
     Target t;

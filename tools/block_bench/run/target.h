@@ -133,6 +133,13 @@ SubmitBatching SubmitBatchingOf(const JobOptions& job);
 // written.  The report's header and JSON carry it.
 std::string FioDifference(const JobOptions& job);
 
+// file_append=1: where the I/O of the file at `path` starts — the size of
+// a regular file, 0 for one that does not exist yet (fio's
+// get_start_offset: real_file_size, offset= and offset_increment= then
+// ignored); nullopt for anything else (a block device: the option is
+// ignored, as fio's on non-regular files).
+std::optional<uint64_t> AppendOffset(const std::string& path);
+
 // What PrepareTarget did, for the report.
 struct Prepared {
   std::string action;      // "write", "allocate", "sparse", or "" (file was there)

@@ -192,5 +192,24 @@ TEST(Thinktime, SpinTypeIotimeAndRateIgnore) {
   EXPECT_OPTION_ERROR("thinktime_spin=abc", 2, "thinktime_spin", "");
 }
 
+TEST(SyncFileRangeOption, FlagsAndEveryN) {
+  JobOptions d = ParseOne("");
+  EXPECT_EQ(d.sync_file_range, 0u);
+  EXPECT_EQ(d.sync_file_range_flags, 0u);
+  JobOptions j = ParseOne("sync_file_range=write");
+  EXPECT_EQ(j.sync_file_range, 1u) << "N defaults to 1, as fio";
+  EXPECT_EQ(j.sync_file_range_flags, 2u);  // SYNC_FILE_RANGE_WRITE
+  j = ParseOne("sync_file_range=wait_before,write:8");
+  EXPECT_EQ(j.sync_file_range, 8u);
+  EXPECT_EQ(j.sync_file_range_flags, 3u);
+  j = ParseOne("sync_file_range=wait_after,wait_before,write:4");
+  EXPECT_EQ(j.sync_file_range_flags, 7u);
+  EXPECT_EQ(ParseOne("sync_file_range=write:0").sync_file_range, 0u) << "0: never, as fio";
+  EXPECT_OPTION_ERROR("sync_file_range=bogus:4", 2, "sync_file_range", "wait_before, write or wait_after");
+  EXPECT_OPTION_ERROR("sync_file_range=write,:4", 2, "sync_file_range", "got 'write,:4'");
+  EXPECT_OPTION_ERROR("sync_file_range=write:abc", 2, "sync_file_range", "");
+  EXPECT_OPTION_ERROR("sync_file_range=write:", 2, "sync_file_range", "");
+}
+
 }  // namespace
 }  // namespace blk::bench

@@ -2,6 +2,12 @@
 // ioengine, rbd options, filename, directory, blockdev, direct, buffered,
 // invalidate.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "tests/tools/block_bench/jobfile/test_util.h"
 
@@ -160,6 +166,42 @@ TEST(InvalidateOption, DefaultsOn) {
   EXPECT_TRUE(ParseOne("").invalidate);
   EXPECT_FALSE(ParseOne("invalidate=0").invalidate);
   EXPECT_OPTION_ERROR("invalidate=off", 2, "invalidate", "expected 0 or 1");
+}
+
+TEST(WriteHintOption, FioValuesAsLinuxLifeTimes) {
+  EXPECT_EQ(ParseOne("").write_hint, JobOptions::WriteHint::kNotSet);
+  EXPECT_EQ(ParseOne("write_hint=none").write_hint, JobOptions::WriteHint::kNone);
+  EXPECT_EQ(int(ParseOne("write_hint=none").write_hint), 1);  // RWH_WRITE_LIFE_NONE
+  EXPECT_EQ(int(ParseOne("write_hint=short").write_hint), 2);
+  EXPECT_EQ(int(ParseOne("write_hint=medium").write_hint), 3);
+  EXPECT_EQ(int(ParseOne("write_hint=long").write_hint), 4);
+  EXPECT_EQ(int(ParseOne("write_hint=extreme").write_hint), 5);
+  EXPECT_OPTION_ERROR("write_hint=forever", 2, "write_hint", "expected none, short");
+}
+
+// opendir: every regular file below the directory, recursively, becomes a
+// file of the job; links and FIFOs are left out; an empty or missing
+// directory is an error naming it.
+TEST(OpendirOption, RegularFilesBelowRecursively) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string d = std::string(tmp ? tmp : "/tmp") + "/opendir_test";
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d + "/sub/deeper");
+  std::filesystem::create_directories(d + "/empty");
+  for (const char* f : {"/a", "/sub/b", "/sub/deeper/c"}) std::ofstream(d + f) << "x";
+  std::filesystem::create_symlink(d + "/a", d + "/link");
+  ASSERT_EQ(mkfifo((d + "/fifo").c_str(), 0600), 0);
+  JobOptions j = ParseOne("opendir=" + d + "/");
+  std::vector<std::string> got = j.filenames;
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{d + "/a", d + "/sub/b", d + "/sub/deeper/c"}));
+  EXPECT_EQ(j.nrfiles, 3u);
+  j = ParseOne("filename=/x/first\nopendir=" + d + "/sub/deeper");
+  EXPECT_EQ(j.filenames, (std::vector<std::string>{"/x/first", d + "/sub/deeper/c"}));
+  EXPECT_EQ(j.nrfiles, 2u);
+  EXPECT_OPTION_ERROR("opendir=" + d + "/empty", 2, "opendir", "no regular file below");
+  EXPECT_OPTION_ERROR("opendir=" + d + "/missing", 2, "opendir", "No such file or directory");
+  std::filesystem::remove_all(d);
 }
 
 }  // namespace

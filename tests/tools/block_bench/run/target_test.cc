@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "bench_test_util.h"
 
 namespace blk::bench {
@@ -156,6 +159,24 @@ TEST(JobTarget, RbdBusyPollSpins) {
   t = Of({"--ioengine=rbd", "--rbdname=img"});
   EXPECT_EQ(t.spec, "driver=rbd,pool=rbd,image=img");
   EXPECT_FALSE(t.spin);
+}
+
+// file_append: a regular file's size, 0 for a missing one, nothing for
+// other files (a block device, a directory).
+TEST(AppendOffset, RegularFilesSizeElseNothing) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string base = std::string(dir ? dir : "/tmp") + "/append_offset";
+  const std::string path = base + ".dat";
+  FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("12345", f);
+  std::fclose(f);
+  EXPECT_EQ(AppendOffset(path), std::optional<uint64_t>(5));
+  EXPECT_EQ(AppendOffset(base + ".missing"), std::optional<uint64_t>(0));
+  EXPECT_EQ(AppendOffset("/dev/null"), std::nullopt);
+  EXPECT_EQ(AppendOffset(dir ? dir : "/tmp"), std::nullopt);
+  EXPECT_EQ(AppendOffset(""), std::nullopt);
+  std::remove(path.c_str());
 }
 
 }  // namespace
