@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "tests/tools/block_bench/jobfile/test_util.h"
@@ -114,8 +117,24 @@ TEST(Render, ShowCommandQuotesForTheShell) {
 
 // One non-default setting for every option of the table.  The coverage test
 // below fails when an option is added without a sample here.
+// opendir='s sample: a directory holding two regular files (made once).
+std::string OpendirSample() {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string d = std::string(tmp ? tmp : "/tmp") + "/render_opendir";
+  std::filesystem::create_directories(d + "/sub");
+  std::ofstream(d + "/a") << "a";
+  std::ofstream(d + "/sub/b") << "b";
+  return "opendir=" + d;
+}
+
 const std::vector<std::pair<std::string, std::string>>& Samples() {
   static const std::vector<std::pair<std::string, std::string>> kSamples = {
+      {"opendir", OpendirSample()},
+      {"file_append", "file_append=1"},
+      {"unlink_each_loop", "unlink_each_loop=1"},
+      {"lockfile", "lockfile=readwrite"},
+      {"write_hint", "write_hint=medium"},
+      {"sync_file_range", "sync_file_range=wait_before,write:8"},
       {"name", "name=other"},
       {"description", "description=Mixed: 70% reads, a=b"},
       {"kb_base", "kb_base=1000\nbs=4096\nsize=1000000\nrate=1234"},
