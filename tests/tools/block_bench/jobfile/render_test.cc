@@ -329,6 +329,9 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"clocksource", "clocksource=cpu"},
       {"gtod_cpu", "gtod_cpu=1"},
       {"lockmem", "lockmem=16m"},
+      {"mem", "mem=mmapshared:/dev/shm/bb-buf"},
+      {"iomem_align", "mem_align=512"},
+      {"hugepage-size", "hugepage-size=1g"},
       {"ioscheduler", "ioscheduler=mq-deadline"},
   };
   return kSamples;
