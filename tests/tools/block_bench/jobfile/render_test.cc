@@ -329,6 +329,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"clocksource", "clocksource=cpu"},
       {"gtod_cpu", "gtod_cpu=1"},
       {"lockmem", "lockmem=16m"},
+      {"atomic", "atomic=1"},
       {"mem", "mem=mmapshared:/dev/shm/bb-buf"},
       {"iomem_align", "mem_align=512"},
       {"hugepage-size", "hugepage-size=1g"},
@@ -360,7 +361,7 @@ TEST(RoundTrip, AllOptionsTogether) {
     // Overlap others (userspace_reap needs ioengine=libaio, the io_uring
     // options io_uring, the rbd samples rbd; verify_only refuses
     // time_based; zones refuse the zipf and nrfiles samples).
-    if (name == "kb_base" || name == "verify_only" || name == "buffered" || name == "rwmixwrite" || name == "userspace_reap" ||
+    if (name == "kb_base" || name == "verify_only" || name == "buffered" || name == "atomic" || name == "rwmixwrite" || name == "userspace_reap" ||
         name == "sqthread_poll" || name == "sqthread_poll_cpu" || name == "registerfiles" ||
         name == "force_async" || name == "nonvectored" || name == "fixedbufs" ||
         name.starts_with("zone") || name.starts_with("cmdprio")) {
