@@ -397,6 +397,10 @@ struct JobOptions {
   // fio's bs_unaligned: a length drawn in bsrange= is any byte count, not a
   // multiple of the range's minimum.
   bool bs_unaligned = false;
+  // fio's bs_is_seq_rand: bs=/bsrange=/bssplit='s read value is used for
+  // every sequential I/O, the write value for every random one (reads,
+  // writes and trims alike).
+  bool bs_is_seq_rand = false;
   PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used
   PerDir<std::optional<uint64_t>> blockalign;  // empty: same as bs
   SizeSpec offset;

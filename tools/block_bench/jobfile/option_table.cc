@@ -16,7 +16,6 @@ struct UnsupportedFioOption {
 };
 constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"block_error_percentiles", "fio's trim wear histogram (per trim-sized block, the trims and writes until its first error, for flash that wears out): not implemented"},
-    {"bs_is_seq_rand", "not implemented"},
     {"cgroup", "cgroups are not managed: every job is a thread of one block-bench process"},
     {"cgroup_nodelete", "cgroups are not managed: every job is a thread of one block-bench process"},
     {"cgroup_weight", "cgroups are not managed: every job is a thread of one block-bench process"},

@@ -172,6 +172,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"randrepeat", "randrepeat=0"},
       {"allrandrepeat", "allrandrepeat=1"},
       {"bs_unaligned", "bsrange=1k-16k\nbs_unaligned"},
+      {"bs_is_seq_rand", "bs_is_seq_rand=1"},
       {"randseed", "randseed=18446744073709551615"},
       {"norandommap", "norandommap"},
       {"softrandommap", "softrandommap=1"},

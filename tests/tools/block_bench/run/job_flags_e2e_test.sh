@@ -1,7 +1,10 @@
 #!/bin/bash
 # fio's atomic=, bs_is_seq_rand= and nowait= on the binary, beside fio 3.33:
 # atomic=1 opens the job's file O_DIRECT, as fio's (strace; fio adds its
-# O_ATOMIC, 0x800000, a flag Linux ignores).
+# O_ATOMIC, 0x800000, a flag Linux ignores); bs_is_seq_rand=1 gives every
+# sequential I/O the read block size and every random one the write block
+# size, in either direction (the lengths of each direction in write_iolog),
+# and the job's header line says so, as fio's.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -43,5 +46,26 @@ for a in 1 0; do
   echo "atomic=$a: fio $want, block-bench $got"
   [ "$got" = "$want" ] || fail "atomic=$a: block-bench opened '$got', fio '$want'"
   [ $a = 0 ] || [ "$want" = O_DIRECT ] || fail "fio's own atomic=1 without O_DIRECT"
+done
+# 2. bs_is_seq_rand: the lengths each direction used, as fio's iolog has them.
+# lengths LOG: "read:LEN,LEN write:LEN" (sorted, distinct).
+lengths() {
+  awk '$3 == "read" || $3 == "write" { print $3, $5 }' "$1" | sort -u -k1,1 -k2n |
+    awk '{ l[$1] = l[$1] (l[$1] == "" ? "" : ",") $2 } END { for (d in l) print d ":" l[d] }' |
+    sort | tr '\n' ' '
+}
+for c in "randread 4k,64k" "read 4k,64k" "randwrite 4k,16k" "write 4k,16k" "randrw 8k,16k"; do
+  set -- $c
+  args="--name=s --filename=$T/data --size=256k --rw=$1 --bs=$2 --bs_is_seq_rand=1"
+  rm -f fs.log bs.log  # fio appends to an existing log
+  fio --output=fs.out --write_iolog=fs.log $args >/dev/null 2>&1 || fail "fio $args: $(cat fs.out)"
+  "$BB" --write_iolog=bs.log $args >bs.out 2>&1 || fail "block-bench $args: $(cat bs.out)"
+  want=$(lengths fs.log)
+  got=$(lengths bs.log)
+  echo "rw=$1 bs=$2 bs_is_seq_rand=1: fio '$want', block-bench '$got'"
+  [ -n "$want" ] || fail "fio's own iolog of rw=$1 has no I/O"
+  [ "$got" = "$want" ] || fail "rw=$1 bs=$2: block-bench's lengths '$got', fio's '$want'"
+  grep -q "bs_is_seq_rand, ioengine=" fs.out || fail "fio's own header: $(head -1 fs.out)"
+  grep -q "bs_is_seq_rand, ioengine=" bs.out || fail "block-bench's header: $(head -1 bs.out)"
 done
 echo PASS
