@@ -56,9 +56,11 @@ std::string JobHeader(const JobOptions& j, int groupid) {
     engine = sub->used + " (" + engine + " asked" + (j.direct ? "" : ", direct=0") + ")";
   }
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s: (g=%d): rw=%s, bs=(R) %s, (W) %s, (T) %s, ioengine=%s, iodepth=%u\n",
+  // fio names bs_is_seq_rand after the block sizes it changes the meaning of.
+  std::snprintf(buf, sizeof buf, "%s: (g=%d): rw=%s, bs=(R) %s, (W) %s, (T) %s, %sioengine=%s, iodepth=%u\n",
                 j.name.c_str(), groupid, std::string(Name(j.rw)).c_str(), bs(0).c_str(),
-                bs(1).c_str(), bs(2).c_str(), engine.c_str(), j.iodepth);
+                bs(1).c_str(), bs(2).c_str(), j.bs_is_seq_rand ? "bs_is_seq_rand, " : "",
+                engine.c_str(), j.iodepth);
   return buf;
 }
 

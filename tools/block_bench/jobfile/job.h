@@ -293,6 +293,24 @@ struct ProcessOptions {
   friend bool operator==(const ProcessOptions&, const ProcessOptions&) = default;
 };
 
+// fio's memory options: where the job's I/O buffers come from (mem=,
+// iomem=), the offset of the first buffer past a page boundary (mem_align=,
+// iomem_align=) and the huge page size the huge types round up to
+// (hugepage-size=).  The runner allocates them: run/io_memory.h.
+enum class IoMem : uint8_t { kMalloc, kShm, kShmHuge, kMmap, kMmapHuge, kMmapShared };
+struct IoMemoryOptions {
+  IoMem type = IoMem::kMalloc;
+  // mem=mmap:FILE, mmapshared:FILE, mmaphuge:FILE: the file mapped (empty:
+  // anonymous memory; mmaphuge's file must be on a hugetlbfs mount).
+  std::string file;
+  // Bytes past a page-aligned start of every slot's buffer (fio adds it to
+  // the page-aligned start of its buffer area).  0: page-aligned.
+  uint32_t align = 0;
+  // shmhuge and mmaphuge round the area up to this (a power of two).
+  uint64_t hugepage_size = uint64_t(2) << 20;
+  friend bool operator==(const IoMemoryOptions&, const IoMemoryOptions&) = default;
+};
+
 struct JobOptions {
   // --- identity -----------------------------------------------------------
   std::string name;         // section name, or name= / --name=
@@ -321,6 +339,7 @@ struct JobOptions {
   IoUringOptions io_uring;
   IoPrioOptions ioprio;
   ProcessOptions proc;
+  IoMemoryOptions mem;
   bool direct = false;  // buffered=N sets direct=!N
   bool invalidate = true;  // drop the target's cached pages before a buffered job
   // fio's fadvise_hint: advice for the page cache's read-ahead on each file.
@@ -388,6 +407,10 @@ struct JobOptions {
   // fio's bs_unaligned: a length drawn in bsrange= is any byte count, not a
   // multiple of the range's minimum.
   bool bs_unaligned = false;
+  // fio's bs_is_seq_rand: bs=/bsrange=/bssplit='s read value is used for
+  // every sequential I/O, the write value for every random one (reads,
+  // writes and trims alike).
+  bool bs_is_seq_rand = false;
   PerDir<std::vector<BsSplitEntry>> bssplit;  // empty: not used
   PerDir<std::optional<uint64_t>> blockalign;  // empty: same as bs
   SizeSpec offset;

@@ -15,9 +15,7 @@ struct UnsupportedFioOption {
   std::string_view reason;
 };
 constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
-    {"atomic", "not implemented"},
     {"block_error_percentiles", "fio's trim wear histogram (per trim-sized block, the trims and writes until its first error, for flash that wears out): not implemented"},
-    {"bs_is_seq_rand", "not implemented"},
     {"cgroup", "cgroups are not managed: every job is a thread of one block-bench process"},
     {"cgroup_nodelete", "cgroups are not managed: every job is a thread of one block-bench process"},
     {"cgroup_weight", "cgroups are not managed: every job is a thread of one block-bench process"},
@@ -29,15 +27,10 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"gid", "fio calls setgid(2) in each job's process; block-bench's jobs are threads of one process, and setgid/setuid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another group or user alone"},
     {"hipri", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
     {"hipri_percentage", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
-    {"hugepage-size", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"ignore_zone_limits", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
-    {"iomem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
-    {"iomem_align", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"job_max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"log_compression_cpus", "the CPUs of fio's online log compression threads (log_compression=): block-bench has none; log_compression is accepted and compresses nothing online, and log_store_compressed compresses each log once, on the main thread, when it is written at the end"},
     {"max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
-    {"mem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
-    {"mem_align", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"merge_blktrace_file", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_iters", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_scalars", "merging blktrace files is not implemented (read_iolog replays each trace)"},
@@ -86,7 +79,7 @@ const std::vector<FioOptionSpec>& OptionTable() {
   static const std::vector<FioOptionSpec> kTable = [] {
     std::vector<FioOptionSpec> all;
     for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions,
-                      PriorityOptions, SchedulingOptions}) {
+                      PriorityOptions, SchedulingOptions, MemoryOptions}) {
       for (FioOptionSpec& s : part()) all.push_back(std::move(s));
     }
     return all;

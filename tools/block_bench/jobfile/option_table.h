@@ -82,6 +82,7 @@ std::vector<FioOptionSpec> TargetOptions();   // name, engine, files, kb_base, r
 std::vector<FioOptionSpec> PatternOptions();  // rw, block sizes, offsets, randomness
 std::vector<FioOptionSpec> FlowOptions();     // depth, jobs, rates, sync, timing, groups
 std::vector<FioOptionSpec> ReportOptions();   // verify, errors, percentiles, logs
+std::vector<FioOptionSpec> MemoryOptions();   // mem, iomem_align, hugepage-size
 std::vector<FioOptionSpec> ReplayOptions();   // read_iolog, replay_*, write_iolog
 std::vector<FioOptionSpec> PriorityOptions(); // prio, prioclass, cmdprio_*
 std::vector<FioOptionSpec> SchedulingOptions();  // exec_*, wait_for, nice, clocksource, gtod_cpu

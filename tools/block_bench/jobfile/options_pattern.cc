@@ -791,7 +791,10 @@ std::vector<FioOptionSpec> PatternOptions() {
                         "the smallest size");
     u.aliases = {"blocksize_unaligned"};
     v.push_back(std::move(u));
-  }
+  }  v.push_back(BoolOption<&JobOptions::bs_is_seq_rand>(
+      "bs_is_seq_rand", "1: the read block size (bs=, bsrange=, bssplit=) is used for sequential "
+                        "I/O and the write one for random I/O, whatever the direction"));
+
   v.push_back(BoolOption<&JobOptions::randrepeat>("randrepeat", "1: repeatable random pattern"));
   v.push_back(BoolOption<&JobOptions::allrandrepeat>(
       "allrandrepeat", "1: every random generator (offsets, sizes, directions, buffer contents) "

@@ -211,6 +211,23 @@ FioOptionSpec Buffered() {
   return s;
 }
 
+// atomic=1: fio opens the files O_DIRECT | O_ATOMIC, and Linux has no
+// O_ATOMIC (fio's value, 040000000, is a flag the kernel ignores: strace
+// of fio shows O_DIRECT|0x800000), so it means direct=1.
+FioOptionSpec Atomic() {
+  FioOptionSpec s;
+  s.name = "atomic";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    if (b.value()) job.direct = true;  // atomic=0 leaves direct= as it was, as fio
+    return {};
+  };
+  // Rendered through direct=.
+  s.help = "1: direct=1 (fio adds O_ATOMIC, which Linux does not have and ignores)";
+  return s;
+}
+
 }  // namespace
 
 constexpr FioChoice<Fallocate> kFallocateOptionChoices[] = {
@@ -417,6 +434,7 @@ std::vector<FioOptionSpec> TargetOptions() {
   v.push_back(Blockdev());
   v.push_back(BoolOption<&JobOptions::direct>("direct", "1: O_DIRECT (non-buffered) I/O"));
   v.push_back(Buffered());
+  v.push_back(Atomic());
   v.push_back(BoolOption<&JobOptions::invalidate>("invalidate", "drop the page cache of the files first"));
   v.push_back(ChoiceOption<&JobOptions::fadvise, kFadviseChoices>(
       "fadvise_hint", "read-ahead advice per file (posix_fadvise): 1 (default) random for random "

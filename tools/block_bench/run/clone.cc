@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "tools/block_bench/run/io_memory.h"
 #include "tools/block_bench/run/job_process.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/stop.h"
@@ -237,8 +238,13 @@ bool Clone::prepare(AioContext& ctx) {
   const bool fill_once = source_.source->has_dir(Dir::kWrite) &&
                          job_.verify == VerifyMethod::kNone && content_.layout.pattern.empty() &&
                          !content_.filler->refill();
+  for (uint32_t f = 0; f < files_.size(); f++) {
+    auto a = CheckMemAlign(job_.mem.align, files_.blk(f).root().limits().memory_alignment,
+                           files_.display(f));
+    if (!a.ok()) return failed_setup(a.error());
+  }
   auto s = slots_.allocate(shape.depth, source_.source->max_bs(),
-                           fill_once ? content_.filler.get() : nullptr, &shared_->memory);
+                           fill_once ? content_.filler.get() : nullptr, &shared_->memory, job_.mem);
   if (!s.ok()) return failed_setup(s.error());
   slots_.set_fill_stop([this] { return fill_stopped(); });
   // fixedbufs: every slot's buffer pinned in each file's io_uring, as fio

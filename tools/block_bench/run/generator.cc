@@ -95,9 +95,15 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   g.rand_bs_ = Rng(seed ^ 0x3333);
   g.rand_seq_ = Rng(seed ^ 0x4444);
   g.max_bs_ = 0;
+  if (job.bs_is_seq_rand && job.verify != VerifyMethod::kNone)
+    return MakeError(-EINVAL, "bs_is_seq_rand=1 with verify= is not implemented (verify keeps "
+                              "its blocks by the write block size)");
   for (int d = 0; d < kNumDirs; d++) {
     if (!g.has_dir(Dir(d))) continue;
     uint64_t minbs = MinBs(job, d), maxbs = MaxBs(job, d);
+    // bs_is_seq_rand: any direction's I/O has the read (sequential) or the
+    // write (random) block size.
+    if (job.bs_is_seq_rand) maxbs = std::max(MaxBs(job, 0), MaxBs(job, 1));
     if (minbs == 0) return MakeError(-EINVAL, "block size 0");
     g.max_bs_ = std::max(g.max_bs_, maxbs);
     if (maxbs > g.size_)
@@ -320,22 +326,27 @@ bool IoGenerator::next(IoUnit* io) {
   }
   DirState& s = st_[int(d)];
   if (zoned_) enter_zone(d);
-  uint64_t len = pick_len(d);
-  uint64_t off;
-  if (!random_ && !zoned_ && job_.rw_offset_skip <= 0) {
-    if (!plain_seq_offset(s, len, &off)) return false;
-  } else {
-    // randread:N: a random offset is due for the job's 1st, (N+1)th, ...
-    // I/O; the others follow rw_sequencer.
-    bool due = true;
+  const bool plain_seq = !random_ && !zoned_ && job_.rw_offset_skip <= 0;
+  // randread:N: a random offset is due for the job's 1st, (N+1)th, ...
+  // I/O; the others follow rw_sequencer.
+  bool due = true, draw = false;
+  if (!plain_seq) {
     if (random_ && job_.rw_sequential_ios > 1) {
       due = --seq_count_ == 0;
       if (due) seq_count_ = job_.rw_sequential_ios;
     }
     // percentage_random: some of the due ones go on from the last I/O.
     const uint32_t pct = job_.percentage_random[int(d)];
-    bool draw = random_ && due;
+    draw = random_ && due;
     if (draw && pct < 100 && rand_seq_.below(100) >= pct) draw = false;
+  }
+  // bs_is_seq_rand: fio's get_next_buflen takes the write block size for
+  // a random offset, the read one for a sequential one.
+  uint64_t len = pick_len(!job_.bs_is_seq_rand ? d : draw ? Dir::kWrite : Dir::kRead);
+  uint64_t off;
+  if (plain_seq) {
+    if (!plain_seq_offset(s, len, &off)) return false;
+  } else {
     const bool repeat = random_ && !due && job_.rw_sequencer == JobOptions::RwSequencer::kIdentical;
     if (repeat) {
       off = s.last_start.value_or(zone_start_);

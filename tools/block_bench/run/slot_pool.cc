@@ -1,7 +1,5 @@
 #include "tools/block_bench/run/slot_pool.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <string>
@@ -18,16 +16,15 @@ std::string Describe(uint32_t n, uint64_t size) {
 }  // namespace
 
 SlotPool::~SlotPool() {
-  if (map_) munmap(map_, map_bytes_);
   if (budget_) budget_->release(charged_);
 }
 
 Expected<void> SlotPool::allocate(uint32_t n, uint64_t size, BufferFiller* filler,
-                                  MemoryBudget* budget) {
+                                  MemoryBudget* budget, const IoMemoryOptions& memory) {
   const uint64_t stride = std::max(kAlign, (size + kAlign - 1) & ~(kAlign - 1));
   uint64_t total;
   if (size > UINT64_MAX - kAlign || __builtin_mul_overflow(uint64_t(n), stride, &total) ||
-      total > SIZE_MAX) {
+      __builtin_add_overflow(total, uint64_t(memory.align), &total) || total > SIZE_MAX) {
     return Error{-ENOMEM, "out of memory for I/O buffers (" + Describe(n, size) + ")"};
   }
   if (budget) {
@@ -36,20 +33,19 @@ Expected<void> SlotPool::allocate(uint32_t n, uint64_t size, BufferFiller* fille
     budget_ = budget;
     charged_ = total;
   }
-  // One mapping, not touched: pages exist only once a fill or the engine
+  // One area, not touched: pages exist only once a fill or the engine
   // writes them (fio's io_u buffers are one allocation too).
-  void* p = mmap(nullptr, size_t(total), PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    return Error{-ENOMEM, "out of memory for I/O buffers (" + Describe(n, size) + ", " +
-                              std::to_string(total >> 20) + " MiB): " + ErrnoString(-errno)};
+  auto m = IoMemory::Allocate(memory, total);
+  if (!m.ok()) {
+    return Error{m.error().code, "out of memory for I/O buffers (" + Describe(n, size) + ", " +
+                                     std::to_string(total >> 20) + " MiB): " + m.error().message};
   }
-  map_ = p;
-  map_bytes_ = size_t(total);
+  memory_ = std::move(m.value());
   filler_ = filler;
   slots_.resize(n);
   free_.reserve(n);
-  uint8_t* base = static_cast<uint8_t*>(p);
+  // fio's layout: a page-aligned start plus mem_align.
+  uint8_t* base = memory_.data() + memory.align;
   for (uint32_t i = 0; i < n; i++) {
     slots_[i].buf = SlotBuffer(base + uint64_t(i) * stride, size_t(size));
     free_.push_back(n - 1 - i);

@@ -7,8 +7,9 @@
 // warm in the cache.  Features that keep per-request state index their own
 // arrays by slot number.
 //
-// What set-up costs (as fio's io_u buffers): allocate() maps every slot's
-// buffer in one anonymous mapping and touches none of it, so a read's
+// What set-up costs (as fio's io_u buffers): allocate() takes every slot's
+// buffer from one area of the job's memory type (run/io_memory.h; the
+// default, an anonymous mapping) and touches none of it, so a read's
 // buffer costs no time and no memory until the engine writes into it.
 // With a filler (the job writes contents filled once: run/buffer_fill.h)
 // the clone fills the buffers after its clock started, before the first
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "tools/block_bench/run/buffer_fill.h"
+#include "tools/block_bench/run/io_memory.h"
 #include "tools/block_bench/run/resources.h"
 #include <blkstack/util/iovec.h>
 #include <blkstack/util/result.h>
@@ -40,7 +42,7 @@
 
 namespace blk::bench {
 
-// One slot's bytes, inside the pool's mapping (4096-aligned).
+// One slot's bytes, inside the pool's area (4096-aligned plus mem_align).
 class SlotBuffer {
  public:
   SlotBuffer() = default;
@@ -71,16 +73,20 @@ class SlotPool {
   SlotPool& operator=(const SlotPool&) = delete;
   ~SlotPool();
 
-  // `n` slots of `size` bytes each (each slot's buffer 4096-aligned, at a
-  // stride of `size` rounded up to 4096), mapped and not touched.  `filler`
+  // `n` slots of `size` bytes each, at a stride of `size` rounded up to
+  // 4096, from one area of `memory`'s type (not touched); each slot's
+  // buffer starts `memory.align` bytes past a 4096 boundary (fio's
+  // mem_align: 0, the default, is 4096-aligned).  `filler`
   // (null: none) fills a slot's bytes when a write first uses them.
   // `budget` (null: no limit) is charged n x stride first, and credited
   // again when the pool is destroyed.  Errors, before any memory is
   // mapped: -ENOMEM naming iodepth=n, the size and the total when the
-  // budget refuses it (with the budget's message) or the memory cannot be
-  // mapped.  REQUIRES: n >= 1, not allocated yet.
+  // budget refuses it (with the budget's message); the allocation's error
+  // (IoMemory::Allocate: -ENOMEM, or the failing call's) with the same
+  // prefix when the memory cannot be had.  REQUIRES: n >= 1, not allocated
+  // yet.
   Expected<void> allocate(uint32_t n, uint64_t size, BufferFiller* filler,
-                          MemoryBudget* budget = nullptr);
+                          MemoryBudget* budget = nullptr, const IoMemoryOptions& memory = {});
   // The stop condition of fill_for_write (empty: never stops).  Called
   // between pieces; true ends the fill there.
   void set_fill_stop(std::function<bool()> stop) { fill_stop_ = std::move(stop); }
@@ -125,8 +131,7 @@ class SlotPool {
   BufferFiller* filler_ = nullptr;
   std::function<bool()> fill_stop_;
   uint32_t next_fill_ = 0;  // fill_piece(): the first slot not filled whole
-  void* map_ = nullptr;  // the mapping of all buffers
-  size_t map_bytes_ = 0;
+  IoMemory memory_;  // the area of all buffers
   MemoryBudget* budget_ = nullptr;
   uint64_t charged_ = 0;
 };

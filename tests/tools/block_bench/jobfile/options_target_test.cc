@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "tests/tools/block_bench/jobfile/test_util.h"
+#include "tools/block_bench/jobfile/option_table.h"
 
 namespace blk::bench {
 namespace {
@@ -160,6 +161,16 @@ TEST(DirectAndBuffered, AreOneField) {
   EXPECT_OPTION_ERROR("direct=2", 2, "direct", "expected 0 or 1, got '2'");
   EXPECT_OPTION_ERROR("direct", 2, "direct", "requires a value");
   EXPECT_OPTION_ERROR("buffered=x", 2, "buffered", "expected 0 or 1");
+}
+
+// fio's atomic=1 opens O_DIRECT plus an O_ATOMIC Linux ignores: direct=1.
+TEST(AtomicOption, IsDirect) {
+  EXPECT_TRUE(ParseOne("atomic=1").direct);
+  EXPECT_FALSE(ParseOne("atomic=0").direct);
+  EXPECT_TRUE(ParseOne("direct=1\natomic=0").direct);  // 0 does not undo direct=1, as fio
+  EXPECT_FALSE(ParseOne("atomic=1\ndirect=0").direct);
+  EXPECT_OPTION_ERROR("atomic=2", 2, "atomic", "expected 0 or 1");
+  EXPECT_FALSE(UnsupportedFioOptionReason("atomic"));
 }
 
 TEST(InvalidateOption, DefaultsOn) {

@@ -191,6 +191,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"randrepeat", "randrepeat=0"},
       {"allrandrepeat", "allrandrepeat=1"},
       {"bs_unaligned", "bsrange=1k-16k\nbs_unaligned"},
+      {"bs_is_seq_rand", "bs_is_seq_rand=1"},
       {"randseed", "randseed=18446744073709551615"},
       {"norandommap", "norandommap"},
       {"softrandommap", "softrandommap=1"},
@@ -348,6 +349,10 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"clocksource", "clocksource=cpu"},
       {"gtod_cpu", "gtod_cpu=1"},
       {"lockmem", "lockmem=16m"},
+      {"atomic", "atomic=1"},
+      {"mem", "mem=mmapshared:/dev/shm/bb-buf"},
+      {"iomem_align", "mem_align=512"},
+      {"hugepage-size", "hugepage-size=1g"},
       {"ioscheduler", "ioscheduler=mq-deadline"},
   };
   return kSamples;
@@ -376,7 +381,7 @@ TEST(RoundTrip, AllOptionsTogether) {
     // Overlap others (userspace_reap needs ioengine=libaio, the io_uring
     // options io_uring, the rbd samples rbd; verify_only refuses
     // time_based; zones refuse the zipf and nrfiles samples).
-    if (name == "kb_base" || name == "verify_only" || name == "buffered" || name == "rwmixwrite" || name == "userspace_reap" ||
+    if (name == "kb_base" || name == "verify_only" || name == "buffered" || name == "atomic" || name == "rwmixwrite" || name == "userspace_reap" ||
         name == "sqthread_poll" || name == "sqthread_poll_cpu" || name == "registerfiles" ||
         name == "force_async" || name == "nonvectored" || name == "fixedbufs" ||
         name.starts_with("zone") || name.starts_with("cmdprio")) {

@@ -622,5 +622,46 @@ TEST(Permutation, IsABijection) {
   }
 }
 
+// bs_is_seq_rand: the read block size for sequential I/O, the write one for
+// random I/O, whatever the direction (fio's get_next_buflen).
+TEST(Generator, BsIsSeqRandSizesByRandomnessNotDirection) {
+  auto lens = [](std::vector<std::string> args) {
+    std::vector<std::string> a = {"--name=a", "--bs=4k,64k", "--size=1m", "--time_based",
+                                  "--runtime=1", "--bs_is_seq_rand=1"};
+    a.insert(a.end(), args.begin(), args.end());
+    std::map<Dir, std::set<uint64_t>> by_dir;
+    for (const IoUnit& u : Take(ParseJob(a), 1 << 20, 200)) by_dir[u.dir].insert(u.len);
+    return by_dir;
+  };
+  using L = std::set<uint64_t>;
+  EXPECT_EQ(lens({"--rw=randread"})[Dir::kRead], L{65536});
+  EXPECT_EQ(lens({"--rw=read"})[Dir::kRead], L{4096});
+  EXPECT_EQ(lens({"--rw=write"})[Dir::kWrite], L{4096});
+  EXPECT_EQ(lens({"--rw=randwrite"})[Dir::kWrite], L{65536});
+  auto mix = lens({"--rw=randrw"});
+  EXPECT_EQ(mix[Dir::kRead], L{65536});
+  EXPECT_EQ(mix[Dir::kWrite], L{65536});
+  // percentage_random=50: both sizes in each direction, 64k at the random
+  // offsets only.
+  auto half = lens({"--rw=randrw", "--percentage_random=50"});
+  EXPECT_EQ(half[Dir::kRead], (L{4096, 65536}));
+  EXPECT_EQ(half[Dir::kWrite], (L{4096, 65536}));
+  // Without it, each direction its own.
+  JobOptions plain = ParseJob({"--name=a", "--bs=4k,64k", "--size=1m", "--rw=randread"});
+  for (const IoUnit& u : Take(plain, 1 << 20, 50)) EXPECT_EQ(u.len, 4096u);
+}
+
+TEST(Generator, BsIsSeqRandBuffersHoldTheLargerSize) {
+  JobOptions j = ParseJob({"--name=a", "--bs=4k,64k", "--size=1m", "--rw=read",
+                           "--bs_is_seq_rand=1"});
+  auto g = IoGenerator::Create(j, 1 << 20, 1);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->max_bs(), 65536u);
+  j.verify = VerifyMethod::kCrc32c;
+  auto v = IoGenerator::Create(j, 1 << 20, 1);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message.find("bs_is_seq_rand"), std::string::npos) << v.error().message;
+}
+
 }  // namespace
 }  // namespace blk::bench
