@@ -557,6 +557,12 @@ struct JobOptions {
   // checked, then go on writing; 0: only the verify phase at the end.
   uint32_t verify_backlog = 0;
   uint32_t verify_backlog_batch = 0;
+  // verify_async=N: read-back blocks are checked on N threads of their
+  // own while the clone keeps submitting (run/verify_offload.h); 0: on
+  // the clone's thread.  verify_async_cpus=: the CPUs those threads may
+  // run on (cpus_allowed's list syntax); empty: not bound.
+  uint32_t verify_async = 0;
+  std::vector<uint32_t> verify_async_cpus;
   // fio's trim options (with verify= on a writing job): trim_percentage of
   // the written blocks are queued for a trim; after every trim_backlog
   // writes, trim_backlog_batch (0: trim_backlog) of them are trimmed, the

@@ -55,8 +55,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"touch_objects", "the rados engine is not supported (rbd is)"},
     {"uid", "fio calls setuid(2) in each job's process; block-bench's jobs are threads of one process, and setuid/setgid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another user or group alone"},
     {"unlink_each_loop", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
-    {"verify_async", "not implemented (verify= with every fio 3.33 method in fio's on-disk format, verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
-    {"verify_async_cpus", "not implemented (verify= with every fio 3.33 method in fio's on-disk format, verify_pattern, verify_interval, verify_offset, verify_only, do_verify, verify_fatal and verify_backlog are)"},
     {"write_hint", "not implemented"},
     {"zone_reset_frequency", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"zone_reset_threshold", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},

@@ -88,6 +88,7 @@
 #include "tools/block_bench/run/submit_loop.h"
 #include "tools/block_bench/run/trace_source.h"
 #include "tools/block_bench/run/verify.h"
+#include "tools/block_bench/run/verify_offload.h"
 #include "tools/block_bench/run/write_content.h"
 #include <blkstack/util/aio_context.h>
 #include <blkstack/util/task.h>
@@ -213,6 +214,7 @@ class Clone {
     std::unique_ptr<MaxLatency> max_latency;
     std::unique_ptr<LatencyTarget> latency;
     std::unique_ptr<RateGuard> rate;
+    std::unique_ptr<VerifyOffload> verify_async;  // verify_async's threads
     std::unique_ptr<VerifyTracker> verify;
     std::unique_ptr<VerifyStateLog> state_log;  // verify_state_save
     std::optional<VerifyState> loaded_state;    // verify_state_load
@@ -248,8 +250,9 @@ class Clone {
   bool open_and_prepare(AioContext& ctx);
   bool prepare(AioContext& ctx);
   // Makes the features the job enables and registers them with the loop.
-  void add_features();
-  void add_verify(bool writes);
+  // False (with the error) when a feature cannot be set up.
+  bool add_features();
+  bool add_verify(bool writes);
   // Starts the offload submitter when the job asks; false (failed) when it
   // cannot.
   Task<bool> start_offload(AioContext& ctx);

@@ -269,6 +269,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"flow", "flow=3"},
       {"verify_backlog", "verify=crc32c\nverify_backlog=16"},
       {"verify_backlog_batch", "verify=crc32c\nverify_backlog=16\nverify_backlog_batch=4"},
+      {"verify_async", "verify=crc32c\nverify_async=2"},
+      {"verify_async_cpus", "verify_async_cpus=0-1,3"},
       {"trim_percentage", "verify=crc32c\ntrim_percentage=50"},
       {"trim_verify_zero", "verify=crc32c\ntrim_percentage=50\ntrim_verify_zero=0"},
       {"trim_backlog", "verify=crc32c\ntrim_percentage=50\ntrim_backlog=8"},
