@@ -425,7 +425,15 @@ struct JobOptions {
   std::vector<PatternPiece> buffer_pattern;            // empty: none
   std::string buffer_pattern_text;                     // as written
   uint32_t dedupe_percentage = 0;                      // 0..100
-  bool dedupe_mode_repeat = false;  // dedupe_mode=repeat written (the only mode)
+  bool dedupe_mode_repeat = false;  // dedupe_mode=repeat written (the default)
+  // dedupe_mode=working_set: a dedupe write repeats one of the first
+  // unique writes (the working set: dedupe_working_set_percentage of
+  // size, in blocks of the smallest write), drawn at random; with
+  // dedupe_global the working set is spread over every clone of the run
+  // (run/buffer_fill.h).
+  bool dedupe_working_set = false;
+  uint32_t dedupe_working_set_percentage = 5;  // fio's default
+  bool dedupe_global = false;
 
   // --- queueing -----------------------------------------------------------
   uint32_t iodepth = 1;
@@ -690,5 +698,12 @@ struct JobOptions {
 
   friend bool operator==(const JobOptions&, const JobOptions&) = default;
 };
+
+// dedupe_mode=working_set: the block a working-set entry stands for (fio's
+// min_bs[DDIR_WRITE]: the smallest write, bs= or bssplit=), and how many
+// entries size= holds at dedupe_working_set_percentage (0 without size=
+// in bytes).
+uint64_t DedupeBlockSize(const JobOptions& job);
+uint64_t DedupeWorkingSetBlocks(const JobOptions& job);
 
 }  // namespace blk::bench

@@ -208,7 +208,10 @@ bool Clone::open_and_prepare(AioContext& ctx) {
   // The job's buffer contents: its writes, and the files laid out for it.
   auto pattern = ResolvePattern(job_.buffer_pattern);
   if (!pattern.ok()) return failed_setup(pattern.error());
-  content_.filler = std::make_unique<BufferFiller>(job_, std::move(*pattern), res_->seed);
+  DedupeSeeds::World world;
+  if (job_.dedupe_global) world = {shared_->clone_seeds, res_->thread_number - 1};
+  content_.filler =
+      std::make_unique<BufferFiller>(job_, std::move(*pattern), res_->seed, std::move(world));
   auto opened = files_.open(ctx, content_.filler.get());
   if (!opened.ok()) return failed_setup(opened.error());
   return !job_.create_only && prepare(ctx);

@@ -112,6 +112,10 @@ struct RunShared {
   // share a file, and one laying it out while another extends or sizes it
   // could shrink it under the other (fio's create_serialize=1).
   std::mutex setup;
+  // Every clone's seed (CloneResult::seed), in thread_number order:
+  // dedupe_global's working set draws on them.  Set before the clones
+  // start; read-only afterwards.
+  std::vector<uint64_t> clone_seeds;
   // The flow groups by flow_id; flow() from any thread.
   FlowGroup& flow(uint32_t id) {
     std::lock_guard lock(mu);

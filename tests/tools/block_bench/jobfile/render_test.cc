@@ -183,6 +183,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"buffer_pattern", "buffer_pattern=0xdeadbeef\"ab\"-12"},
       {"dedupe_percentage", "dedupe_percentage=25"},
       {"dedupe_mode", "dedupe_mode=repeat"},
+      {"dedupe_working_set_percentage", "dedupe_working_set_percentage=10"},
+      {"dedupe_global", "dedupe_global=1"},
       {"iodepth", "iodepth=128"},
       {"iodepth_batch_submit", "iodepth_batch_submit=0"},
       {"fio_defaults", "fio_defaults"},
