@@ -8,6 +8,8 @@
 #    block exactly as with verify_async=0 (message, counts, exit status);
 #    with three corrupted blocks, the same counts;
 #  * fio 3.33 fails the same file with verify_async=2 too;
+#  * continue_on_error=verify with verify_fatal=1 stops at the first bad
+#    block, as fio 3.33 does;
 #  * verify_async_cpus binds the threads (a CPU the machine lacks is
 #    refused naming the option); bad values name file, line and option.
 set -euo pipefail
@@ -80,6 +82,22 @@ for n in 0 2; do
   s=$(summary "$T/m$n.json")
   [[ "$s" == "256 3 0 84 256 0 verify failed on '$F' at offset "* ]] || fail "three blocks, verify_async=$n: $s"
 done
+
+# continue_on_error=verify with verify_fatal=1 stops at the first bad block
+# (block 3), as fio 3.33 does (its reads end there too).
+"$BB" --name=r --ioengine=psync --filename="$F" --size=1m --bs=4k --rw=read --verify=crc32c \
+  --continue_on_error=verify --verify_fatal=1 --output-format=json > "$T/cf.json" 2>/dev/null || true
+s=$(summary "$T/cf.json")
+[[ "$s" == "4 1 0 "*" 4 0 "* ]] || fail "continue_on_error=verify verify_fatal=1: $s"
+fio --name=r --filename="$F" --size=1m --bs=4k --rw=read --verify=crc32c --verify_state_save=0 \
+  --continue_on_error=verify --verify_fatal=1 --output-format=json --output="$T/fio.json" \
+  >/dev/null 2>&1 || true
+python3 - "$T/fio.json" <<'PY' || fail "fio continue_on_error=verify verify_fatal=1"
+import json, sys
+t = open(sys.argv[1]).read()
+j = json.loads(t[t.index('{'):])['jobs'][0]
+assert j['read']['total_ios'] == 4 and j['total_err'] == 1, (j['read']['total_ios'], j['total_err'])
+PY
 
 # verify_async_cpus: a CPU the machine lacks; a malformed list; verify_async
 # not a number.  Errors name the option (and the job file's line).
