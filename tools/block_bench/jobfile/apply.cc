@@ -193,6 +193,28 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
                   std::string(Name(job.random_distribution.kind)) + " is not implemented (random is)");
     if (job.nrfiles > 1) return fail("zonemode=strided with several files per job is not implemented");
   }
+  if (job.dedupe_percentage && job.dedupe_working_set) {
+    // fio's checks (fixup_options), and a working set of at least a block.
+    const auto fail = [&](const std::string& why) {
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                    ": dedupe_mode=working_set " + why);
+    };
+    if (!job.size || job.size->percent)
+      return fail("needs size= in bytes (the working set is a share of it)");
+    if (job.nrfiles != 1 || job.filenames.size() > 1)
+      return fail("supports one file per job (as fio)");
+    if (job.dedupe_working_set_percentage + job.dedupe_percentage > 100)
+      return fail("cannot reach dedupe_percentage=" + std::to_string(job.dedupe_percentage) +
+                  ": dedupe_working_set_percentage=" +
+                  std::to_string(job.dedupe_working_set_percentage) +
+                  " of size is unique blocks (the two add up to more than 100, as fio refuses)");
+    const uint64_t bs = DedupeBlockSize(job);
+    if (DedupeWorkingSetBlocks(job) == 0)
+      return fail("has an empty working set: dedupe_working_set_percentage=" +
+                  std::to_string(job.dedupe_working_set_percentage) + " of size=" +
+                  std::to_string(job.size->value) + " is less than one " + std::to_string(bs) +
+                  "-byte block");
+  }
   if (job.write_hist_log && job.log_hist_msec == 0) {
     // fio would write nothing: say so instead of an empty file.
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +

@@ -1,5 +1,7 @@
 #include "tools/block_bench/jobfile/job.h"
 
+#include <algorithm>
+
 namespace blk::bench {
 
 std::string_view Name(IoEngine v) {
@@ -73,6 +75,23 @@ std::string_view Name(VerifyMethod v) {
 bool IsRandom(RwMode v) {
   return v == RwMode::kRandRead || v == RwMode::kRandWrite || v == RwMode::kRandTrim ||
          v == RwMode::kRandReadWrite || v == RwMode::kRandTrimWrite;
+}
+
+uint64_t DedupeBlockSize(const JobOptions& job) {
+  const int w = int(Dir::kWrite);
+  uint64_t m = job.bs[w].min;
+  if (!job.bssplit[w].empty()) {
+    m = UINT64_MAX;
+    for (const auto& e : job.bssplit[w])
+      if (e.percent > 0) m = std::min(m, e.block_size);
+  }
+  return m ? m : 4096;
+}
+
+uint64_t DedupeWorkingSetBlocks(const JobOptions& job) {
+  if (!job.size || job.size->percent) return 0;
+  return uint64_t((unsigned __int128)job.size->value * job.dedupe_working_set_percentage / 100 /
+                  DedupeBlockSize(job));
 }
 
 }  // namespace blk::bench

@@ -458,7 +458,15 @@ struct JobOptions {
   std::vector<PatternPiece> buffer_pattern;            // empty: none
   std::string buffer_pattern_text;                     // as written
   uint32_t dedupe_percentage = 0;                      // 0..100
-  bool dedupe_mode_repeat = false;  // dedupe_mode=repeat written (the only mode)
+  bool dedupe_mode_repeat = false;  // dedupe_mode=repeat written (the default)
+  // dedupe_mode=working_set: a dedupe write repeats one of the first
+  // unique writes (the working set: dedupe_working_set_percentage of
+  // size, in blocks of the smallest write), drawn at random; with
+  // dedupe_global the working set is spread over every clone of the run
+  // (run/buffer_fill.h).
+  bool dedupe_working_set = false;
+  uint32_t dedupe_working_set_percentage = 5;  // fio's default
+  bool dedupe_global = false;
 
   // --- queueing -----------------------------------------------------------
   uint32_t iodepth = 1;
@@ -595,6 +603,12 @@ struct JobOptions {
   // checked, then go on writing; 0: only the verify phase at the end.
   uint32_t verify_backlog = 0;
   uint32_t verify_backlog_batch = 0;
+  // verify_async=N: read-back blocks are checked on N threads of their
+  // own while the clone keeps submitting (run/verify_offload.h); 0: on
+  // the clone's thread.  verify_async_cpus=: the CPUs those threads may
+  // run on (cpus_allowed's list syntax); empty: not bound.
+  uint32_t verify_async = 0;
+  std::vector<uint32_t> verify_async_cpus;
   // fio's trim options (with verify= on a writing job): trim_percentage of
   // the written blocks are queued for a trim; after every trim_backlog
   // writes, trim_backlog_batch (0: trim_backlog) of them are trimmed, the
@@ -722,5 +736,12 @@ struct JobOptions {
 
   friend bool operator==(const JobOptions&, const JobOptions&) = default;
 };
+
+// dedupe_mode=working_set: the block a working-set entry stands for (fio's
+// min_bs[DDIR_WRITE]: the smallest write, bs= or bssplit=), and how many
+// entries size= holds at dedupe_working_set_percentage (0 without size=
+// in bytes).
+uint64_t DedupeBlockSize(const JobOptions& job);
+uint64_t DedupeWorkingSetBlocks(const JobOptions& job);
 
 }  // namespace blk::bench

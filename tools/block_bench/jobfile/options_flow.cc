@@ -335,6 +335,24 @@ FioOptionSpec CpuMask() {
   return s;
 }
 
+// verify_async_cpus=0-3,6: the verify threads' CPUs (cpus_allowed's syntax).
+FioOptionSpec VerifyAsyncCpus() {
+  FioOptionSpec s;
+  s.name = "verify_async_cpus";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    auto cpus = ParseCpuList(*v);
+    if (!cpus.ok()) return cpus.error();
+    job.verify_async_cpus = std::move(*cpus);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.verify_async_cpus.empty())
+      out.push_back({std::string(n), FormatCpuList(job.verify_async_cpus)});
+  };
+  s.help = "CPUs the verify_async threads may run on, e.g. 0-3,6 (cpus_allowed's syntax)";
+  return s;
+}
+
 constexpr FioChoice<bool> kCpusAllowedPolicyChoices[] = {{"shared", false}, {"split", true}};
 
 FioOptionSpec CpusAllowedPolicy() {
@@ -476,6 +494,7 @@ std::vector<FioOptionSpec> FlowOptions() {
       "exitall_on_error", "a job that ends with an error ends the others running"));
   v.push_back(CpusAllowed());
   v.push_back(CpuMask());
+  v.push_back(VerifyAsyncCpus());
   v.push_back(CpusAllowedPolicy());
   v.push_back(FlagOption<&JobOptions::time_based>("time_based", "run for the whole runtime"));
   v.push_back(TimeOption<&JobOptions::ramp_time, kMicrosPerSecond>(

@@ -728,18 +728,25 @@ std::vector<FioOptionSpec> BufferOptions() {
   v.push_back(Make(
       "dedupe_mode", {},
       [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-        if (*v == "repeat") {
-          job.dedupe_mode_repeat = true;
+        if (*v == "repeat" || *v == "working_set") {
+          job.dedupe_working_set = *v == "working_set";
+          job.dedupe_mode_repeat = !job.dedupe_working_set;
           return {};
         }
-        if (*v == "working_set")
-          return internal::FioValueError("dedupe_mode=working_set is not implemented (repeat, the default, is)");
         return internal::FioValueError("expected repeat or working_set, got " + QuoteInput(*v));
       },
       [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-        if (job.dedupe_mode_repeat) out.push_back({std::string(n), "repeat"});
+        if (job.dedupe_working_set) out.push_back({std::string(n), "working_set"});
+        else if (job.dedupe_mode_repeat) out.push_back({std::string(n), "repeat"});
       },
-      "repeat (the only mode): a dedupe write repeats the last unique one"));
+      "repeat (the default): a dedupe write repeats the last unique one; working_set: one "
+      "of the first unique writes (dedupe_working_set_percentage of size), at random"));
+  v.push_back(internal::UintOption<&JobOptions::dedupe_working_set_percentage, 0, 100>(
+      "dedupe_working_set_percentage",
+      "dedupe_mode=working_set: the working set's share of size, percent (default 5)"));
+  v.push_back(internal::BoolOption<&JobOptions::dedupe_global>(
+      "dedupe_global", "1: the working set of dedupe_mode=working_set is shared by the "
+                       "jobs with dedupe_global=1, spread evenly over every job of the run"));
   return v;
 }
 

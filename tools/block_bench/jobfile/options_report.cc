@@ -345,6 +345,9 @@ std::vector<FioOptionSpec> ReportOptions() {
                              "blocks fio's replay finds"));
   v.push_back(UintOption<&JobOptions::verify_backlog, 0>(
       "verify_backlog", "check the written blocks after every N writes, not only at the end"));
+  v.push_back(UintOption<&JobOptions::verify_async, 0>(
+      "verify_async", "check read-back blocks on N threads of their own while the job keeps "
+                      "submitting (a block's buffer held until checked); 0: inline"));
   v.push_back(UintOption<&JobOptions::verify_backlog_batch, 0>(
       "verify_backlog_batch", "blocks checked at each verify_backlog point (0: verify_backlog)"));
   v.push_back(UintOption<&JobOptions::trim_percentage, 0, 100>(

@@ -37,7 +37,8 @@ Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces,
   return out;
 }
 
-BufferFiller::BufferFiller(const JobOptions& job, std::string pattern, uint64_t seed)
+BufferFiller::BufferFiller(const JobOptions& job, std::string pattern, uint64_t seed,
+                           DedupeSeeds::World world)
     : pattern_(std::move(pattern)),
       zero_(job.zero_buffers),
       chunk_(job.buffer_compress_chunk),
@@ -49,6 +50,7 @@ BufferFiller::BufferFiller(const JobOptions& job, std::string pattern, uint64_t 
   }
   // fio: compression (other than 100 %) and dedupe imply refill_buffers.
   refill_ = job.refill_buffers || (compressing_ && compress_ != 100) || dedupe_ > 0;
+  if (dedupe_) dedupe_seeds_.emplace(job, seed, std::move(world));
   scramble_ = job.scramble_buffers && !refill_ && !zero_ && pattern_.empty() && !compressing_;
 }
 
@@ -75,15 +77,8 @@ void FillRandom(Rng& r, uint8_t* p, size_t len) {
 }  // namespace
 
 void BufferFiller::fill(uint8_t* buf, size_t len) {
-  // Dedupe: this write repeats the last unique one's contents.
-  uint64_t seed;
-  if (dedupe_ && have_unique_ && rng_.below(100) < dedupe_) {
-    seed = last_unique_;
-  } else {
-    seed = rng_.next();
-    last_unique_ = seed;
-    have_unique_ = true;
-  }
+  // Dedupe: the write's seed may repeat an earlier (or coming) one.
+  const uint64_t seed = dedupe_seeds_ ? dedupe_seeds_->next() : rng_.next();
   Rng r(seed);
   if (compressing_) {
     const size_t chunk = chunk_ ? chunk_ : len;

@@ -8,8 +8,10 @@
 //                         for its first (100-P)% and then the fixed data
 //                         (the pattern, or zeros), so it compresses to
 //                         about (100-P)%
-//   dedupe_percentage=D   D% of the writes repeat the contents of the last
-//                         unique one (fio's dedupe_mode=repeat)
+//   dedupe_percentage=D   D% of the writes repeat earlier contents: the
+//                         last unique write's (dedupe_mode=repeat), or one
+//                         of the working set's (working_set, dedupe_global:
+//                         run/dedupe.h decides each write's seed)
 //   refill_buffers        new contents for every write (implied by
 //                         buffer_compress_percentage and dedupe_percentage);
 //                         otherwise each buffer is filled once
@@ -25,11 +27,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/run/dedupe.h"
 #include "tools/block_bench/run/rng.h"
 #include <blkstack/util/result.h>
 
@@ -50,7 +54,9 @@ Expected<std::string> ResolvePattern(const std::vector<PatternPiece>& pieces,
 class BufferFiller {
  public:
   // `pattern`: ResolvePattern's bytes (empty: zeros as the fixed data).
-  BufferFiller(const JobOptions& job, std::string pattern, uint64_t seed);
+  // `world`: the run's clones, for dedupe_global (DedupeSeeds::World).
+  BufferFiller(const JobOptions& job, std::string pattern, uint64_t seed,
+               DedupeWorld world = {});
 
   // The contents of a buffer for a new write (or a buffer's first fill).
   void fill(uint8_t* buf, size_t len);
@@ -78,8 +84,7 @@ class BufferFiller {
   bool refill_;
   bool scramble_;
   Rng rng_;
-  uint64_t last_unique_ = 0;
-  bool have_unique_ = false;
+  std::optional<DedupeSeeds> dedupe_seeds_;  // with dedupe_percentage
 };
 
 }  // namespace blk::bench

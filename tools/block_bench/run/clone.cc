@@ -209,7 +209,10 @@ bool Clone::open_and_prepare(AioContext& ctx) {
   // The job's buffer contents: its writes, and the files laid out for it.
   auto pattern = ResolvePattern(job_.buffer_pattern);
   if (!pattern.ok()) return failed_setup(pattern.error());
-  content_.filler = std::make_unique<BufferFiller>(job_, std::move(*pattern), res_->seed);
+  DedupeSeeds::World world;
+  if (job_.dedupe_global) world = {shared_->clone_seeds, res_->thread_number - 1};
+  content_.filler =
+      std::make_unique<BufferFiller>(job_, std::move(*pattern), res_->seed, std::move(world));
   auto opened = files_.open(ctx, content_.filler.get());
   if (!opened.ok()) return failed_setup(opened.error());
   return !job_.create_only && prepare(ctx);
@@ -274,11 +277,10 @@ bool Clone::prepare(AioContext& ctx) {
     if (!st.ok()) return failed_setup(st.error());
     features_.loaded_state = std::move(*st);
   }
-  add_features();
-  return true;
+  return add_features();
 }
 
-void Clone::add_features() {
+bool Clone::add_features() {
   // Registered in this order: the loop calls each point's hooks in it (a
   // latency_target quiesce before a verify_backlog batch before a trim
   // before an fsync; the tracker before trim_backlog, which reads the
@@ -306,7 +308,7 @@ void Clone::add_features() {
     loop_->add_hook(features_.rate.get());
   }
   if (sampler_->logs_per_request()) loop_->add_hook(sampler_.get());
-  add_verify(writes);
+  if (!add_verify(writes)) return false;
   if (const uint32_t every = job_.fsync ? job_.fsync : job_.fdatasync) {
     features_.fsync = std::make_unique<FsyncCadence>(every, time_);
     loop_->add_hook(features_.fsync.get());
@@ -347,14 +349,15 @@ void Clone::add_features() {
     features_.lock = std::make_unique<FileLockHook>(job_.lockfile, std::move(locks), slots_.size());
     loop_->add_hook(features_.lock.get());
   }
+  return true;
 }
 
-void Clone::add_verify(bool writes) {
+bool Clone::add_verify(bool writes) {
   const IoSource& src = *source_.source;
   if (job_.verify == VerifyMethod::kNone) {
     content_.writes = std::make_unique<WriteContent>(*content_.filler, content_.layout);
     if (content_.writes->per_write()) loop_->set_content(content_.writes.get());
-    return;
+    return true;
   }
   const bool trim = TrimBacklog::Wanted(job_, writes);
   VerifyTracker::Options o;
@@ -369,6 +372,13 @@ void Clone::add_verify(bool writes) {
     o.state_log = features_.state_log.get();
   }
   if (features_.loaded_state) o.loaded_state = &*features_.loaded_state;
+  if (job_.verify_async) {
+    auto v = VerifyOffload::Start(job_.name, job_.verify_async, job_.verify_async_cpus);
+    if (!v.ok()) return failed_setup(v.error());
+    features_.verify_async = std::move(*v);
+    o.async = features_.verify_async.get();
+    o.home = &loop_->ctx();
+  }
   features_.verify = std::make_unique<VerifyTracker>(o, content_.layout, files_.keys(),
                                                      files_.names(), slots_, errors_, res_);
   VerifyTracker& t = *features_.verify;
@@ -385,6 +395,7 @@ void Clone::add_verify(bool writes) {
     features_.trim = std::make_unique<TrimBacklog>(job_, res_->seed, t, files_.keys(), time_);
     loop_->add_hook(features_.trim.get());
   }
+  return true;
 }
 
 // ---- the I/O ----------------------------------------------------------------
@@ -626,6 +637,7 @@ void Clone::usage_since_begin(CloneResult* out, int64_t now) const {
   AddUsage(begin_.ru, ru1, out);
   out->elapsed_ns = now - begin_.ns;
   if (offload_) offload_->add_usage(out);
+  if (features_.verify_async) features_.verify_async->add_usage(out);
 }
 
 }  // namespace blk::bench

@@ -92,6 +92,7 @@
 #include "tools/block_bench/run/submit_loop.h"
 #include "tools/block_bench/run/trace_source.h"
 #include "tools/block_bench/run/verify.h"
+#include "tools/block_bench/run/verify_offload.h"
 #include "tools/block_bench/run/write_content.h"
 #include <blkstack/util/aio_context.h>
 #include <blkstack/util/task.h>
@@ -117,6 +118,10 @@ struct RunShared {
   std::mutex setup;
   // lockfile=: the files' locks, by name, across every job of the run.
   FileLocks locks;
+  // Every clone's seed (CloneResult::seed), in thread_number order:
+  // dedupe_global's working set draws on them.  Set before the clones
+  // start; read-only afterwards.
+  std::vector<uint64_t> clone_seeds;
   // The flow groups by flow_id; flow() from any thread.
   FlowGroup& flow(uint32_t id) {
     std::lock_guard lock(mu);
@@ -219,6 +224,7 @@ class Clone {
     std::unique_ptr<MaxLatency> max_latency;
     std::unique_ptr<LatencyTarget> latency;
     std::unique_ptr<RateGuard> rate;
+    std::unique_ptr<VerifyOffload> verify_async;  // verify_async's threads
     std::unique_ptr<VerifyTracker> verify;
     std::unique_ptr<VerifyStateLog> state_log;  // verify_state_save
     std::optional<VerifyState> loaded_state;    // verify_state_load
@@ -257,8 +263,9 @@ class Clone {
   bool open_and_prepare(AioContext& ctx);
   bool prepare(AioContext& ctx);
   // Makes the features the job enables and registers them with the loop.
-  void add_features();
-  void add_verify(bool writes);
+  // False (with the error) when a feature cannot be set up.
+  bool add_features();
+  bool add_verify(bool writes);
   // Starts the offload submitter when the job asks; false (failed) when it
   // cannot.
   Task<bool> start_offload(AioContext& ctx);

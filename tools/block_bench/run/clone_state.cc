@@ -69,9 +69,11 @@ void CloneErrors::io_error(Dir d, int err, const std::string& msg) {
 void CloneErrors::verify_error(const std::string& msg, bool fatal) {
   res_->verify_errors++;
   count(EILSEQ, msg);
-  // As fio: a bad block does not stop the job (all blocks are checked)
-  // unless verify_fatal; it is the job's error unless continue_on_error
-  // covers verify.
+  // A bad block does not stop the job (all blocks are checked: fio's
+  // HOWTO) unless verify_fatal, also when continue_on_error covers verify
+  // (fio 3.33 then stops at the first bad block too); it is the job's
+  // error unless continue_on_error covers verify.
+  if (fatal) stop_ = true;
   if (use_ignore_ ? IgnoresError(continue_, ignore_, Dir::kRead, EILSEQ)
                   : ContinuesPastVerify(continue_))
     return;

@@ -64,7 +64,9 @@ class CloneErrors {
   void io_error(Dir d, int err, const std::string& msg);
   // A block that read back wrong: counts it (verify_errors too); it is the
   // job's error (EILSEQ) unless continue_on_error covers verify, and stops
-  // the job only with `fatal` (verify_fatal).
+  // the job only with `fatal` (verify_fatal), whether continue_on_error
+  // covers verify or not (fio 3.33: continue_on_error=verify with
+  // verify_fatal=1 stops at the first bad block).
   void verify_error(const std::string& msg, bool fatal);
   // No new I/O (an error, an interrupt, fill_device, a missed rate).
   void stop() { stop_ = true; }

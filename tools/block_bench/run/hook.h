@@ -22,6 +22,15 @@
 //   on_complete(io)     a request completed, successfully or not, and was
 //                       accounted (not a flush, not a request cancelled at
 //                       the end, not fill_device's ENOSPC).
+//   holds(slot)/settle(slot)
+//                       after on_complete: a hook that still needs the
+//                       request's buffer (verify_async: its block is
+//                       checked on another thread) answers true from
+//                       holds(); the loop then awaits settle() before
+//                       on_retire.  Meanwhile the request no longer counts
+//                       as in flight (the depth, the refill point), but its
+//                       slot stays taken, as fio keeps an io_u until it is
+//                       verified; wait_all() waits for it too.
 //   on_retire(slot)     every request's slot is given back, whatever the
 //                       outcome.
 //
@@ -73,6 +82,7 @@ class SubmitHook {
     kAfterIssue = 1u << 3,
     kOnComplete = 1u << 4,
     kOnRetire = 1u << 5,
+    kSettle = 1u << 6,
   };
   virtual ~SubmitHook() = default;
   // The points this hook is called at (a mask of Point).
@@ -83,6 +93,12 @@ class SubmitHook {
   virtual void on_issue(const IssuedIo&) {}
   virtual bool after_issue(SubmitLoop&, int64_t /*now*/) { return false; }
   virtual void on_complete(const DoneIo&) {}
+  // Whether the request just completed from `slot` must settle() before
+  // its slot is retired.  Called right after on_complete.
+  virtual bool holds(uint32_t /*slot*/) { return false; }
+  // Finishes what holds() announced; it may move to other threads but
+  // returns on the clone's loop.  REQUIRES: holds(slot) answered true.
+  virtual Task<void> settle(uint32_t /*slot*/) { co_return; }
   virtual void on_retire(uint32_t /*slot*/) {}
   // The hook's turn, after one of the points above answered true.
   virtual Task<bool> turn(SubmitLoop&) { co_return false; }

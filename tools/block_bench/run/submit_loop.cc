@@ -16,6 +16,7 @@ void SubmitLoop::add_hook(SubmitHook* h) {
   if (p & SubmitHook::kAfterIssue) hooks_.after_issue.push_back(h);
   if (p & SubmitHook::kOnComplete) hooks_.on_complete.push_back(h);
   if (p & SubmitHook::kOnRetire) hooks_.on_retire.push_back(h);
+  if (p & SubmitHook::kSettle) hooks_.settle.push_back(h);
 }
 
 Task<void> SubmitLoop::run() {
@@ -98,7 +99,7 @@ void SubmitLoop::end_batch() {
 
 Task<void> SubmitLoop::wait_all() {
   wait_all_ = true;
-  if (inflight_ > 0) co_await WaitAwaiter{this};
+  if (inflight_ > 0 || held_ > 0) co_await WaitAwaiter{this};
   wait_all_ = false;
 }
 
@@ -263,17 +264,45 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
                              std::to_string(u.len) + ": " + ErrnoString(st.error()));
     }
   }
-  for (SubmitHook* h : hooks_.on_retire) h->on_retire(slot);
-  p_.slots.give(slot);
   inflight_--;
   completions_since_wake_++;
+  if (!hooks_.settle.empty() && holding(slot)) {
+    held_++;
+    SpawnNow(settle(slot));
+  } else {
+    retire(slot);
+  }
   wake_if_due();
+}
+
+bool SubmitLoop::holding(uint32_t slot) {
+  for (SubmitHook* h : hooks_.settle)
+    if (h->holds(slot)) return true;
+  return false;
+}
+
+Task<void> SubmitLoop::settle(uint32_t slot) {
+  for (SubmitHook* h : hooks_.settle)
+    if (h->holds(slot)) co_await h->settle(slot);
+  // Back on the loop: the slot returns; a submitter that waits for one (or
+  // for everything) goes on.
+  const bool starved = p_.slots.empty();
+  retire(slot);
+  held_--;
+  if (!waiter_) co_return;
+  if (wait_all_ ? inflight_ == 0 && held_ == 0 : starved && inflight_ < cap())
+    ctx_.defer(std::exchange(waiter_, {}));
+}
+
+void SubmitLoop::retire(uint32_t slot) {
+  for (SubmitHook* h : hooks_.on_retire) h->on_retire(slot);
+  p_.slots.give(slot);
 }
 
 void SubmitLoop::wake_if_due() {
   if (!waiter_) return;
   if (wait_all_) {
-    if (inflight_ == 0) ctx_.defer(std::exchange(waiter_, {}));
+    if (inflight_ == 0 && held_ == 0) ctx_.defer(std::exchange(waiter_, {}));
     return;
   }
   // iodepth_batch_complete_min: refill only after that many completions (or

@@ -21,7 +21,10 @@
 //   7. the after_issue hooks.
 // Each request is a coroutine (perform()) that, on completion, is accounted
 // (CloneStats, the on_complete hooks, CloneErrors) and wakes the submitter
-// when the refill point is reached.
+// when the refill point is reached.  A hook that holds the request's slot
+// (hook.h's holds/settle: verify_async) keeps the slot taken until its
+// settle() returned; the request is no longer in flight meanwhile, and a
+// submitter short of slots is woken when it comes back.
 //
 // Ending: the loop stops fetching when CloneErrors::stopped(); a request
 // cancelled at the end (BlockBackend::cancel_waits, set_cancelling) that
@@ -133,6 +136,8 @@ class SubmitLoop {
   // is a write error.
   void sync_done_now(uint32_t file, int64_t t0, int st, const char* what);
   uint32_t inflight() const { return inflight_; }
+  // Completed requests whose slot a hook still holds (hook.h's settle).
+  uint32_t held() const { return held_; }
   uint32_t depth() const { return shape_.depth; }
   // The direction of the last I/O issued (flushes count as writes).
   Dir last_dir() const { return last_dir_; }
@@ -162,7 +167,7 @@ class SubmitLoop {
   // The hooks by point, in registration order.
   struct Hooks {
     std::vector<SubmitHook*> before_fetch, before_issue, on_issue, after_issue, on_complete,
-        on_retire;
+        on_retire, settle;
   };
   // The I/O taken from the source and not yet issued.
   struct Pending {
@@ -194,6 +199,12 @@ class SubmitLoop {
   Task<void> do_flush(uint32_t file, int64_t t0, bool measured);
   void complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t due, bool measured, Status st,
                 int64_t t1);
+  // Whether a settle hook holds `slot` after its request completed.
+  bool holding(uint32_t slot);
+  // The hooks' settle(), then the slot retired (held_ counted it).
+  Task<void> settle(uint32_t slot);
+  // The on_retire hooks, and the slot back to the pool.
+  void retire(uint32_t slot);
   void flush_done(uint32_t file, int64_t t0, bool measured, Status st, int64_t t1);
   void wake_if_due();
 
@@ -214,6 +225,7 @@ class SubmitLoop {
   uint32_t batched_ = 0;  // issued in the current batch
   bool plugged_ = false;
   uint32_t inflight_ = 0;
+  uint32_t held_ = 0;  // completed, slot held by a settle hook
   std::coroutine_handle<> waiter_;
   bool wait_all_ = false;
   uint32_t completions_since_wake_ = 0;

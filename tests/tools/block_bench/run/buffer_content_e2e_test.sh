@@ -74,11 +74,11 @@ cmp -s z.dat <(head -c 65536 /dev/zero) || fail "zero_buffers"
 set +e
 "$BB" --name=w --ioengine=null --rw=write --size=1m --buffer_pattern='0xzz' >"$T/e1" 2>&1; rc1=$?
 "$BB" --name=w --ioengine=null --rw=write --size=1m --buffer_pattern="'$T/none'" >"$T/e2" 2>&1; rc2=$?
-"$BB" --name=w --ioengine=null --rw=write --size=1m --dedupe_mode=working_set >"$T/e3" 2>&1; rc3=$?
+"$BB" --name=w --ioengine=null --rw=write --dedupe_percentage=50 --dedupe_mode=working_set >"$T/e3" 2>&1; rc3=$?
 set -e
 [ "$rc1" = 1 ] && grep -q "buffer_pattern.*0x without hex digits" "$T/e1" || fail "bad pattern: $rc1 $(cat "$T/e1")"
 [ "$rc2" = 1 ] && grep -q "cannot open '$T/none'" "$T/e2" || fail "missing pattern file: $rc2 $(cat "$T/e2")"
-[ "$rc3" = 1 ] && grep -q "working_set is not implemented" "$T/e3" || fail "dedupe_mode: $rc3 $(cat "$T/e3")"
+[ "$rc3" = 1 ] && grep -q "dedupe_mode=working_set needs size= in bytes" "$T/e3" || fail "dedupe_mode: $rc3 $(cat "$T/e3")"
 
 # The file laid out before a reading job holds the job's buffer contents,
 # as fio's: the same zlib ratio with buffer_compress_percentage=60, the

@@ -241,6 +241,17 @@ TEST(CloneErrors, ContinueOnErrorVerifyCountsBadBlocksWithoutFailingTheJob) {
     EXPECT_EQ(res.total_errors, 1u);
     EXPECT_EQ(res.first_error, EILSEQ);
   }
+  // verify_fatal stops the job all the same (fio 3.33 stops at the first
+  // bad block with continue_on_error=verify and verify_fatal=1).
+  for (C c : {C::kVerify, C::kAll}) {
+    SCOPED_TRACE(NameOf(c));
+    CloneResult res;
+    CloneErrors e(&res, c);
+    e.verify_error("bad", /*fatal=*/true);
+    EXPECT_TRUE(e.stopped());
+    EXPECT_EQ(res.error, 0);
+    EXPECT_EQ(res.verify_errors, 1u);
+  }
   // read/write/io do not cover verify.
   for (C c : {C::kRead, C::kWrite, C::kIo}) {
     SCOPED_TRACE(NameOf(c));

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <coroutine>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -534,6 +535,95 @@ TEST(SubmitLoop, AParsedNullJobRunsItsWholeSourceThroughCloneFiles) {
 }
 
 // ---- scripted completions (HoldDriver) -----------------------------------
+
+// A hook that holds every completed read's slot (hook.h's holds/settle, as
+// verify_async does) until the test lets it go.
+class Holder : public SubmitHook {
+ public:
+  explicit Holder(AioContext& ctx) : ctx_(ctx) {}
+  unsigned points() const override { return kOnComplete | kSettle | kOnRetire; }
+  void on_complete(const DoneIo& io) override {
+    if (io.u.dir == Dir::kRead) holding_.push_back(io.slot);
+  }
+  bool holds(uint32_t slot) override {
+    return std::find(holding_.begin(), holding_.end(), slot) != holding_.end();
+  }
+  Task<void> settle(uint32_t slot) override {
+    co_await Gate{this};
+    std::erase(holding_, slot);
+    settled++;
+  }
+  void on_retire(uint32_t slot) override { retired.push_back(slot); }
+  // Lets the oldest settle() waiting go on; false if none waits.
+  bool release_oldest() {
+    if (waiting_.empty()) return false;
+    ctx_.defer(waiting_.front());
+    waiting_.erase(waiting_.begin());
+    return true;
+  }
+  size_t waiting() const { return waiting_.size(); }
+  std::vector<uint32_t> retired;
+  int settled = 0;
+
+ private:
+  struct Gate {
+    Holder* h;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> c) const { h->waiting_.push_back(c); }
+    void await_resume() const noexcept {}
+  };
+  AioContext& ctx_;
+  std::vector<uint32_t> holding_;
+  std::vector<std::coroutine_handle<>> waiting_;
+};
+
+TEST(SubmitLoopHeld, AHeldSlotStaysTakenUntilItsHookSettled) {
+  LoopFixture fx(NullJob(2), {Read(0), Read(4096), Read(8192), Write(12288)});
+  fx.open_hold();
+  SubmitLoop& loop = fx.make_loop();
+  Holder h(fx.ctx);
+  loop.add_hook(&h);
+  fx.start();
+  HoldDriver& d = *fx.hold;
+  EXPECT_EQ(d.arrived(), 2u);
+  ASSERT_TRUE(d.complete_oldest());
+  ASSERT_TRUE(d.complete_oldest());
+  Settle(fx.ctx);
+  // Both reads completed (accounted, no longer in flight) but their slots
+  // are held: nothing new goes out.
+  EXPECT_EQ(loop.inflight(), 0u);
+  EXPECT_EQ(loop.held(), 2u);
+  EXPECT_EQ(h.waiting(), 2u);
+  EXPECT_TRUE(h.retired.empty());
+  EXPECT_EQ(fx.res.dir[int(Dir::kRead)].ios, 2u);
+  EXPECT_EQ(d.arrived(), 2u);
+  // One settles: its slot comes back and the submitter, short of slots,
+  // issues into it.
+  ASSERT_TRUE(h.release_oldest());
+  Settle(fx.ctx);
+  EXPECT_EQ(h.retired.size(), 1u);
+  EXPECT_EQ(loop.held(), 1u);
+  EXPECT_EQ(d.arrived(), 3u);
+  ASSERT_TRUE(d.complete_oldest());  // the third read: held too
+  Settle(fx.ctx);
+  EXPECT_EQ(d.arrived(), 3u);
+  ASSERT_TRUE(h.release_oldest());
+  Settle(fx.ctx);
+  EXPECT_EQ(d.arrived(), 4u);
+  ASSERT_TRUE(d.complete_oldest());  // the write: not held
+  Settle(fx.ctx);
+  // The source is done, but run() waits for the slot still held.
+  EXPECT_FALSE(fx.done);
+  EXPECT_EQ(loop.held(), 1u);
+  ASSERT_TRUE(h.release_oldest());
+  Settle(fx.ctx);
+  EXPECT_TRUE(fx.done);
+  EXPECT_EQ(h.settled, 3);
+  EXPECT_EQ(h.retired.size(), 4u);
+  EXPECT_EQ(loop.held(), 0u);
+  EXPECT_EQ(fx.slots.size(), 2u);
+  EXPECT_FALSE(fx.slots.empty());
+}
 
 TEST(SubmitLoopHeld, TheQueueRefillsOnlyOnceItFellToIodepthLow) {
   JobOptions j = NullJob(4);

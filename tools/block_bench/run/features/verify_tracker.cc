@@ -210,7 +210,7 @@ void VerifyTracker::plan_read(uint32_t slot, const IoUnit& u) {
 }
 
 void VerifyTracker::check_read(uint32_t slot, const IoUnit& u) {
-  const SlotState& s = slot_[slot];
+  SlotState& s = slot_[slot];
   if (!s.check) return;
   if (s.want_gen) {
     // A write to the block issued after this read replaced its entry: the
@@ -220,28 +220,51 @@ void VerifyTracker::check_read(uint32_t slot, const IoUnit& u) {
     it->second.checked = true;
   }
   res_->verified++;
+  // verify_only: the blocks may be another run's (or fio's): as fio, the
+  // header's rand_seed is taken as it is.
+  const uint64_t gen = record_only_ ? 0 : s.want_gen;
+  if (o_.async) {
+    s.settling = true;
+    s.read = u;
+    s.check_gen = gen;
+    return;
+  }
+  const std::string msg = verdict(slots_[slot].buf.data(), u, s.want_zero, gen);
+  if (!msg.empty()) errors_.verify_error(msg, o_.fatal);
+}
+
+Task<void> VerifyTracker::settle(uint32_t slot) {
+  SlotState& s = slot_[slot];
+  // The slot stays taken until this returns: its buffer is the read's.
   const uint8_t* p = slots_[slot].buf.data();
+  const IoUnit u = s.read;
+  const bool zero = s.want_zero;
+  const uint64_t gen = s.check_gen;
+  const std::string msg =
+      co_await o_.async->run(*o_.home, [this, p, u, zero, gen] { return verdict(p, u, zero, gen); });
+  s.settling = false;
+  if (!msg.empty()) errors_.verify_error(msg, o_.fatal);
+}
+
+std::string VerifyTracker::verdict(const uint8_t* p, const IoUnit& u, bool want_zero,
+                                   uint64_t gen) const {
   const std::string& name = names_[u.file];
-  std::string msg;
-  if (s.want_zero) {
+  if (want_zero) {
     // As fio's verify_trimmed_io_u: the offset of the first non-zero byte.
     const uint8_t* nz = std::find_if(p, p + u.len, [](uint8_t b) { return b != 0; });
-    if (nz == p + u.len) return;
-    msg = "trim verify failed on '" + name + "' at offset " +
-          std::to_string(u.offset + uint64_t(nz - p)) + " length " + std::to_string(u.len) +
-          " (block offset " + std::to_string(nz - p) + "): the trimmed block does not read as zeros";
-  } else {
-    // verify_only: the blocks may be another run's (or fio's): as fio, the
-    // header's rand_seed is taken as it is.
-    const uint64_t gen = record_only_ ? 0 : s.want_gen;
-    uint64_t bad_at = 0, bad_len = u.len;
-    const std::string bad = CheckVerifyBlock(p, u.len, u.offset, gen, layout_, &bad_at, &bad_len);
-    if (bad.empty()) return;
-    msg = "verify failed on '" + name + "' at offset " + std::to_string(u.offset) + " length " +
-          std::to_string(u.len) + ": " + bad;
-    if (o_.dump) msg += dump(p, u, bad_at, bad_len);
+    if (nz == p + u.len) return "";
+    return "trim verify failed on '" + name + "' at offset " +
+           std::to_string(u.offset + uint64_t(nz - p)) + " length " + std::to_string(u.len) +
+           " (block offset " + std::to_string(nz - p) +
+           "): the trimmed block does not read as zeros";
   }
-  errors_.verify_error(msg, o_.fatal);
+  uint64_t bad_at = 0, bad_len = u.len;
+  const std::string bad = CheckVerifyBlock(p, u.len, u.offset, gen, layout_, &bad_at, &bad_len);
+  if (bad.empty()) return "";
+  std::string msg = "verify failed on '" + name + "' at offset " + std::to_string(u.offset) +
+                    " length " + std::to_string(u.len) + ": " + bad;
+  if (o_.dump) msg += dump(p, u, bad_at, bad_len);
+  return msg;
 }
 
 namespace {
@@ -268,7 +291,7 @@ std::string WriteDump(const std::string& path, const uint8_t* buf, uint64_t len)
 }  // namespace
 
 std::string VerifyTracker::dump(const uint8_t* p, const IoUnit& u, uint64_t bad_at,
-                                uint64_t bad_len) {
+                                uint64_t bad_len) const {
   const std::string& name = names_[u.file];
   const size_t slash = name.find_last_of('/');
   const std::string base =

@@ -11,7 +11,11 @@
 // a read-only job checks every read (the writer is unknown).  A block
 // trimmed by trim_backlog with trim_verify_zero must read back as zeros.
 // Bad blocks go to CloneErrors::verify_error (fio's verify_fatal and
-// continue_on_error rules).
+// continue_on_error rules).  verify_async (Options::async): the decision to
+// check a read is taken as above when it completes, but the check itself
+// runs on a verify thread (run/verify_offload.h) while the loop goes on;
+// the tracker holds the read's slot (hook.h's holds/settle) until the
+// verdict is back, then reports it as the inline check would.
 //
 // After the main phase, verify_reader() is the verify phase's IoSource:
 // a read of every block whose write completed and was not ambiguous (and,
@@ -30,7 +34,9 @@
 // verify_interval, verify_offset) with fio's checks; with verify=0 only a
 // verify_pattern (written, unchecked).
 //
-// Thread-safety: the clone's loop thread.
+// Thread-safety: the clone's loop thread; with verify_async, verdict() on
+// a verify thread, reading only what does not change after construction
+// and the held slot's buffer.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +56,8 @@
 #include "tools/block_bench/run/slot_pool.h"
 #include "tools/block_bench/run/source.h"
 #include "tools/block_bench/run/verify.h"
+#include "tools/block_bench/run/verify_offload.h"
+#include <blkstack/util/aio_context.h>
 #include <blkstack/util/result.h>
 
 namespace blk::bench {
@@ -83,6 +91,11 @@ class VerifyTracker : public SubmitHook {
     // writes stopped (verify_state.h's VerifyStateShouldStop); the blocks
     // left are not owed a check.  Null: none.  Outlives the tracker.
     const VerifyState* loaded_state = nullptr;
+    // verify_async: the checks run on these threads, the verdicts coming
+    // back to `home` (the clone's loop).  Null: inline.  Both outlive the
+    // tracker.
+    VerifyOffload* async = nullptr;
+    AioContext* home = nullptr;
   };
   // `names`: the files' names for messages.
   VerifyTracker(const Options& o, const VerifyLayout& layout, const FileKeys& keys,
@@ -90,9 +103,15 @@ class VerifyTracker : public SubmitHook {
                 CloneResult* res);
   ~VerifyTracker() override;
 
-  unsigned points() const override { return kOnIssue | kOnComplete | kOnRetire; }
+  unsigned points() const override {
+    return kOnIssue | kOnComplete | kOnRetire | (o_.async ? kSettle : 0u);
+  }
   void on_issue(const IssuedIo& io) override;
   void on_complete(const DoneIo& io) override;
+  // verify_async: the read from `slot` awaits its check.
+  bool holds(uint32_t slot) override { return slot_[slot].settling; }
+  // Checks it on a verify thread and reports the verdict here.
+  Task<void> settle(uint32_t slot) override;
   void on_retire(uint32_t slot) override { slot_[slot].writing = false; }
 
   // The verify phase's source (see above), from the first block; the job's
@@ -140,14 +159,23 @@ class VerifyTracker : public SubmitHook {
     bool want_zero = false;
     bool writing = false;
     uint64_t write_key = 0, write_len = 0, write_gen = 0;
+    // verify_async: the read (with its expected generation) awaiting its
+    // check on a verify thread.
+    bool settling = false;
+    IoUnit read;
+    uint64_t check_gen = 0;
   };
   class Reader;
   class RecordOnly;
   void plan_read(uint32_t slot, const IoUnit& u);
   void check_read(uint32_t slot, const IoUnit& u);
+  // What is wrong with the block read into p[0, u.len) ("" if good):
+  // zeros expected (trim_verify_zero), else the verify block of generation
+  // `gen` (0: as read).  Any thread: reads only the layout and names.
+  std::string verdict(const uint8_t* p, const IoUnit& u, bool want_zero, uint64_t gen) const;
   // verify_dump's files for the bad block p[0, u.len); what was written
   // (", received data dumped as ..."), or why not.
-  std::string dump(const uint8_t* p, const IoUnit& u, uint64_t bad_at, uint64_t bad_len);
+  std::string dump(const uint8_t* p, const IoUnit& u, uint64_t bad_at, uint64_t bad_len) const;
   void note_written(uint32_t slot, const IoUnit& u, uint64_t gen);
   void note_unwritten(const IoUnit& u);
   // Drops the entries that [k, k + len) overlaps.

@@ -58,6 +58,51 @@ TEST(VerifyTracker, ACorruptedByteFailsNamingTheBlock) {
   EXPECT_FALSE(r.errors.stopped()) << "without verify_fatal every block is checked";
 }
 
+// verify_async: the check runs on a verify thread, the read's slot held
+// (holds/settle) until the verdict is back; what is reported is what the
+// inline check reports, for a good and a corrupted block.
+TEST(VerifyTracker, VerifyAsyncReportsWhatTheInlineCheckReports) {
+  AioContext ctx;
+  auto off = VerifyOffload::Start("t", 2, {});
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  std::string msg[2];
+  for (int async = 0; async < 2; async++) {
+    VerifyTracker::Options o;
+    if (async) {
+      o.async = off->get();
+      o.home = &ctx;
+    }
+    VerifyRig r(o);
+    EXPECT_EQ(bool(r.t.points() & SubmitHook::kSettle), bool(async));
+    r.io(Write(0));
+    r.io(Write(8192, 4096, 1));
+    r.disk[kDisk + 8192 + 1000] ^= 0x01;
+    for (const IoUnit& u : {Read(0), Read(8192, 4096, 1)}) {
+      const uint32_t s = r.issue(u);
+      std::memcpy(r.slots[s].buf.data(), r.disk.data() + r.keys.key(u), u.len);
+      r.t.on_complete(DoneIo{s, u, 1, 1, 1, nullptr, true, Status()});
+      EXPECT_EQ(r.t.holds(s), bool(async));
+      if (async) {
+        EXPECT_EQ(r.res.verify_errors, 0u) << "reported before the check ran";
+        blk::RunSync(ctx, r.t.settle(s));
+        EXPECT_FALSE(r.t.holds(s));
+      }
+      r.t.on_retire(s);
+      r.slots.give(s);
+    }
+    EXPECT_EQ(r.res.verified, 2u);
+    EXPECT_EQ(r.res.verify_errors, 1u);
+    EXPECT_EQ(r.res.error, EILSEQ);
+    EXPECT_EQ(r.t.not_verified(), 0u);
+    msg[async] = r.res.error_message;
+  }
+  EXPECT_NE(msg[1].find("verify failed on 'f1' at offset 8192 length 4096: crc32c mismatch"),
+            std::string::npos)
+      << msg[1];
+  EXPECT_EQ(msg[0], msg[1]);
+  EXPECT_EQ((*off)->calls(0) + (*off)->calls(1), 2u);
+}
+
 TEST(VerifyTracker, VerifyFatalStopsAtTheFirstBadBlock) {
   VerifyTracker::Options o;
   o.fatal = true;
