@@ -574,6 +574,10 @@ struct JobOptions {
   std::array<std::vector<int>, 3> ignore_error;
 
   // --- reporting ----------------------------------------------------------
+  // fio's stats=0: the job runs, but its clones are left out of the final
+  // report (text, JSON, terse) and of its group's run status and figures;
+  // its log files are written empty, as fio's.
+  bool stats = true;
   std::vector<double> percentile_list = DefaultPercentileList();
   uint32_t sig_figs = 4;  // significant_figures: digits of the text report's IOPS, BW, io
   bool unit_bits = false;  // unit_base=1: the text report's bandwidths in bits

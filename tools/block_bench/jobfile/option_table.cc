@@ -50,7 +50,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"port", "an option of fio's net, netsplice and rdma engines; block-bench has no such engine"},
     {"profile", "fio's profiles are not supported"},
     {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
-    {"stats", "fio's stats=0 leaves the job out of the final report; block-bench reports every job"},
     {"sync_file_range", "not implemented"},
     {"touch_objects", "the rados engine is not supported (rbd is)"},
     {"uid", "fio calls setuid(2) in each job's process; block-bench's jobs are threads of one process, and setuid/setgid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another user or group alone"},

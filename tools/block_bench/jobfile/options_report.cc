@@ -360,6 +360,9 @@ std::vector<FioOptionSpec> ReportOptions() {
   v.push_back(ContinueOnErrorOption());
   v.push_back(IgnoreError());
   v.push_back(PercentileList());
+  v.push_back(BoolOption<&JobOptions::stats>(
+      "stats", "0: the job runs but is left out of the final report, its group's run status "
+               "and its logs (written empty), as fio"));
   v.push_back(UnifiedRwReporting());
   v.push_back(BoolOption<&JobOptions::disk_util>(
       "disk_util", "1: report the utilisation of the block devices under the job's files; 0: not"));

@@ -100,7 +100,7 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       const std::string path = LogPath(*job.write_hist_log, job, tag, "clat_hist", c.thread_number);
       FILE* f = OpenLog(path, job);
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
-      for (const HistLogEntry& e : c.hist_log) {
+      for (const HistLogEntry& e : job.stats ? c.hist_log : std::vector<HistLogEntry>{}) {
         std::fprintf(f, "%llu, %d, %llu", (unsigned long long)(e.msec + c.log_epoch_ms), e.dir,
                      (unsigned long long)e.bs);
         for (uint64_t b : e.bins) std::fprintf(f, ", %llu", (unsigned long long)b);
@@ -108,11 +108,16 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       }
       if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
     }
-    for (auto r : {write(job.write_lat_log, "lat", c.lat_log),
-                   write(job.write_lat_log, "clat", c.clat_log),
-                   write(job.write_lat_log, "slat", c.slat_log),
-                   write(job.write_bw_log, "bw", c.bw_log),
-                   write(job.write_iops_log, "iops", c.iops_log)})
+    // stats=0: fio collects no samples, so its log files are created empty.
+    static const std::vector<LogEntry> kNoEntries;
+    auto entries = [&](const std::vector<LogEntry>& v) -> const std::vector<LogEntry>& {
+      return job.stats ? v : kNoEntries;
+    };
+    for (auto r : {write(job.write_lat_log, "lat", entries(c.lat_log)),
+                   write(job.write_lat_log, "clat", entries(c.clat_log)),
+                   write(job.write_lat_log, "slat", entries(c.slat_log)),
+                   write(job.write_bw_log, "bw", entries(c.bw_log)),
+                   write(job.write_iops_log, "iops", entries(c.iops_log))})
       if (!r.ok()) return r;
   }
   return {};

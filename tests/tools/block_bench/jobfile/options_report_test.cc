@@ -301,5 +301,12 @@ TEST(DiskUtilOption, Boolean) {
   EXPECT_OPTION_ERROR("disk_util=on", 2, "disk_util", "expected 0 or 1");
 }
 
+TEST(StatsOption, ZeroOrOne) {
+  EXPECT_TRUE(ParseOne("").stats);
+  EXPECT_FALSE(ParseOne("stats=0").stats);
+  EXPECT_TRUE(ParseOne("stats=0\nstats=1").stats);
+  EXPECT_OPTION_ERROR("stats=maybe", 2, "stats", "expected 0 or 1");
+}
+
 }  // namespace
 }  // namespace blk::bench

@@ -256,6 +256,44 @@ TEST(Report, WithoutGroupReportingEachCloneIsAJob) {
   EXPECT_EQ(j["jobs"][2]["read"]["io_bytes"], 1 << 20);
 }
 
+// stats=0 (fio): the job runs but is left out of the report and of its
+// group's run status; a group with only such jobs keeps its heading, and
+// with group_reporting the group is named after its first job with stats.
+TEST(Report, StatsZeroLeavesTheJobOut) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--stats=0",
+                 "--name=b", "--ioengine=null", "--rw=read", "--size=2m",
+                 "--name=c", "--ioengine=null", "--rw=write", "--size=1m", "--stats=0",
+                 "--new_group"});
+  RunResult run = RunJobs(jobs);
+  ASSERT_EQ(run.clones.size(), 3u);
+  EXPECT_EQ(run.clones[0].dir[0].bytes, 1u << 20);  // it ran
+  const auto j = JsonReport(run, false);
+  ASSERT_EQ(j["jobs"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["jobs"][0]["jobname"], "b");
+  const std::string t = TextReport(run);
+  EXPECT_EQ(t.find("a: (groupid"), std::string::npos) << t;
+  EXPECT_EQ(t.find("c: (groupid"), std::string::npos) << t;
+  EXPECT_NE(t.find("b: (groupid=0, jobs=1)"), std::string::npos) << t;
+  // Group 0's figures are b's alone: 2 MiB.
+  EXPECT_NE(t.find("io=2048KiB"), std::string::npos) << t;
+  EXPECT_EQ(t.find("io=3072KiB"), std::string::npos) << t;
+  // Group 1 had only c: its heading and no direction line.
+  const size_t g1 = t.find("Run status group 1 (all jobs):\n");
+  ASSERT_NE(g1, std::string::npos) << t;
+  EXPECT_EQ(t.find("WRITE: bw=", g1), std::string::npos) << t;
+
+  std::vector<JobOptions> grouped =
+      ParseJobs({"--group_reporting", "--name=x", "--ioengine=null", "--rw=read", "--size=1m",
+                 "--stats=0", "--name=y", "--ioengine=null", "--rw=write", "--size=1m",
+                 "--numjobs=2"});
+  const auto g = JsonReport(RunJobs(grouped), false);
+  ASSERT_EQ(g["jobs"].size(), 1u) << g.dump();
+  EXPECT_EQ(g["jobs"][0]["jobname"], "y");
+  EXPECT_EQ(g["jobs"][0]["read"]["io_bytes"], 0);
+  EXPECT_EQ(g["jobs"][0]["write"]["io_bytes"], 2 << 20);
+}
+
 // Clones an interrupt kept from starting are counted per job: the report
 // after a SIGINT that came before any clone started is not empty.
 TEST(Report, NotStartedClonesAreCounted) {
