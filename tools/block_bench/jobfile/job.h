@@ -572,6 +572,10 @@ struct JobOptions {
   // (positive) that do not stop the job; a non-empty list also turns
   // continue_on_error on for its type (run/clone_state.h).  Empty: none.
   std::array<std::vector<int>, 3> ignore_error;
+  // fio's error_dump=1: every failed request is printed when it fails, in
+  // fio's "io_u error on file ..." line (run/clone_state.h).  0, fio 3.33's
+  // default (its --cmdhelp and behaviour; its HOWTO says 1): none.
+  bool error_dump = false;
 
   // --- reporting ----------------------------------------------------------
   // fio's stats=0: the job runs, but its clones are left out of the final

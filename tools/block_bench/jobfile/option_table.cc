@@ -25,7 +25,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"conf", "the rados engine is not supported (rbd is)"},
     {"dedupe_global", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
     {"dedupe_working_set_percentage", "dedupe_mode=working_set is not implemented (repeat, the default, is)"},
-    {"error_dump", "fio prints every non-fatal error when it is 1 (the default); block-bench prints the first and counts the rest (continue_on_error and ignore_error are supported)"},
     {"file_append", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
     {"gid", "fio calls setgid(2) in each job's process; block-bench's jobs are threads of one process, and setgid/setuid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another group or user alone"},
     {"hipri", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
