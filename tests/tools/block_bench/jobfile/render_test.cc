@@ -216,6 +216,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"experimental_verify", "experimental_verify=1"},
       {"continue_on_error", "continue_on_error=verify"},
       {"ignore_error", "ignore_error=EAGAIN,ENOSPC:122"},
+      {"error_dump", "error_dump=1"},
+      {"stats", "stats=0"},
       {"percentile_list", "percentile_list=0.1:50:99.999:100"},
       {"clat_percentiles", "clat_percentiles=0"},
       {"lat_percentiles", "lat_percentiles=1"},
