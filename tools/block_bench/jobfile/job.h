@@ -663,6 +663,12 @@ struct JobOptions {
   // fio stores them compressed, <name>.log.fz: zlib streams of fio 3.33's
   // binary samples (report/logs.cc), which fio --inflate-log prints.
   bool log_store_compressed = false;
+  // fio's log_compression_cpus (cpus_allowed's list syntax): the CPUs its
+  // log compression threads run on.  block-bench compresses
+  // (log_store_compressed=1) once, at the end, on the main thread: that
+  // thread is pinned to these CPUs while it compresses this job's logs,
+  // then given back its previous affinity (report/logs.h).  Empty: any.
+  std::vector<uint32_t> log_compression_cpus;
 
   // --- trace replay and recording (docs/replay.md) -------------------------
   // read_iolog=a:b: the trace each clone replays, in turn ("-": stdin).

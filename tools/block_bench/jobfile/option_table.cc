@@ -35,7 +35,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"iomem_align", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"job_max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"lockfile", "not implemented (several files per job are: nrfiles, filename=a:b, filesize, file_service_type roundrobin|sequential|random; every file is open for the whole job)"},
-    {"log_compression_cpus", "the CPUs of fio's online log compression threads (log_compression=): block-bench has none; log_compression is accepted and compresses nothing online, and log_store_compressed compresses each log once, on the main thread, when it is written at the end"},
     {"max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"mem", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},
     {"mem_align", "the driver, not fio's engines, owns the buffers: the memory type and alignment options do not apply"},

@@ -1,5 +1,7 @@
 #include "tools/block_bench/report/logs.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -67,6 +69,24 @@ FILE* OpenLog(const std::string& path, const JobOptions& job) {
 
 }  // namespace
 
+Expected<void> WithCpuAffinity(const std::vector<uint32_t>& cpus,
+                               const std::function<Expected<void>()>& fn) {
+  if (cpus.empty()) return fn();
+  cpu_set_t before, pin;
+  const pthread_t self = pthread_self();
+  if (int e = pthread_getaffinity_np(self, sizeof before, &before); e != 0)
+    return MakeError(-e, "log_compression_cpus: cannot read the thread's CPUs: " + ErrnoString(-e));
+  CPU_ZERO(&pin);
+  for (uint32_t c : cpus)
+    if (c < CPU_SETSIZE) CPU_SET(c, &pin);
+  if (int e = pthread_setaffinity_np(self, sizeof pin, &pin); e != 0)
+    return MakeError(-e, "log_compression_cpus: cannot run the log compression there: " +
+                             ErrnoString(-e));
+  Expected<void> r = fn();
+  pthread_setaffinity_np(self, sizeof before, &before);
+  return r;
+}
+
 Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
   for (const CloneResult& c : run.clones) {
     if (c.not_run) continue;
@@ -79,7 +99,9 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       FILE* f = OpenLog(path, job);
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
       if (job.log_store_compressed) {
-        Expected<void> w = WriteCompressed(f, path, entries, job, c.log_epoch_ms);
+        Expected<void> w = WithCpuAffinity(job.log_compression_cpus, [&] {
+          return WriteCompressed(f, path, entries, job, c.log_epoch_ms);
+        });
         if (std::fclose(f) != 0 && w.ok()) return MakeError(-errno, path + ": " + ErrnoString(-errno));
         return w;
       }

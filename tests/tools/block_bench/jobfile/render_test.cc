@@ -246,6 +246,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"unit_base", "unit_base=1"},
       {"log_compression", "log_compression=64k"},
       {"log_store_compressed", "log_store_compressed=1"},
+      {"log_compression_cpus", "log_compression_cpus=0"},
       {"bwavgtime", "bwavgtime=100"},
       {"iopsavgtime", "iopsavgtime=250"},
       {"disk_util", "disk_util=0"},

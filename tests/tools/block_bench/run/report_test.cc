@@ -2,6 +2,8 @@
 #include "tools/block_bench/report/report.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include "bench_test_util.h"
 #include "tools/block_bench/format/format.h"
@@ -292,6 +294,39 @@ TEST(Report, StatsZeroLeavesTheJobOut) {
   EXPECT_EQ(g["jobs"][0]["jobname"], "y");
   EXPECT_EQ(g["jobs"][0]["read"]["io_bytes"], 0);
   EXPECT_EQ(g["jobs"][0]["write"]["io_bytes"], 2 << 20);
+}
+
+// log_compression_cpus: the compression runs pinned to the CPUs, and the
+// thread gets its CPUs back after; a CPU outside the thread's set is an
+// error naming the option, and the work does not run.
+TEST(Report, WithCpuAffinityPinsThenRestores) {
+  cpu_set_t before;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
+  uint32_t first = 0;
+  while (!CPU_ISSET(first, &before)) first++;
+  bool ran = false;
+  Expected<void> r = WithCpuAffinity({first}, [&]() -> Expected<void> {
+    cpu_set_t now;
+    EXPECT_EQ(pthread_getaffinity_np(pthread_self(), sizeof now, &now), 0);
+    EXPECT_EQ(CPU_COUNT(&now), 1);
+    EXPECT_TRUE(CPU_ISSET(first, &now));
+    ran = true;
+    return {};
+  });
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(ran);
+  cpu_set_t after;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof after, &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&before, &after));
+  // No pin asked for: runs as it is.
+  ran = false;
+  EXPECT_TRUE(WithCpuAffinity({}, [&]() -> Expected<void> { ran = true; return {}; }).ok());
+  EXPECT_TRUE(ran);
+  ran = false;
+  r = WithCpuAffinity({CPU_SETSIZE - 1}, [&]() -> Expected<void> { ran = true; return {}; });
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("log_compression_cpus"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(ran);
 }
 
 // Clones an interrupt kept from starting are counted per job: the report
