@@ -624,8 +624,16 @@ struct JobOptions {
   // (positive) that do not stop the job; a non-empty list also turns
   // continue_on_error on for its type (run/clone_state.h).  Empty: none.
   std::array<std::vector<int>, 3> ignore_error;
+  // fio's error_dump=1: every failed request is printed when it fails, in
+  // fio's "io_u error on file ..." line (run/clone_state.h).  0, fio 3.33's
+  // default (its --cmdhelp and behaviour; its HOWTO says 1): none.
+  bool error_dump = false;
 
   // --- reporting ----------------------------------------------------------
+  // fio's stats=0: the job runs, but its clones are left out of the final
+  // report (text, JSON, terse) and of its group's run status and figures;
+  // its log files are written empty, as fio's.
+  bool stats = true;
   std::vector<double> percentile_list = DefaultPercentileList();
   uint32_t sig_figs = 4;  // significant_figures: digits of the text report's IOPS, BW, io
   bool unit_bits = false;  // unit_base=1: the text report's bandwidths in bits
@@ -707,6 +715,12 @@ struct JobOptions {
   // fio stores them compressed, <name>.log.fz: zlib streams of fio 3.33's
   // binary samples (report/logs.cc), which fio --inflate-log prints.
   bool log_store_compressed = false;
+  // fio's log_compression_cpus (cpus_allowed's list syntax): the CPUs its
+  // log compression threads run on.  block-bench compresses
+  // (log_store_compressed=1) once, at the end, on the main thread: that
+  // thread is pinned to these CPUs while it compresses this job's logs,
+  // then given back its previous affinity (report/logs.h).  Empty: any.
+  std::vector<uint32_t> log_compression_cpus;
 
   // --- trace replay and recording (docs/replay.md) -------------------------
   // read_iolog=a:b: the trace each clone replays, in turn ("-": stdin).

@@ -1,5 +1,6 @@
 // Options controlling how I/O flows: queue depth and batching, job count,
 // rate limits and think time, syncing, run time, start delay and grouping.
+#include <unistd.h>
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -312,6 +313,30 @@ FioOptionSpec CpusAllowed() {
   return s;
 }
 
+// log_compression_cpus=0-3,6: cpus_allowed's syntax; as fio, a CPU this
+// machine does not have (>= its configured CPUs) is refused.
+FioOptionSpec LogCompressionCpus() {
+  FioOptionSpec s;
+  s.name = "log_compression_cpus";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    auto cpus = ParseCpuList(*v);
+    if (!cpus.ok()) return cpus.error();
+    const long configured = sysconf(_SC_NPROCESSORS_CONF);
+    if (configured > 0 && cpus->back() >= uint64_t(configured))
+      return FioValueError("CPU " + std::to_string(cpus->back()) + " too large (max=" +
+                           std::to_string(configured - 1) + "), as fio");
+    job.log_compression_cpus = std::move(*cpus);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.log_compression_cpus.empty())
+      out.push_back({std::string(n), FormatCpuList(job.log_compression_cpus)});
+  };
+  s.help = "CPUs the compression of log_store_compressed=1 logs runs on (block-bench "
+           "compresses at the end, on the main thread, pinned to them meanwhile), e.g. 0-3,6";
+  return s;
+}
+
 // cpumask=0x5 (or decimal): CPU i when bit i is set.
 FioOptionSpec CpuMask() {
   FioOptionSpec s;
@@ -495,6 +520,7 @@ std::vector<FioOptionSpec> FlowOptions() {
   v.push_back(CpusAllowed());
   v.push_back(CpuMask());
   v.push_back(VerifyAsyncCpus());
+  v.push_back(LogCompressionCpus());
   v.push_back(CpusAllowedPolicy());
   v.push_back(FlagOption<&JobOptions::time_based>("time_based", "run for the whole runtime"));
   v.push_back(TimeOption<&JobOptions::ramp_time, kMicrosPerSecond>(

@@ -362,7 +362,14 @@ std::vector<FioOptionSpec> ReportOptions() {
       "trim_backlog_batch", "blocks trimmed at each trim_backlog point (0: trim_backlog)"));
   v.push_back(ContinueOnErrorOption());
   v.push_back(IgnoreError());
+  v.push_back(BoolOption<&JobOptions::error_dump>(
+      "error_dump", "1: print each failed request when it fails, as fio's \"io_u error on file F: "
+                    "<error>: <dir> offset=O, buflen=L\" line (to stderr); 0 (default, as fio "
+                    "3.33's): only the run's summary of errors"));
   v.push_back(PercentileList());
+  v.push_back(BoolOption<&JobOptions::stats>(
+      "stats", "0: the job runs but is left out of the final report, its group's run status "
+               "and its logs (written empty), as fio"));
   v.push_back(UnifiedRwReporting());
   v.push_back(BoolOption<&JobOptions::disk_util>(
       "disk_util", "1: report the utilisation of the block devices under the job's files; 0: not"));

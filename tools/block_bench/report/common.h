@@ -91,7 +91,9 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
                      bool counters, const std::string& when, int pid);
 // Run status groups, as fio: over the report units (each clone, or the
 // whole group with group_reporting, whose range is then that one value).
-std::string StatusText(const std::vector<ReportUnit>& units);
+// `groups` (StatusGroups): ids that get their heading even with no unit
+// (every job of the group had stats=0).
+std::string StatusText(const std::vector<ReportUnit>& units, const std::vector<int>& groups = {});
 // fio's "Disk stats" lines; `prefix` before each device name.
 std::string DiskText(const std::vector<DiskUtil>& disks, const std::string& prefix);
 

@@ -1,5 +1,7 @@
 #include "tools/block_bench/report/logs.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -67,6 +69,24 @@ FILE* OpenLog(const std::string& path, const JobOptions& job) {
 
 }  // namespace
 
+Expected<void> WithCpuAffinity(const std::vector<uint32_t>& cpus,
+                               const std::function<Expected<void>()>& fn) {
+  if (cpus.empty()) return fn();
+  cpu_set_t before, pin;
+  const pthread_t self = pthread_self();
+  if (int e = pthread_getaffinity_np(self, sizeof before, &before); e != 0)
+    return MakeError(-e, "log_compression_cpus: cannot read the thread's CPUs: " + ErrnoString(-e));
+  CPU_ZERO(&pin);
+  for (uint32_t c : cpus)
+    if (c < CPU_SETSIZE) CPU_SET(c, &pin);
+  if (int e = pthread_setaffinity_np(self, sizeof pin, &pin); e != 0)
+    return MakeError(-e, "log_compression_cpus: cannot run the log compression there: " +
+                             ErrnoString(-e));
+  Expected<void> r = fn();
+  pthread_setaffinity_np(self, sizeof before, &before);
+  return r;
+}
+
 Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
   for (const CloneResult& c : run.clones) {
     if (c.not_run) continue;
@@ -79,7 +99,9 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       FILE* f = OpenLog(path, job);
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
       if (job.log_store_compressed) {
-        Expected<void> w = WriteCompressed(f, path, entries, job, c.log_epoch_ms);
+        Expected<void> w = WithCpuAffinity(job.log_compression_cpus, [&] {
+          return WriteCompressed(f, path, entries, job, c.log_epoch_ms);
+        });
         if (std::fclose(f) != 0 && w.ok()) return MakeError(-errno, path + ": " + ErrnoString(-errno));
         return w;
       }
@@ -100,7 +122,7 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       const std::string path = LogPath(*job.write_hist_log, job, tag, "clat_hist", c.thread_number);
       FILE* f = OpenLog(path, job);
       if (!f) return MakeError(-errno, path + ": " + ErrnoString(-errno));
-      for (const HistLogEntry& e : c.hist_log) {
+      for (const HistLogEntry& e : job.stats ? c.hist_log : std::vector<HistLogEntry>{}) {
         std::fprintf(f, "%llu, %d, %llu", (unsigned long long)(e.msec + c.log_epoch_ms), e.dir,
                      (unsigned long long)e.bs);
         for (uint64_t b : e.bins) std::fprintf(f, ", %llu", (unsigned long long)b);
@@ -108,11 +130,16 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
       }
       if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
     }
-    for (auto r : {write(job.write_lat_log, "lat", c.lat_log),
-                   write(job.write_lat_log, "clat", c.clat_log),
-                   write(job.write_lat_log, "slat", c.slat_log),
-                   write(job.write_bw_log, "bw", c.bw_log),
-                   write(job.write_iops_log, "iops", c.iops_log)})
+    // stats=0: fio collects no samples, so its log files are created empty.
+    static const std::vector<LogEntry> kNoEntries;
+    auto entries = [&](const std::vector<LogEntry>& v) -> const std::vector<LogEntry>& {
+      return job.stats ? v : kNoEntries;
+    };
+    for (auto r : {write(job.write_lat_log, "lat", entries(c.lat_log)),
+                   write(job.write_lat_log, "clat", entries(c.clat_log)),
+                   write(job.write_lat_log, "slat", entries(c.slat_log)),
+                   write(job.write_bw_log, "bw", entries(c.bw_log)),
+                   write(job.write_iops_log, "iops", entries(c.iops_log))})
       if (!r.ok()) return r;
   }
   return {};

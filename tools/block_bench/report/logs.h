@@ -7,14 +7,25 @@
 // names race as any two writers of one file do.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "tools/block_bench/run/runner.h"
 #include <blkstack/util/result.h>
 
 namespace blk::bench {
 
-// Writes the log files the jobs asked for.  Files: <prefix>_lat.N.log,
+// Runs `fn` on the calling thread pinned to `cpus` (empty: as it is), then
+// gives the thread back the affinity it had.  The pin failing (a CPU
+// outside the process's cpuset) is an Error naming log_compression_cpus;
+// `fn` does not run then.
+Expected<void> WithCpuAffinity(const std::vector<uint32_t>& cpus,
+                               const std::function<Expected<void>()>& fn);
+
+// Writes the log files the jobs asked for.  A job's log_store_compressed
+// logs are compressed WithCpuAffinity(job.log_compression_cpus).  Files: <prefix>_lat.N.log,
 // <prefix>_clat.N.log, <prefix>_slat.N.log, <prefix>_bw.N.log, <prefix>_iops.N.log, N = the
 // clone's thread number, prefix = the option's value or the job name.
 // `tag` (MPI ranks: ".rank2") goes after the prefix.

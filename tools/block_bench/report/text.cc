@@ -341,11 +341,18 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
   return o;
 }
 
-std::string StatusText(const std::vector<ReportUnit>& units) {
+std::string StatusText(const std::vector<ReportUnit>& units, const std::vector<int>& group_ids) {
   std::string o;
   std::map<int, std::vector<const CloneResult*>> groups;
+  for (int g : group_ids) groups[g];
   for (const ReportUnit& u : units) groups[u.r.groupid].push_back(&u.r);
   for (auto& [g, cl] : groups) {
+    // fio's blank line before each heading (the first has the last unit's).
+    if (g != groups.begin()->first) o += "\n";
+    if (cl.empty()) {  // only jobs with stats=0: fio's heading alone
+      o += Fmt("Run status group %d (all jobs):\n", g);
+      continue;
+    }
     // The figures' digits and units as fio's: of the group's last unit.
     const JobOptions& job = *cl.back()->job;
     const int sig = int(job.sig_figs);
@@ -405,7 +412,7 @@ std::string TextReport(const RunResult& run, bool counters) {
   std::string o;
   const int pid = run.pid ? run.pid : int(getpid());
   for (const ReportUnit& u : units) o += UnitText(u, u.r.job->name, gbw, counters, when, pid);
-  o += StatusText(units);
+  o += StatusText(units, StatusGroups(run));
   // Never an empty report: the clones an interrupt kept from starting are
   // counted, per job.
   for (const NotStarted& n : NotStartedClones(run)) {

@@ -1,6 +1,7 @@
 #include "tools/block_bench/report/units.h"
 
 #include <map>
+#include <set>
 
 namespace blk::bench {
 
@@ -8,7 +9,7 @@ std::vector<ReportUnit> ReportUnits(const RunResult& run) {
   std::vector<ReportUnit> units;
   std::map<int, size_t> group_unit;
   for (const CloneResult& c : run.clones) {
-    if (c.not_run) continue;
+    if (c.not_run || !c.job->stats) continue;
     if (c.job->group_reporting) {
       auto it = group_unit.find(c.groupid);
       if (it != group_unit.end()) {
@@ -21,6 +22,13 @@ std::vector<ReportUnit> ReportUnits(const RunResult& run) {
     units.push_back(ReportUnit{c, 1});
   }
   return units;
+}
+
+std::vector<int> StatusGroups(const RunResult& run) {
+  std::set<int> groups;
+  for (const CloneResult& c : run.clones)
+    if (!c.not_run) groups.insert(c.groupid);
+  return {groups.begin(), groups.end()};
 }
 
 std::vector<NotStarted> NotStartedClones(const RunResult& run) {

@@ -19,8 +19,14 @@ struct ReportUnit {
 };
 
 // The units of `run`, in clone order (a group where its first clone is);
-// clones that did not run are left out.
+// clones that did not run, and those of jobs with stats=0, are left out (a
+// group is then named after its first job with stats, as fio's).
 std::vector<ReportUnit> ReportUnits(const RunResult& run);
+
+// The group ids of the clones that ran, ascending, including those of jobs
+// with stats=0: fio prints a "Run status group" line for such a group even
+// when none of its units is reported.
+std::vector<int> StatusGroups(const RunResult& run);
 
 // The clones a run never started (CloneResult::not_run: it was interrupted
 // first), per job in job order: the job, how many of its clones did not

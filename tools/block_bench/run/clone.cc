@@ -34,6 +34,13 @@ Clone::Clone(const JobOptions& job, CloneResult* res, LiveCounters* live, const 
       pacing_(job, res->seed, time_, sleeps_, &res->schedule),
       recorder_(time_) {
   errors_.set_ignore(job.ignore_error);
+  // error_dump=1: each failed request's line at once, as fio's log_err
+  // (one fputs, so lines of clones on other threads do not interleave).
+  if (job.error_dump) {
+    errors_.set_dump([](std::string_view line) {
+      std::fputs(("block-bench: " + std::string(line) + "\n").c_str(), stderr);
+    });
+  }
   if (job_.flow) {
     features_.flow = std::make_unique<FlowMember>(job_, shared_->flow(job_.flow_id), time_);
     // In the group from the start (the runner makes every clone of a
@@ -493,7 +500,8 @@ Task<void> Clone::end_fsync() {
     int64_t t1;
     const Status st = co_await loop_->perform(0, u, &t1);
     if (!st.ok() && !(life_.cancelling && st.error() == -ECANCELED)) {
-      errors_.io_error(Dir::kWrite, -st.error(),
+      const FailedIo io{Dir::kWrite, /*flush=*/true, files_.display(f), 0, 0};
+      errors_.io_error(io, -st.error(),
                        "end_fsync failed on " + QuoteName(files_.display(f)) + ": " +
                            ErrnoString(st.error()));
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace blk::bench {
@@ -64,6 +65,19 @@ void CloneErrors::io_error(Dir d, int err, const std::string& msg) {
   const bool past = use_ignore_ ? IgnoresError(continue_, ignore_, d, err)
                                 : ContinuesPast(continue_, d, err);
   if (!past) fail(err, msg);
+}
+
+std::string IoErrorLine(const FailedIo& io, int err) {
+  // fio's io_ddir_name: a flush is an io_u of direction "sync".
+  const char* dir = io.flush ? "sync" : OpName(io.dir);
+  return "io_u error on file " + std::string(io.file) + ": " + std::strerror(err) + ": " + dir +
+         " offset=" + std::to_string(io.flush ? 0 : io.offset) +
+         ", buflen=" + std::to_string(io.flush ? 0 : io.len);
+}
+
+void CloneErrors::io_error(const FailedIo& io, int err, const std::string& msg) {
+  if (dump_) dump_(IoErrorLine(io, err));
+  io_error(io.dir, err, msg);
 }
 
 void CloneErrors::verify_error(const std::string& msg, bool fatal) {

@@ -10,7 +10,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
@@ -46,6 +48,20 @@ bool ContinuesPastVerify(ContinueOnError c);
 // (no list given for the type: EIO and EILSEQ).
 bool IgnoresError(ContinueOnError c, const std::array<std::vector<int>, 3>& lists, Dir d, int err);
 
+// Where a failed request was: what fio 3.33's error_dump line names.
+struct FailedIo {
+  Dir dir = Dir::kRead;
+  bool flush = false;     // a flush (fio's "sync" direction, offset and length 0)
+  std::string_view file;  // the file's name as the job gave it
+  uint64_t offset = 0;
+  uint64_t len = 0;
+};
+
+// fio 3.33's line for a failed request (io_u.c, __io_u_log_error), without
+// its "fio: " prefix: "io_u error on file F: <strerror>: <dir> offset=O,
+// buflen=L".  `err` positive errno.
+std::string IoErrorLine(const FailedIo& io, int err);
+
 // The clone's errors, written into `res` as fio counts them: the error
 // that ends the job (error, error_message: the first one), every failed
 // request (total_errors, first_error).  stopped(): no new I/O.
@@ -62,6 +78,13 @@ class CloneErrors {
   // A failed request (not a cancelled one): counts it, and ends the job
   // unless continue_on_error covers it.
   void io_error(Dir d, int err, const std::string& msg);
+  // The same, and with a dump sink (error_dump=1) it also gets fio's line
+  // for the request (IoErrorLine), whether the error ends the job or not.
+  void io_error(const FailedIo& io, int err, const std::string& msg);
+  // error_dump=1: every failed request's IoErrorLine goes to `sink`, at
+  // once, on the clone's thread.  Empty (error_dump=0, fio 3.33's default):
+  // none; the run's summary still names the first (cli/run_status.h).
+  void set_dump(std::function<void(std::string_view line)> sink) { dump_ = std::move(sink); }
   // A block that read back wrong: counts it (verify_errors too); it is the
   // job's error (EILSEQ) unless continue_on_error covers verify, and stops
   // the job only with `fatal` (verify_fatal), whether continue_on_error
@@ -87,6 +110,7 @@ class CloneErrors {
   std::array<std::vector<int>, 3> ignore_;
   bool use_ignore_ = false;
   bool stop_ = false;
+  std::function<void(std::string_view)> dump_;
 };
 
 }  // namespace blk::bench

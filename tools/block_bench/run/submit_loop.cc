@@ -231,7 +231,8 @@ void SubmitLoop::flush_done(uint32_t file, int64_t t0, bool measured, Status st,
   if (cancelling_ && st.error() == -ECANCELED) return;  // never reached the device
   p_.stats.sync_done(t0, t1, measured);
   if (!st.ok()) {
-    p_.errors.io_error(Dir::kWrite, -st.error(),
+    const FailedIo io{Dir::kWrite, /*flush=*/true, p_.files.display(file), 0, 0};
+    p_.errors.io_error(io, -st.error(),
                        "flush failed on " + QuoteName(p_.files.display(file)) + ": " +
                            ErrnoString(st.error()));
   }
@@ -257,7 +258,8 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
       for (SubmitHook* h : hooks_.on_complete) h->on_complete(io);
     }
     if (!st.ok()) {
-      p_.errors.io_error(u.dir, -st.error(),
+      const FailedIo io{u.dir, /*flush=*/false, p_.files.display(u.file), u.offset, u.len};
+      p_.errors.io_error(io, -st.error(),
                          std::string(OpName(u.dir)) + " error on " +
                              QuoteName(p_.files.display(u.file)) + " at offset " +
                              std::to_string(u.offset) + " length " +

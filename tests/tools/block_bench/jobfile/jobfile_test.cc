@@ -88,11 +88,8 @@ TEST(Errors, UnknownOptionSuggestsTheClosest) {
 }
 
 TEST(Errors, UnsupportedFioOptionsAreRejected) {
-  EXPECT_EQ(FileError("[a]\nlog_compression_cpus=1\n"),
-            "job.fio:2: option 'log_compression_cpus' is not supported by block-bench (the CPUs of "
-            "fio's online log compression threads (log_compression=): block-bench has none; "
-            "log_compression is accepted and compresses nothing online, and log_store_compressed "
-            "compresses each log once, on the main thread, when it is written at the end)");
+  EXPECT_EQ(FileError("[a]\nsync_file_range=write\n"),
+            "job.fio:2: option 'sync_file_range' is not supported by block-bench (not implemented)");
   EXPECT_EQ(FileError("[global]\nconf=x\n[a]\n"),
             "job.fio:2: option 'conf' is not supported by block-bench (the rados engine is not "
             "supported (rbd is))");

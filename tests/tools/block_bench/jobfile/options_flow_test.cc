@@ -1,6 +1,8 @@
 // Options controlling how I/O flows: iodepth*, numjobs, rate, rate_iops,
 // rate_process, thinktime*, fsync, fdatasync, end_fsync, runtime,
 // time_based, ramp_time, startdelay, stonewall, new_group, group_reporting.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "tests/tools/block_bench/jobfile/test_util.h"
@@ -209,6 +211,19 @@ TEST(SyncFileRangeOption, FlagsAndEveryN) {
   EXPECT_OPTION_ERROR("sync_file_range=write,:4", 2, "sync_file_range", "got 'write,:4'");
   EXPECT_OPTION_ERROR("sync_file_range=write:abc", 2, "sync_file_range", "");
   EXPECT_OPTION_ERROR("sync_file_range=write:", 2, "sync_file_range", "");
+}
+
+// log_compression_cpus: cpus_allowed's list; a CPU the machine does not
+// have is refused, as fio ("CPU N too large").
+TEST(LogCompressionCpusOption, CpuListOfThisMachine) {
+  EXPECT_TRUE(ParseOne("").log_compression_cpus.empty());
+  EXPECT_EQ(ParseOne("log_compression_cpus=0").log_compression_cpus, std::vector<uint32_t>{0});
+  const long n = sysconf(_SC_NPROCESSORS_CONF);
+  ASSERT_GT(n, 0);
+  const std::string big = std::to_string(n + 2);
+  EXPECT_OPTION_ERROR("log_compression_cpus=0," + big, 2, "log_compression_cpus",
+                      "CPU " + big + " too large (max=" + std::to_string(n - 1) + ")");
+  EXPECT_OPTION_ERROR("log_compression_cpus=3-1", 2, "log_compression_cpus", "goes backwards");
 }
 
 }  // namespace

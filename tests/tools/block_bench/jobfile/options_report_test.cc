@@ -301,5 +301,19 @@ TEST(DiskUtilOption, Boolean) {
   EXPECT_OPTION_ERROR("disk_util=on", 2, "disk_util", "expected 0 or 1");
 }
 
+TEST(ErrorDumpOption, OffByDefaultAsFio333) {
+  EXPECT_FALSE(ParseOne("").error_dump);  // fio 3.33's --cmdhelp: default 0
+  EXPECT_TRUE(ParseOne("error_dump=1").error_dump);
+  EXPECT_FALSE(ParseOne("error_dump=1\nerror_dump=0").error_dump);
+  EXPECT_OPTION_ERROR("error_dump=2", 2, "error_dump", "expected 0 or 1");
+}
+
+TEST(StatsOption, ZeroOrOne) {
+  EXPECT_TRUE(ParseOne("").stats);
+  EXPECT_FALSE(ParseOne("stats=0").stats);
+  EXPECT_TRUE(ParseOne("stats=0\nstats=1").stats);
+  EXPECT_OPTION_ERROR("stats=maybe", 2, "stats", "expected 0 or 1");
+}
+
 }  // namespace
 }  // namespace blk::bench

@@ -286,6 +286,35 @@ TEST(CloneErrors, StopAndSetDoNotCountRequests) {
   EXPECT_EQ(res.error, EINVAL);
 }
 
+// error_dump=1: fio 3.33's line for every failed request, fatal or not,
+// in the order they fail; without a sink nothing is printed, and the
+// counting is the same either way.
+TEST(CloneErrors, DumpGivesFiosLineForEveryFailedRequest) {
+  CloneResult res;
+  CloneErrors e(&res, C::kWrite);
+  std::vector<std::string> lines;
+  e.set_dump([&](std::string_view l) { lines.emplace_back(l); });
+  e.io_error(FailedIo{Dir::kWrite, false, "/dev/full", 0, 4096}, EIO, "m1");
+  e.io_error(FailedIo{Dir::kWrite, false, "/dev/full", 4096, 4096}, EIO, "m2");
+  e.io_error(FailedIo{Dir::kRead, false, "a.dat", 8192, 512}, ENOSPC, "m3");  // fatal
+  e.io_error(FailedIo{Dir::kWrite, true, "a.dat", 77, 9}, EIO, "m4");
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "io_u error on file /dev/full: Input/output error: write offset=0, buflen=4096");
+  EXPECT_EQ(lines[1], "io_u error on file /dev/full: Input/output error: write offset=4096, buflen=4096");
+  EXPECT_EQ(lines[2], "io_u error on file a.dat: No space left on device: read offset=8192, buflen=512");
+  EXPECT_EQ(lines[3], "io_u error on file a.dat: Input/output error: sync offset=0, buflen=0");
+  EXPECT_EQ(res.total_errors, 4u);
+  EXPECT_EQ(res.first_error, EIO);
+  EXPECT_EQ(res.error, ENOSPC);
+  EXPECT_EQ(res.error_message, "m3");
+
+  CloneResult quiet;
+  CloneErrors q(&quiet, C::kWrite);
+  q.io_error(FailedIo{Dir::kWrite, false, "f", 0, 1}, EIO, "m");
+  EXPECT_EQ(quiet.total_errors, 1u);
+  EXPECT_EQ(quiet.error, 0);
+}
+
 TEST(Timeline, MeasuredFromTheRampsEndAndMsecFromTheStart) {
   Timeline t;
   t.start_ns = 1'000'000'000;

@@ -2,6 +2,8 @@
 #include "tools/block_bench/report/report.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include "bench_test_util.h"
 #include "tools/block_bench/format/format.h"
@@ -254,6 +256,77 @@ TEST(Report, WithoutGroupReportingEachCloneIsAJob) {
   auto j = JsonReport(r, false);
   EXPECT_EQ(j["jobs"].size(), 3u);
   EXPECT_EQ(j["jobs"][2]["read"]["io_bytes"], 1 << 20);
+}
+
+// stats=0 (fio): the job runs but is left out of the report and of its
+// group's run status; a group with only such jobs keeps its heading, and
+// with group_reporting the group is named after its first job with stats.
+TEST(Report, StatsZeroLeavesTheJobOut) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=a", "--ioengine=null", "--rw=read", "--size=1m", "--stats=0",
+                 "--name=b", "--ioengine=null", "--rw=read", "--size=2m",
+                 "--name=c", "--ioengine=null", "--rw=write", "--size=1m", "--stats=0",
+                 "--new_group"});
+  RunResult run = RunJobs(jobs);
+  ASSERT_EQ(run.clones.size(), 3u);
+  EXPECT_EQ(run.clones[0].dir[0].bytes, 1u << 20);  // it ran
+  const auto j = JsonReport(run, false);
+  ASSERT_EQ(j["jobs"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["jobs"][0]["jobname"], "b");
+  const std::string t = TextReport(run);
+  EXPECT_EQ(t.find("a: (groupid"), std::string::npos) << t;
+  EXPECT_EQ(t.find("c: (groupid"), std::string::npos) << t;
+  EXPECT_NE(t.find("b: (groupid=0, jobs=1)"), std::string::npos) << t;
+  // Group 0's figures are b's alone: 2 MiB.
+  EXPECT_NE(t.find("io=2048KiB"), std::string::npos) << t;
+  EXPECT_EQ(t.find("io=3072KiB"), std::string::npos) << t;
+  // Group 1 had only c: its heading and no direction line.
+  const size_t g1 = t.find("Run status group 1 (all jobs):\n");
+  ASSERT_NE(g1, std::string::npos) << t;
+  EXPECT_EQ(t.find("WRITE: bw=", g1), std::string::npos) << t;
+
+  std::vector<JobOptions> grouped =
+      ParseJobs({"--group_reporting", "--name=x", "--ioengine=null", "--rw=read", "--size=1m",
+                 "--stats=0", "--name=y", "--ioengine=null", "--rw=write", "--size=1m",
+                 "--numjobs=2"});
+  const auto g = JsonReport(RunJobs(grouped), false);
+  ASSERT_EQ(g["jobs"].size(), 1u) << g.dump();
+  EXPECT_EQ(g["jobs"][0]["jobname"], "y");
+  EXPECT_EQ(g["jobs"][0]["read"]["io_bytes"], 0);
+  EXPECT_EQ(g["jobs"][0]["write"]["io_bytes"], 2 << 20);
+}
+
+// log_compression_cpus: the compression runs pinned to the CPUs, and the
+// thread gets its CPUs back after; a CPU outside the thread's set is an
+// error naming the option, and the work does not run.
+TEST(Report, WithCpuAffinityPinsThenRestores) {
+  cpu_set_t before;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
+  uint32_t first = 0;
+  while (!CPU_ISSET(first, &before)) first++;
+  bool ran = false;
+  Expected<void> r = WithCpuAffinity({first}, [&]() -> Expected<void> {
+    cpu_set_t now;
+    EXPECT_EQ(pthread_getaffinity_np(pthread_self(), sizeof now, &now), 0);
+    EXPECT_EQ(CPU_COUNT(&now), 1);
+    EXPECT_TRUE(CPU_ISSET(first, &now));
+    ran = true;
+    return {};
+  });
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(ran);
+  cpu_set_t after;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof after, &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&before, &after));
+  // No pin asked for: runs as it is.
+  ran = false;
+  EXPECT_TRUE(WithCpuAffinity({}, [&]() -> Expected<void> { ran = true; return {}; }).ok());
+  EXPECT_TRUE(ran);
+  ran = false;
+  r = WithCpuAffinity({CPU_SETSIZE - 1}, [&]() -> Expected<void> { ran = true; return {}; });
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("log_compression_cpus"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(ran);
 }
 
 // Clones an interrupt kept from starting are counted per job: the report
