@@ -194,16 +194,18 @@ install_check() {
 install_check
 # TSan: the tests that start threads (the loop's cross-thread paths,
 # IOThreads, the embedding adapters, the file driver's pool, the C API,
-# block-bench's clones, the emulator's queues, the storage daemon's
-# IOThreads).  Not the tests that are all rbd (Ceph's libraries are not
-# instrumented, see tests/tools/storage_daemon/daemon_lib.sh): the ASan
-# stage runs them.
+# block-bench's clones, verify_async's threads, lockfile's locks, the
+# emulator's queues, the storage daemon's IOThreads).  Not the tests that
+# are all rbd (Ceph's libraries are not instrumented, see
+# tests/tools/storage_daemon/daemon_lib.sh): the ASan stage runs them.
 run tsan --config=tsan --test_tag_filters=-timing -- //tests/util:aio_context_test \
   //tests/util:join_test \
   //tests/util:task_test //tests/util/embed/... //tests/block:threading_test \
   //tests/block/file/... //tests/block/capi/... \
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \
   //tests/tools/block_bench/run:steady_test //tests/tools/block_bench/run:replay_test \
+  //tests/tools/block_bench/run:verify_offload_test //tests/tools/block_bench/run:file_locks_test \
+  //tests/tools/block_bench/run/features:file_lock_hook_test \
   //tests/tools/emulator/... //tests/tools/storage_daemon/... \
   -//tests/tools/storage_daemon:rbd_allocation_e2e_test
 # The two fault-injection tests (they start Ceph clusters of their own, kill
