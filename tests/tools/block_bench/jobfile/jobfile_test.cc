@@ -88,8 +88,8 @@ TEST(Errors, UnknownOptionSuggestsTheClosest) {
 }
 
 TEST(Errors, UnsupportedFioOptionsAreRejected) {
-  EXPECT_EQ(FileError("[a]\nsync_file_range=write\n"),
-            "job.fio:2: option 'sync_file_range' is not supported by block-bench (not implemented)");
+  EXPECT_EQ(FileError("[a]\nprofile=tiobench\n"),
+            "job.fio:2: option 'profile' is not supported by block-bench (fio's profiles are not supported)");
   EXPECT_EQ(FileError("[global]\nconf=x\n[a]\n"),
             "job.fio:2: option 'conf' is not supported by block-bench (the rados engine is not "
             "supported (rbd is))");
