@@ -417,7 +417,6 @@ void Clone::start_clock() {
     clock_gettime(clockid_t(job_.log_alternate_epoch_clock_id), &ts);
     res_->log_epoch_ms = uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
   }
-  pacing_.start(start);
   if (features_.think) features_.think->start(start);
   if (features_.latency) features_.latency->start(start);
   // Times up to 2^63 us: saturate (an end past int64 ns is never).
@@ -460,6 +459,10 @@ Task<void> Clone::main_phase(AioContext& ctx) {
   if (time_.end_ns != INT64_MAX) arm_overdue();
   if (features_.flow) features_.flow->join();
   co_await fill_buffers(ctx);
+  // The rate's origin is where the I/O starts, after the buffers are
+  // filled: the runtime starts with the first I/O too (fio's rate and
+  // runtime share td->start, taken after its buffers are filled).
+  pacing_.start(NowNs());
   co_await loop_->run();
   life_.io_finished = true;
   leave_flow();  // its share no longer holds the others

@@ -73,7 +73,8 @@ class Pacing final : public DirChooser {
   void set_spin_near_due(bool on) { spin_ = on; }
   // Whether rate=/rate_iops= pace the job.
   bool rate_active() const { return pacer_.active(); }
-  // The clock started: the rate schedule starts now.
+  // The I/O starts (after the buffers are filled): the rate schedule
+  // starts now.
   void start(int64_t now) { pacer_.start(now); }
   // rate_ignore_thinktime: the rest of the rate schedule moves `ns` later.
   void shift(int64_t ns) { pacer_.shift(ns); }
