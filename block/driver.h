@@ -43,6 +43,14 @@ enum ReqFlag : uint32_t {
   // Write-zeroes: the driver may deallocate (unmap) the range instead of
   // writing zeros, provided later reads return zeros.
   kReqMayUnmap = 1u << 1,
+  // Read or write: fail with -EAGAIN instead of blocking the submitting
+  // thread (the kernel's RWF_NOWAIT: a buffered read of data not in the page
+  // cache, a lock held, blocks to allocate).  The file driver hands it to
+  // the kernel with the request (preadv2/pwritev2, libaio's aio_rw_flags,
+  // io_uring's rw_flags), whose answer stands: a file system without
+  // non-blocking buffered writes (ext4) fails them with -EOPNOTSUPP.  Other
+  // drivers ignore it (they never block the loop's thread).
+  kReqNoWait = 1u << 2,
 };
 
 // I/O priority of a read or write, carried in the upper 16 bits of the

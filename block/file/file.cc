@@ -137,6 +137,7 @@ class FileDriver final : public BlockDriver {
     // The common case inline: one frame, no extra coroutine.
     IoRequest req = make_req(IoRequest::Read(fd_, qiov.data(), int(qiov.count()), offset));
     req.ioprio = ReqPrio(flags);
+    if (flags & kReqNoWait) req.rw_flags = RWF_NOWAIT;
     const int64_t res = co_await qe->submit(req);
     if (res == int64_t(bytes)) co_return Status();
     co_return co_await finish_rw(false, offset, bytes, qiov, res);
@@ -148,6 +149,7 @@ class FileDriver final : public BlockDriver {
     if (!qe) co_return Status(no_engine_error());
     IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
     req.ioprio = ReqPrio(flags);
+    if (flags & kReqNoWait) req.rw_flags = RWF_NOWAIT;
     const int64_t res = co_await qe->submit(req);
     const bool past_eof = offset + bytes > geo_.length;
     if (res == int64_t(bytes) && !past_eof) co_return Status();

@@ -12,10 +12,12 @@ int64_t RunIoSyscall(const IoRequest& r) {
   do {
     switch (r.op) {
       case IoRequest::Op::kRead:
-        n = preadv(r.fd, r.iov, r.iovcnt, off_t(r.offset));
+        n = r.rw_flags ? preadv2(r.fd, r.iov, r.iovcnt, off_t(r.offset), r.rw_flags)
+                       : preadv(r.fd, r.iov, r.iovcnt, off_t(r.offset));
         break;
       case IoRequest::Op::kWrite:
-        n = pwritev(r.fd, r.iov, r.iovcnt, off_t(r.offset));
+        n = r.rw_flags ? pwritev2(r.fd, r.iov, r.iovcnt, off_t(r.offset), r.rw_flags)
+                       : pwritev(r.fd, r.iov, r.iovcnt, off_t(r.offset));
         break;
       default:
         n = fdatasync(r.fd);

@@ -53,6 +53,10 @@ struct IoRequest {
   // value when it takes the request: an invalid class fails it with
   // -EINVAL, the real-time class without CAP_SYS_ADMIN with -EPERM.
   uint16_t ioprio = 0;
+  // Read or write: the kernel's RWF_* flags for the request (RWF_NOWAIT),
+  // 0: none.  libaio: aio_rw_flags; io_uring: sqe->rw_flags; the worker pool
+  // and aio=sync: preadv2/pwritev2 instead of preadv/pwritev.
+  int rw_flags = 0;
 
   // QueueEngine's bookkeeping.
   std::coroutine_handle<> waiter;
@@ -82,7 +86,7 @@ struct IoRequest {
 };
 
 // Runs `r`'s system call in the calling thread (preadv, pwritev or
-// fdatasync, again after EINTR): the byte count (0 for fdatasync) or a
+// fdatasync, again after EINTR; preadv2/pwritev2 with r.rw_flags): the byte count (0 for fdatasync) or a
 // negative errno.  What the worker pool and aio=sync do with a request.
 int64_t RunIoSyscall(const IoRequest& r);
 

@@ -58,6 +58,7 @@ void Prepare(struct iocb* cb, IoRequest* r, int efd) {
   }
   cb->data = r;
   io_set_eventfd(cb, efd);
+  if (r->op != IoRequest::Op::kFdatasync) cb->aio_rw_flags = unsigned(r->rw_flags);
   if (r->ioprio) {
     cb->u.c.flags |= kIocbFlagIoprio;
     cb->aio_reqprio = short(r->ioprio);

@@ -172,6 +172,8 @@ int UringQueue::submit(IoRequest* const* reqs, int n) {
         io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
         break;
     }
+    // (An fsync's rw_flags field is its fsync_flags: left as prepared.)
+    if (r->op != IoRequest::Op::kFdatasync) sqe->rw_flags = r->rw_flags;
     sqe->ioprio = r->ioprio;
     if (r->fixed_file) sqe->flags |= IOSQE_FIXED_FILE;
     if (r->force_async) {

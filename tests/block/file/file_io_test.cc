@@ -3,6 +3,9 @@
 // io_getevents instead of the ring, with bottom-half submission; io_uring
 // with O_DIRECT and buffered, with SQPOLL, with a registered file and no
 // peek; and the aio=threads pool (buffered and O_DIRECT).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -407,6 +410,67 @@ TEST_P(FileIoTest, IoPriorityReachesTheKernel) {
     EXPECT_EQ(read(kBadClass), 0);
   }
   EXPECT_EQ(read(0), 0);
+}
+
+// Drops `path`'s pages from the page cache (written back first).
+void DropCache(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0) << path;
+  ASSERT_EQ(fdatasync(fd), 0);
+  ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+  close(fd);
+}
+
+// Reads [0, len) of `path` through the page cache (from a descriptor of
+// its own): the pages are cached afterwards.
+void CacheRange(const std::string& path, size_t len) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0) << path;
+  std::vector<char> buf(len);
+  ASSERT_EQ(pread(fd, buf.data(), len, 0), ssize_t(len));
+  close(fd);
+}
+
+// kReqNoWait reaches the kernel as RWF_NOWAIT with each read and write
+// (libaio: aio_rw_flags; io_uring: sqe->rw_flags; the worker pool:
+// preadv2/pwritev2).  The kernel's answers show it: a buffered read of
+// pages not in the cache fails with -EAGAIN instead of reading the disk,
+// and succeeds once they are cached; an O_DIRECT write over cached pages
+// fails with -EAGAIN (it would have to invalidate them) where a plain one
+// succeeds.  Without the flag every request here succeeds.
+TEST_P(FileIoTest, NoWaitReachesTheKernel) {
+  TempFile f(1 << 20);
+  DropCache(f.path());
+  auto b = OpenFile(f);
+  ASSERT_TRUE(b);
+  AlignedBuffer buf(4096);
+  IoVec iov = buf.iov();
+  auto read = [&](uint32_t flags) { return RunSync(ctx_, b->read(0, iov, flags)).error(); };
+  auto write = [&](uint32_t flags) { return RunSync(ctx_, b->write(0, iov, flags)).error(); };
+  if (!GetParam().direct) {
+    EXPECT_EQ(read(kReqNoWait), -EAGAIN);
+    EXPECT_EQ(read(0), 0);  // now cached
+    EXPECT_EQ(read(kReqNoWait), 0);
+  } else {
+    EXPECT_EQ(read(kReqNoWait), 0);
+    CacheRange(f.path(), 4096);
+    EXPECT_EQ(write(kReqNoWait), -EAGAIN);
+    EXPECT_EQ(write(0), 0);
+  }
+}
+
+// The same for aio=sync, which runs each request on the loop's own thread.
+TEST(FileSyncNoWait, BufferedReadOfUncachedPagesFailsWithEagain) {
+  AioContext ctx;
+  TempFile f(1 << 20);
+  DropCache(f.path());
+  auto b = Open(ctx, "driver=file,filename=" + f.path() + ",aio=sync");
+  ASSERT_TRUE(b);
+  AlignedBuffer buf(4096);
+  IoVec iov = buf.iov();
+  EXPECT_EQ(RunSync(ctx, b->read(0, iov, kReqNoWait)).error(), -EAGAIN);
+  EXPECT_EQ(RunSync(ctx, b->read(0, iov, 0)).error(), 0);
+  EXPECT_EQ(RunSync(ctx, b->read(0, iov, kReqNoWait)).error(), 0);
 }
 
 // The status flags (/proc/self/fdinfo) of the one descriptor this process

@@ -76,16 +76,19 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   }
   for (const RawOption& o : options) {
     const FioOptionSpec* spec = FindOption(o.name);
-    if (spec != nullptr && spec->engine_only && *spec->engine_only != job.ioengine &&
-        spec->engine_also.value_or(*spec->engine_only) != job.ioengine) {
-      return MakeError(-EINVAL, o.where.ToString() + ": option " +
-                                    QuoteInput(DisplayName(o.name, o.where)) +
-                                    " is only valid with ioengine=" +
-                                    std::string(Name(*spec->engine_only)) +
-                                    (spec->engine_also ? " or " + std::string(Name(*spec->engine_also)) : "") +
-                                    " (ioengine is " +
-                                    std::string(Name(job.ioengine)) + ")");
+    if (spec == nullptr || spec->engines.empty() ||
+        std::find(spec->engines.begin(), spec->engines.end(), job.ioengine) != spec->engines.end())
+      continue;
+    // "ioengine=a", "ioengine=a or b", "ioengine=a, b or c".
+    std::string valid;
+    for (size_t i = 0; i < spec->engines.size(); i++) {
+      if (i) valid += i + 1 == spec->engines.size() ? " or " : ", ";
+      valid += Name(spec->engines[i]);
     }
+    return MakeError(-EINVAL, o.where.ToString() + ": option " +
+                                  QuoteInput(DisplayName(o.name, o.where)) +
+                                  " is only valid with ioengine=" + valid + " (ioengine is " +
+                                  std::string(Name(job.ioengine)) + ")");
   }
   // filename=a:b:c is three files (fio's nrfiles follows the list), unless
   // blockdev= or the rbd engine, which open no file, make it moot.

@@ -341,6 +341,11 @@ struct JobOptions {
   ProcessOptions proc;
   IoMemoryOptions mem;
   bool direct = false;  // buffered=N sets direct=!N
+  // fio's nowait (pvsync2, libaio, io_uring): every read and write carries
+  // RWF_NOWAIT (block/driver.h kReqNoWait): what would block the submitter
+  // fails with EAGAIN (or EOPNOTSUPP where the file system has no
+  // non-blocking path) instead, as an I/O error of the job.
+  bool nowait = false;
   bool invalidate = true;  // drop the target's cached pages before a buffered job
   // fio's fadvise_hint: advice for the page cache's read-ahead on each file.
   // kPattern (fio's default "1"): random for a random rw=, else sequential.

@@ -30,7 +30,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"merge_blktrace_file", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_iters", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_scalars", "merging blktrace files is not implemented (read_iolog replays each trace)"},
-    {"nowait", "non-blocking submission (RWF_NOWAIT) is not implemented in the file driver"},
     {"numa_cpu_nodes", "NUMA placement is not implemented (cpus_allowed is)"},
     {"numa_mem_policy", "NUMA placement is not implemented (cpus_allowed is)"},
     {"port", "an option of fio's net, netsplice and rdma engines; block-bench has no such engine"},

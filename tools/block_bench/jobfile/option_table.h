@@ -48,8 +48,7 @@ struct FioOptionSpec {
   std::vector<std::string_view> aliases;
   bool value_required = true;  // false: may be written bare ("time_based")
   bool numeric = false;        // one number: "$ncpus*2" is evaluated as arithmetic
-  std::optional<IoEngine> engine_only;  // valid only with this ioengine
-  std::optional<IoEngine> engine_also;  // ... or with this one
+  std::vector<IoEngine> engines;  // valid only with these ioengines (empty: any)
   OptionApplyFn apply = nullptr;
   OptionRenderFn render = nullptr;  // null: rendered through another option
   std::string_view help;

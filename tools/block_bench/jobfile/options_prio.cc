@@ -38,8 +38,7 @@ template <PerDir<uint32_t> IoPrioOptions::*F, uint64_t Min, uint64_t Max>
 FioOptionSpec CmdPrioInt(std::string_view name, std::string_view help) {
   FioOptionSpec s;
   s.name = name;
-  s.engine_only = IoEngine::kLibaio;
-  s.engine_also = IoEngine::kIoUring;
+  s.engines = {IoEngine::kLibaio, IoEngine::kIoUring};
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     const uint32_t kb = job.kb_base;
     return ApplyPerDir(*v, job.ioprio.*F, [kb](std::string_view part) -> Expected<uint32_t> {
@@ -108,8 +107,7 @@ Expected<std::vector<IoPrioOptions::BsPrio>> ParseBsPrioList(std::string_view te
 FioOptionSpec CmdPrioBsSplit() {
   FioOptionSpec s;
   s.name = "cmdprio_bssplit";
-  s.engine_only = IoEngine::kLibaio;
-  s.engine_also = IoEngine::kIoUring;
+  s.engines = {IoEngine::kLibaio, IoEngine::kIoUring};
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     const uint32_t kb = job.kb_base;
     PerDir<std::vector<IoPrioOptions::BsPrio>> lists{};

@@ -67,7 +67,7 @@ template <std::string RbdOptions::*F>
 FioOptionSpec RbdString(std::string_view name, std::string_view help) {
   FioOptionSpec s;
   s.name = name;
-  s.engine_only = IoEngine::kRbd;
+  s.engines = {IoEngine::kRbd};
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (v->empty()) return FioValueError("expected a non-empty value");
     job.rbd.*F = std::string(*v);
@@ -83,7 +83,7 @@ FioOptionSpec RbdString(std::string_view name, std::string_view help) {
 FioOptionSpec RbdBusyPoll() {
   FioOptionSpec s;
   s.name = "busy_poll";
-  s.engine_only = IoEngine::kRbd;
+  s.engines = {IoEngine::kRbd};
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     Expected<bool> b = FioParseBool(*v);
     if (!b.ok()) return b.error();
@@ -102,7 +102,7 @@ FioOptionSpec RbdBusyPoll() {
 FioOptionSpec UserspaceReap() {
   FioOptionSpec s;
   s.name = "userspace_reap";
-  s.engine_only = IoEngine::kLibaio;
+  s.engines = {IoEngine::kLibaio};
   s.value_required = false;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (!v) {
@@ -130,7 +130,7 @@ template <auto F, int64_t Lo, int64_t Hi>
 FioOptionSpec UringOption(std::string_view name, std::string_view help) {
   FioOptionSpec s;
   s.name = name;
-  s.engine_only = IoEngine::kIoUring;
+  s.engines = {IoEngine::kIoUring};
   s.value_required = !std::is_same_v<std::remove_cvref_t<decltype(IoUringOptions{}.*F)>, bool>;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     using T = std::remove_cvref_t<decltype(job.io_uring.*F)>;
@@ -399,6 +399,13 @@ std::vector<FioOptionSpec> TargetOptions() {
   v.push_back(RbdString<&RbdOptions::clustername>("clustername", "rbd: Ceph cluster name"));
   v.push_back(RbdBusyPoll());
   v.push_back(UserspaceReap());
+  {
+    FioOptionSpec s = BoolOption<&JobOptions::nowait>(
+        "nowait", "reads and writes with RWF_NOWAIT: what would block fails with EAGAIN "
+                  "(pvsync2, libaio, io_uring)");
+    s.engines = {IoEngine::kPvsync2, IoEngine::kLibaio, IoEngine::kIoUring};
+    v.push_back(std::move(s));
+  }
   v.push_back(UringOption<&IoUringOptions::sqthread_poll, 0, 1>(
       "sqthread_poll", "io_uring: a kernel thread polls the submission ring (SQPOLL)"));
   v.push_back(UringOption<&IoUringOptions::sqthread_poll_cpu, 0, 4095>(

@@ -187,9 +187,9 @@ Task<Status> SubmitLoop::perform(uint32_t slot, const IoUnit& u, int64_t* done_n
     st = co_await b.discard(u.offset, u.len);
   } else if (u.dir == Dir::kRead) {
     st = co_await b.read(u.offset, p_.slots.iov(slot, u.len),
-                         u.ioprio_sent ? ReqPrioFlags(u.ioprio) : 0u);
+                         rw_flags_ | (u.ioprio_sent ? ReqPrioFlags(u.ioprio) : 0u));
   } else {
-    const uint32_t flags = (u.fua ? uint32_t(kReqFua) : 0u) |
+    const uint32_t flags = rw_flags_ | (u.fua ? uint32_t(kReqFua) : 0u) |
                            (u.ioprio_sent ? ReqPrioFlags(u.ioprio) : 0u);
     st = co_await b.write(u.offset, p_.slots.iov(slot, u.len), flags);
   }

@@ -58,6 +58,7 @@
 #include "tools/block_bench/run/sampler.h"
 #include "tools/block_bench/run/slot_pool.h"
 #include "tools/block_bench/run/write_content.h"
+#include <blkstack/block/driver.h>
 #include <blkstack/util/aio_context.h>
 #include <blkstack/util/task.h>
 
@@ -80,7 +81,8 @@ class SubmitLoop {
   };
   SubmitLoop(const Parts& parts, const QueueShape& shape, IoSource& source, AioContext& ctx)
       : p_(parts), shape_(shape), source_(&source), ctx_(ctx),
-        job_ioprio_(parts.job.ioprio.job_ioprio()) {}
+        job_ioprio_(parts.job.ioprio.job_ioprio()),
+        rw_flags_(parts.job.nowait ? uint32_t(kReqNoWait) : 0u) {}
   SubmitLoop(const SubmitLoop&) = delete;
   SubmitLoop& operator=(const SubmitLoop&) = delete;
 
@@ -218,6 +220,7 @@ class SubmitLoop {
   WriteContent* content_ = nullptr;
   CmdPrio* cmdprio_ = nullptr;
   uint16_t job_ioprio_;  // prio/prioclass: what a request not picked by cmdprio has
+  const uint32_t rw_flags_;  // every read's and write's request flags (nowait: kReqNoWait)
   const uint32_t* cap_ = nullptr;
   std::function<IoSource&()> next_phase_;
   Pending pending_;

@@ -11,13 +11,9 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/filesync.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-for tool in fio strace; do
-  if ! command -v $tool >/dev/null; then
-    [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "$tool is missing (apt install $tool)"
-    echo "SKIPPED: $tool is missing"
-    exit 0
-  fi
-done
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
+require_tool strace strace
 cd "$T" || fail cd
 
 # The sync flags (O_SYNC / O_DSYNC, sorted, unique) of the openat calls of
@@ -31,13 +27,10 @@ sync_flags() {
 traced() {
   local name=$1 tool=$2; shift 2
   if [ "$tool" = fio ]; then
-    strace -f -o "$name.trace" -e trace=openat,fsync,fdatasync fio --output=/dev/null "$@" \
+    under_strace "$name.trace" openat,fsync,fdatasync fio --output=/dev/null "$@" \
       >"$name.out" 2>&1 || fail "fio $*: $(cat "$name.out")"
   else
-    # LeakSanitizer cannot run under ptrace: a sanitized block-bench traced
-    # here checks everything but leaks (the suite's other runs check those).
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-      strace -f -o "$name.trace" -e trace=openat,fsync,fdatasync "$BB" "$@" \
+    under_strace "$name.trace" openat,fsync,fdatasync "$BB" "$@" \
       >"$name.out" 2>&1 || fail "block-bench $*: $(cat "$name.out")"
   fi
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# fio's atomic=, bs_is_seq_rand= and nowait= on the binary, beside fio 3.33:
+# fio's atomic= and bs_is_seq_rand= on the binary, beside fio 3.33:
 # atomic=1 opens the job's file O_DIRECT, as fio's (strace; fio adds its
 # O_ATOMIC, 0x800000, a flag Linux ignores); bs_is_seq_rand=1 gives every
 # sequential I/O the read block size and every random one the write block
@@ -10,11 +10,7 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
 require_fio
 fail() { echo "FAIL: $*"; exit 1; }
-if ! command -v strace >/dev/null; then
-  [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "strace is missing (apt install strace)"
-  echo "SKIPPED: strace is missing"
-  exit 0
-fi
+require_tool strace strace
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/flags.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 cd "$T" || fail cd
@@ -26,9 +22,7 @@ traced() {
   local name=$1 tool=$2; shift 2
   local cmd=("$BB")
   [ "$tool" = fio ] && cmd=(fio --output=/dev/null)
-  # LeakSanitizer cannot run under ptrace (the suite's other runs check leaks).
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    strace -f -o "$name.trace" -e trace=openat,preadv,preadv2,pread64 \
+  under_strace "$name.trace" openat,preadv,preadv2,pread64 \
     "${cmd[@]}" "$@" >"$name.out" 2>&1
 }
 # direct_open TRACE: "O_DIRECT" if the job's file was opened with it, else "-".

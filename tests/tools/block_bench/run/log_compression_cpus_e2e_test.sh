@@ -14,21 +14,15 @@ set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
 require_fio
-if ! command -v strace >/dev/null; then
-  [[ -n "${BLK_TEST_NO_SKIP:-}" ]] && { echo "FAIL: strace is missing (apt install strace)" >&2; exit 1; }
-  echo "SKIPPED: strace is missing"
-  exit 0
-fi
+require_tool strace strace
 T="$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 JOB=(--name=z --ioengine=null --rw=read --bs=4k --number_ios=100 --write_lat_log=z)
 # traced NAME ARGS...: block-bench under strace (sched_setaffinity only);
-# LeakSanitizer cannot run under ptrace.
 traced() {
   local name=$1; shift
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    strace -f -o "$name.trace" -e trace=sched_setaffinity "$BB" "${JOB[@]}" "$@" \
+  under_strace "$name.trace" sched_setaffinity "$BB" "${JOB[@]}" "$@" \
     >"$name.out" 2>&1 || fail "block-bench $*: $(cat "$name.out")"
 }
 

@@ -12,11 +12,7 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
 require_fio
 fail() { echo "FAIL: $*"; exit 1; }
-if ! command -v strace >/dev/null; then
-  [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "strace is missing (apt install strace)"
-  echo "SKIPPED: strace is missing"
-  exit 0
-fi
+require_tool strace strace
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/mem.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 cd "$T" || fail cd

@@ -10,11 +10,8 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/opendir.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-if ! command -v fio >/dev/null; then
-  [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "fio is missing (apt install fio)"
-  echo "SKIPPED: fio is missing"
-  exit 0
-fi
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
 cd "$T" || fail cd
 mkdir -p d/sub/deeper d/other empty
 head -c 8192 /dev/urandom >d/a

@@ -11,24 +11,20 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/sfr.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-for tool in fio strace python3; do
-  if ! command -v $tool >/dev/null; then
-    [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "$tool is missing (apt install $tool)"
-    echo "SKIPPED: $tool is missing"
-    exit 0
-  fi
-done
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
+require_tool strace strace
+require_tool python3 python3
 cd "$T" || fail cd
 
 # Runs fio (tool=fio) or block-bench under strace, JSON report in $1.json.
 traced() {
   local name=$1 tool=$2; shift 2
   if [ "$tool" = fio ]; then
-    strace -f -o "$name.trace" -e trace=sync_file_range fio --output-format=json \
+    under_strace "$name.trace" sync_file_range fio --output-format=json \
       --output="$name.json" "$@" >"$name.out" 2>&1 || fail "fio $*: $(cat "$name.out")"
   else
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-      strace -f -o "$name.trace" -e trace=sync_file_range "$BB" --output-format=json "$@" \
+    under_strace "$name.trace" sync_file_range "$BB" --output-format=json "$@" \
       >"$name.json" 2>"$name.out" || fail "block-bench $*: $(cat "$name.out")"
   fi
 }

@@ -11,23 +11,19 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/unlinkloop.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-for tool in fio strace python3; do
-  if ! command -v $tool >/dev/null; then
-    [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "$tool is missing (apt install $tool)"
-    echo "SKIPPED: $tool is missing"
-    exit 0
-  fi
-done
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
+require_tool strace strace
+require_tool python3 python3
 cd "$T" || fail cd
 
 traced() {
   local name=$1 tool=$2; shift 2
   if [ "$tool" = fio ]; then
-    strace -f -o "$name.trace" -e trace=unlink,unlinkat fio --output-format=json \
+    under_strace "$name.trace" unlink,unlinkat fio --output-format=json \
       --output="$name.json" "$@" >"$name.out" 2>&1 || fail "fio $*: $(cat "$name.out")"
   else
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-      strace -f -o "$name.trace" -e trace=unlink,unlinkat "$BB" --output-format=json "$@" \
+    under_strace "$name.trace" unlink,unlinkat "$BB" --output-format=json "$@" \
       >"$name.json" 2>"$name.out" || fail "block-bench $*: $(cat "$name.out")"
   fi
 }

@@ -11,13 +11,10 @@ BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/writehint.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-for tool in fio strace python3; do
-  if ! command -v $tool >/dev/null; then
-    [ "${BLK_TEST_NO_SKIP:-0}" = 1 ] && fail "$tool is missing (apt install $tool)"
-    echo "SKIPPED: $tool is missing"
-    exit 0
-  fi
-done
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
+require_tool strace strace
+require_tool python3 python3
 cd "$T" || fail cd
 
 # Runs fio (tool=fio) or block-bench under strace (fcntl calls in $1.trace);
@@ -25,11 +22,9 @@ cd "$T" || fail cd
 traced() {
   local name=$1 tool=$2; shift 2
   if [ "$tool" = fio ]; then
-    strace -f -o "$name.trace" -e trace=fcntl fio --output="$name.out" "$@" >>"$name.out" 2>&1
+    under_strace "$name.trace" fcntl fio --output="$name.out" "$@" >>"$name.out" 2>&1
   else
-    # LeakSanitizer cannot run under ptrace.
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-      strace -f -o "$name.trace" -e trace=fcntl "$BB" "$@" >"$name.out" 2>&1
+    under_strace "$name.trace" fcntl "$BB" "$@" >"$name.out" 2>&1
   fi
 }
 # The number of fcntl calls with command $2 (its name or number) in trace $1.
