@@ -1,7 +1,5 @@
 #include "tools/block_bench/report/logs.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
+#include <blkstack/util/cpu_affinity.h>
 
 namespace blk::bench {
 namespace {
@@ -71,20 +70,11 @@ FILE* OpenLog(const std::string& path, const JobOptions& job) {
 
 Expected<void> WithCpuAffinity(const std::vector<uint32_t>& cpus,
                                const std::function<Expected<void>()>& fn) {
-  if (cpus.empty()) return fn();
-  cpu_set_t before, pin;
-  const pthread_t self = pthread_self();
-  if (int e = pthread_getaffinity_np(self, sizeof before, &before); e != 0)
-    return MakeError(-e, "log_compression_cpus: cannot read the thread's CPUs: " + ErrnoString(-e));
-  CPU_ZERO(&pin);
-  for (uint32_t c : cpus)
-    if (c < CPU_SETSIZE) CPU_SET(c, &pin);
-  if (int e = pthread_setaffinity_np(self, sizeof pin, &pin); e != 0)
-    return MakeError(-e, "log_compression_cpus: cannot run the log compression there: " +
-                             ErrnoString(-e));
-  Expected<void> r = fn();
-  pthread_setaffinity_np(self, sizeof before, &before);
-  return r;
+  const CpuPinScope pin(cpus);
+  if (pin.error())
+    return MakeError(pin.error(), PinErrorMessage("log_compression_cpus", cpus,
+                                                  "the log compression", pin.error()));
+  return fn();
 }
 
 Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {

@@ -17,6 +17,7 @@
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/stop.h"
 #include <blkstack/util/clock.h>
+#include <blkstack/util/cpu_affinity.h>
 #include <blkstack/util/quote.h>
 #include <blkstack/util/saturating.h>
 
@@ -136,17 +137,12 @@ bool Clone::bind_cpus() {
                             " is taken out");
     return false;
   }
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (job_.cpus_split) CPU_SET(cpus[res_->clone % cpus.size()], &set);
-  else for (uint32_t c : cpus) CPU_SET(c, &set);
-  const int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  // cpus_allowed_policy=split: clone N gets the list's N-th CPU (cycling).
+  const int e = PinThisThread(job_.cpus_split
+                                  ? std::vector<uint32_t>{cpus[res_->clone % cpus.size()]}
+                                  : cpus);
   if (e == 0) return true;
-  std::string list;
-  for (uint32_t c : cpus) list += (list.empty() ? "" : ",") + std::to_string(c);
-  errors_.set(e, "cpus_allowed (" + list + "): cannot run the clone's thread there: " +
-                     ErrnoString(-e) + " (this machine has " +
-                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs online)");
+  errors_.set(-e, PinErrorMessage("cpus_allowed", cpus, "the clone's thread", e));
   return false;
 }
 

@@ -1,24 +1,13 @@
 #include "tools/block_bench/run/verify_offload.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "tools/block_bench/run/clone_stats.h"
+#include <blkstack/util/cpu_affinity.h>
 
 namespace blk::bench {
-namespace {
-
-std::string CpuList(const std::vector<uint32_t>& cpus) {
-  std::string s;
-  for (uint32_t c : cpus) s += (s.empty() ? "" : ",") + std::to_string(c);
-  return s;
-}
-
-}  // namespace
-
 Expected<std::unique_ptr<VerifyOffload>> VerifyOffload::Start(const std::string& name,
                                                               uint32_t threads,
                                                               const std::vector<uint32_t>& cpus) {
@@ -35,21 +24,11 @@ Expected<std::unique_ptr<VerifyOffload>> VerifyOffload::Start(const std::string&
     w.thread = std::move(*t);
     int e = 0;
     w.thread->run_sync([&] {
-      if (!cpus.empty()) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        for (uint32_t c : cpus)
-          if (c < CPU_SETSIZE) CPU_SET(c, &set);
-        e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-      }
+      e = PinThisThread(cpus);
       getrusage(RUSAGE_THREAD, &w.ru0);
     });
-    if (e != 0) {
-      return Error{-EINVAL, "verify_async_cpus (" + CpuList(cpus) +
-                                "): cannot run the verify threads there: " + ErrnoString(-e) +
-                                " (this machine has " +
-                                std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs online)"};
-    }
+    if (e != 0)
+      return Error{e, PinErrorMessage("verify_async_cpus", cpus, "the verify threads", e)};
   }
   return v;
 }
