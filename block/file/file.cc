@@ -16,7 +16,7 @@
 #include <blkstack/block/file/geometry.h>
 #include <blkstack/block/file/queue_engine.h>
 #include <blkstack/block/file/loop_engine.h>
-#include <blkstack/block/file/thread_pool.h>
+#include <blkstack/util/thread_pool.h>
 #include <blkstack/util/quote.h>
 
 namespace blk {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include <blkstack/block/file/kernel_queue.h>
-#include <blkstack/block/file/thread_pool.h>
+#include <blkstack/util/thread_pool.h>
 #include <blkstack/util/result.h>
 
 namespace blk {

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include <blkstack/block/file/thread_pool.h>
+#include <blkstack/util/thread_pool.h>
 #include <blkstack/block/rbd/ceph_api.h>
 #include <blkstack/block/rbd/rbd_config.h>
 #include <blkstack/util/quote.h>

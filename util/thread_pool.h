@@ -1,6 +1,7 @@
-// ThreadPool: worker threads for the blocking system calls of the file
-// driver: preadv/pwritev in aio=threads mode, and in every mode fdatasync,
-// fallocate and the BLKDISCARD/BLKZEROOUT ioctls, so the loop never blocks.
+// ThreadPool: worker threads for blocking calls a loop must not make
+// itself: the file driver's preadv/pwritev in aio=threads mode, and in every
+// mode fdatasync, fallocate and the BLKDISCARD/BLKZEROOUT ioctls; the rbd
+// driver's rbd_diff_iterate2 (block status).
 //
 // A job lives in the awaiting coroutine's frame (ThreadPool::run returns an
 // awaitable that holds it): no allocation per job.  A worker runs the job's

@@ -1,4 +1,4 @@
-#include <blkstack/block/file/thread_pool.h>
+#include <blkstack/util/thread_pool.h>
 
 #include <pthread.h>
 
