@@ -640,6 +640,11 @@ struct JobOptions {
   // its log files are written empty, as fio's.
   bool stats = true;
   std::vector<double> percentile_list = DefaultPercentileList();
+  // fio's percentile_precision: the most digits after the point any entry
+  // of percentile_list was written with (the default list's 99.95: 2); the
+  // text report prints every percentile with that many ("50th" for
+  // percentile_list=50:99, "99.5th" for 50:99.5).
+  int percentile_precision = 2;
   uint32_t sig_figs = 4;  // significant_figures: digits of the text report's IOPS, BW, io
   bool unit_bits = false;  // unit_base=1: the text report's bandwidths in bits
   // fio's disk_util: the devices under this job's files are in the run's

@@ -3,7 +3,9 @@
 // iopsavgtime) and the bandwidth/latency/IOPS logs.
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <cstdlib>
 #include <iterator>
@@ -195,18 +197,36 @@ FioOptionSpec PercentileList() {
                            std::to_string(items.size()));
     }
     std::vector<double> list;
+    int precision = 0;
     for (std::string_view item : items) {
-      Expected<double> p = ParseDouble(Trim(item), 0, 100, /*min_exclusive=*/true);
+      item = Trim(item);
+      Expected<double> p = ParseDouble(item, 0, 100, /*min_exclusive=*/true);
       if (!p.ok()) return p.error();
       list.push_back(p.value());
+      // fio's: the digits right after the point, as written.
+      const size_t dot = item.find('.');
+      int digits = 0;
+      for (size_t i = dot + 1; dot != std::string_view::npos && i < item.size() &&
+                               item[i] >= '0' && item[i] <= '9';
+           i++)
+        digits++;
+      precision = std::max(precision, digits);
     }
     job.percentile_list = std::move(list);
+    job.percentile_precision = precision;
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
-    if (job.percentile_list == DefaultJob().percentile_list) return;
+    if (job.percentile_list == DefaultJob().percentile_list &&
+        job.percentile_precision == DefaultJob().percentile_precision)
+      return;
+    // Each entry with the list's precision: read back, it gives the same.
     std::string value;
-    for (double p : job.percentile_list) value += (value.empty() ? "" : ":") + FormatDouble(p);
+    for (double p : job.percentile_list) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*f", job.percentile_precision, p);
+      value += (value.empty() ? "" : ":") + std::string(buf);
+    }
     out.push_back({std::string(n), value});
   };
   s.help = "':'-separated latency percentiles to report, each in (0,100]";

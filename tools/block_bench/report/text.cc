@@ -95,25 +95,24 @@ void TextLat(std::string& o, const char* name, const LatencyHistogram& h) {
 }
 
 void TextPercentiles(std::string& o, const char* name, const LatencyHistogram& h,
-                     const std::vector<double>& plist) {
+                     const JobOptions& job) {
+  const std::vector<double>& plist = job.percentile_list;
   if (plist.empty() || !h.count()) return;
   // fio's show_clat_percentiles scaling.
   uint64_t minv = h.percentile(plist.front()), maxv = h.percentile(plist.back());
   int u = (minv > 2000000 && maxv > 99999999ull) ? 2 : (minv > 2000 && maxv > 99999) ? 1 : 0;
   double div = kUnitDiv[u];
   o += Fmt("    %s percentiles (%s):\n", name, kUnitName[u]);
+  // fio's: every entry with the list's precision, in that plus 3 columns,
+  // four a line (three when the precision is over 3).
+  const int prec = job.percentile_precision;
+  const size_t per_line = prec > 3 ? 3 : 4;
   for (size_t i = 0; i < plist.size(); i++) {
-    if (i % 4 == 0) o += "     |";
-    // Two decimals as fio, more when the percentile has them: 99.999 must
-    // not print as 100.00.
-    int prec = 2;
-    while (prec < 6 && std::fabs(std::round(plist[i] * std::pow(10, prec)) / std::pow(10, prec) -
-                                 plist[i]) > 1e-9)
-      prec++;
-    o += Fmt(" %5.*fth=[%5llu]", prec, plist[i],
+    if (i % per_line == 0) o += "     |";
+    o += Fmt(" %*.*fth=[%5llu]", prec + 3, prec, plist[i],
              (unsigned long long)std::llround(double(h.percentile(plist[i])) / div));
     if (i + 1 < plist.size()) o += ",";
-    if (i % 4 == 3 || i + 1 == plist.size()) o += "\n";
+    if (i % per_line == per_line - 1 || i + 1 == plist.size()) o += "\n";
   }
 }
 
@@ -213,9 +212,9 @@ void DirLatText(std::string& o, const DirResult& x, const JobOptions& job) {
       TextLat(o, name.c_str(), p.lat);
     }
   }
-  if (job.slat_percentiles) TextPercentiles(o, "slat", x.slat, job.percentile_list);
-  if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job.percentile_list);
-  if (job.lat_percentiles) TextPercentiles(o, " lat", x.lat, job.percentile_list);
+  if (job.slat_percentiles) TextPercentiles(o, "slat", x.slat, job);
+  if (job.clat_percentiles) TextPercentiles(o, "clat", x.clat, job);
+  if (job.lat_percentiles) TextPercentiles(o, " lat", x.lat, job);
   if (by_prio && (job.clat_percentiles || job.lat_percentiles)) {
     const uint64_t all = job.lat_percentiles ? x.lat.count() : x.clat.count();
     for (const PrioLatency& p : x.prios) {
@@ -223,12 +222,12 @@ void DirLatText(std::string& o, const DirResult& x, const JobOptions& job) {
       const std::string name =
           Fmt("%s prio %u/%u (%.2f%% of IOs)", prio_type, unsigned(p.ioprio >> 13), unsigned(p.ioprio & 7),
               all ? 100.0 * double(p.lat.count()) / double(all) : 0.0);
-      TextPercentiles(o, name.c_str(), p.lat, job.percentile_list);
+      TextPercentiles(o, name.c_str(), p.lat, job);
     }
   }
   if (x.sched_lat.count()) {
     TextLat(o, "sched lat", x.sched_lat);
-    if (job.clat_percentiles) TextPercentiles(o, "sched lat", x.sched_lat, job.percentile_list);
+    if (job.clat_percentiles) TextPercentiles(o, "sched lat", x.sched_lat, job);
   }
 }
 
@@ -334,6 +333,13 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
     if (x.ios) o += DirText(r, d, x, gbw);
   }
   TextBuckets(o, AllLat(r));
+  if (r.sync_lat.count()) {
+    // fio's block for fsync=, fdatasync= and sync_file_range= (whatever
+    // clat_percentiles says).
+    o += "  fsync/fdatasync/sync_file_range:\n";
+    TextLat(o, "sync", r.sync_lat);
+    TextPercentiles(o, "sync", r.sync_lat, *r.job);
+  }
   o += CpuAndDepthsText(u);
   o += NotesText(r);
   if (counters) o += CountersText(r.counters);

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "bench_test_util.h"
 #include "tools/block_bench/format/format.h"
@@ -116,7 +119,7 @@ TEST(ReportJsonPlus, BinsFollowThePercentileOptions) {
 TEST_F(ReportTest, TextHasFioSections) {
   std::string t = TextReport(run_);
   for (const char* s : {"g: (groupid=0, jobs=2): err= 0", "  read: IOPS=", "  write: IOPS=",
-                        "clat percentiles (", "50.00th=[", "lat (", "cpu          : usr=",
+                        "clat percentiles (", " 50.0th=[", "lat (", "cpu          : usr=",
                         "IO depths    : 1=", "issued rwts: total=",
                         "Run status group 0 (all jobs):", "   READ: bw=", "  WRITE: bw="})
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
@@ -167,15 +170,64 @@ TEST(Report, UnifiedRwReporting) {
   }
 }
 
-TEST(Report, PercentilesPrintTheirDecimals) {
-  std::vector<JobOptions> jobs = ParseJobs(
-      {"--name=p", "--ioengine=null", "--size=1m", "--percentile_list=50:99:99.999:99.9999"});
+TEST(Report, PercentilesPrintWithTheListsPrecision) {
+  // fio 3.33's lines for each list (its own runs on the null engine): the
+  // most decimals written, in that plus 3 columns, four a line, three when
+  // over 3 decimals.
+  struct Case {
+    const char* list;
+    std::vector<std::string> lines;  // the starts of the percentile lines
+  };
+  const Case cases[] = {
+      {"1:2:3:4:5:6", {"     |   1th=[", "     |   5th=[", "    lat"}},
+      {"1.5:2:3:4:5:6", {"     |  1.5th=[", "     |  5.0th=[", "    lat"}},
+      {"1.25:2:3:4:5:6", {"     |  1.25th=[", "     |  5.00th=[", "    lat"}},
+      {"1.125:2:3:4:5:6", {"     |  1.125th=[", "     |  5.000th=[", "    lat"}},
+      {"50:99:99.999:99.9999", {"     | 50.0000th=[", "     | 99.9999th=[", "    lat"}},
+  };
+  for (const Case& c : cases) {
+    std::vector<JobOptions> jobs = ParseJobs({"--name=p", "--ioengine=null", "--size=1m",
+                                              std::string("--percentile_list=") + c.list});
+    const std::string t = TextReport(RunJobs(jobs));
+    const size_t at = t.find("clat percentiles (");
+    ASSERT_NE(at, std::string::npos) << t;
+    size_t line = t.find('\n', at) + 1;
+    for (const std::string& want : c.lines) {
+      if (want == "    lat") {
+        // No third line of percentiles: the next line is something else.
+        EXPECT_NE(t.compare(line, 6, "     |"), 0) << c.list << "\n" << t;
+        break;
+      }
+      EXPECT_EQ(t.compare(line, want.size(), want), 0)
+          << c.list << ": want a line starting '" << want << "'\n" << t;
+      line = t.find('\n', line) + 1;
+    }
+  }
+}
+
+// fsync=/fdatasync= get fio's block of their own after the latency
+// distribution: the sync latency and its percentiles (even with
+// clat_percentiles=0), one sample per sync.
+TEST(Report, SyncLatencyBlockAsFio) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string file = std::string(tmp ? tmp : "/tmp") + "/sync." + std::to_string(getpid());
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=s", "--filename=" + file, "--size=64k", "--bs=4k",
+                 "--rw=write", "--fdatasync=4", "--clat_percentiles=0"});
   RunResult run = RunJobs(jobs);
+  ASSERT_EQ(run.clones.size(), 1u);
+  // 16 writes, a sync after each 4th but the last (fio 3.33 has 3 too).
+  EXPECT_EQ(run.clones[0].sync_lat.count(), 3u);
   const std::string t = TextReport(run);
-  EXPECT_NE(t.find("99.999th=["), std::string::npos) << t;
-  EXPECT_NE(t.find("99.9999th=["), std::string::npos) << t;
-  EXPECT_EQ(t.find("100.00th"), std::string::npos) << t;
-  EXPECT_NE(t.find(" 50.00th=["), std::string::npos) << t;
+  const size_t block = t.find("\n  fsync/fdatasync/sync_file_range:\n    sync (");
+  ASSERT_NE(block, std::string::npos) << t;
+  EXPECT_NE(t.find("    sync percentiles (", block), std::string::npos) << t;
+  EXPECT_LT(t.find("\n  lat ("), block) << t;
+  EXPECT_GT(t.find("\n  cpu          :"), block) << t;
+  unlink(file.c_str());
+  // Without syncs, no such block.
+  std::vector<JobOptions> plain = ParseJobs({"--name=p", "--ioengine=null", "--size=64k"});
+  EXPECT_EQ(TextReport(RunJobs(plain)).find("fsync/fdatasync"), std::string::npos);
 }
 
 // significant_figures and kb_base set the digits and units of the job's
