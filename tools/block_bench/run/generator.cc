@@ -139,6 +139,25 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
       s.eta = (1.0 - std::pow(2.0 / double(s.blocks), 1.0 - theta)) / (1.0 - s.zeta2 / s.zetan);
     }
   }
+  // One random map for the directions when they share their alignment and
+  // it is their smallest block size (fio's one axmap per file, in units of
+  // the smallest block size: with a smaller blockalign fio's map and its
+  // picks count different blocks, and no I/O is cut), outside zones;
+  // uniform draws only.
+  if (g.random_ && !g.zoned_ && job.random_distribution.kind == Distribution::kRandom &&
+      !job.norandommap && !job.lfsr) {
+    uint64_t unit = 0;
+    bool same = true;
+    for (int d = 0; d < kNumDirs; d++) {
+      if (!g.has_dir(Dir(d))) continue;
+      if ((unit && g.st_[d].align != unit) || g.st_[d].align != MinBs(job, d)) same = false;
+      unit = g.st_[d].align;
+    }
+    if (same && unit) {
+      g.map_unit_ = unit;
+      g.map_.reset(std::max<uint64_t>(1, g.size_ / unit));
+    }
+  }
   return g;
 }
 
@@ -231,6 +250,15 @@ uint64_t IoGenerator::pick_block(Dir d) {
   // random_generator=lfsr visits every block once per pass without a map,
   // whatever norandommap says (fio's LFSR is a full-period sequence).
   if (job_.norandommap && !job_.lfsr) return rand_off_.below(s.blocks);
+  if (map_unit_) {
+    // fio's get_next_rand_offset: a random block, else the next unvisited
+    // one; a new pass once all are visited.
+    if (map_.full()) {
+      map_.reset();
+      s.pass++;
+    }
+    return map_.next_free(rand_off_.below(map_.blocks()));
+  }
   if (s.perm_index == s.blocks) {
     s.perm_index = 0;
     s.pass++;
@@ -239,11 +267,20 @@ uint64_t IoGenerator::pick_block(Dir d) {
   return s.perm(s.perm_index++);
 }
 
+void IoGenerator::claim(uint64_t off, uint64_t* len, bool cut) {
+  const uint64_t b = map_block(off);
+  if (b >= map_.blocks()) return;
+  const uint64_t want = (*len + map_unit_ - 1) / map_unit_;
+  const uint64_t got = map_.claim(b, want);
+  if (cut && got > 0 && got < want) *len = got * map_unit_;
+}
+
 uint64_t IoGenerator::fallback_block(Dir d) {
   DirState& s = st_[int(d)];
   const bool mapped = job_.random_distribution.kind == Distribution::kRandom &&
                       (!job_.norandommap || job_.lfsr);
-  if (mapped && s.perm_index < s.blocks)
+  if (map_unit_ && !map_.full()) return map_.next_free(rand_off_.below(map_.blocks()));
+  if (mapped && !map_unit_ && s.perm_index < s.blocks)
     return s.perm(s.perm_index + rand_off_.below(s.blocks - s.perm_index));
   return rand_off_.below(s.blocks);
 }
@@ -359,7 +396,15 @@ bool IoGenerator::next(IoUnit* io) {
         if (!zoned_ && wraps() && off + len > start_ + size_) off = start_;
       } else if (random_) {
         off = zone_start_ + (draw ? pick_block(d) : fallback_block(d)) * s.align;
-        if (!zoned_ && off + len > start_ + size_) {
+        const Dir len_dir = !job_.bs_is_seq_rand ? d : draw ? Dir::kWrite : Dir::kRead;
+        const bool fixed_len = job_.bssplit[int(len_dir)].empty() &&
+                               job_.bs[int(len_dir)].min == job_.bs[int(len_dir)].max;
+        if (map_unit_ && off + len > start_ + size_) {
+          // fio's get_next_buflen: a block size range or split gets a length
+          // that fits before the region's end (here: cut at it); a fixed
+          // one stays, and past the target's end it ends the job (below).
+          if (!fixed_len) len = start_ + size_ - off;
+        } else if (!zoned_ && off + len > start_ + size_) {
           // Pulled back to fit when the block exceeds the alignment at the end.
           const uint64_t last = start_ + size_ - len;
           off = start_ + ((last - start_) / s.align) * s.align;
@@ -373,6 +418,9 @@ bool IoGenerator::next(IoUnit* io) {
     if (off < zone_start_ || off - zone_start_ >= size_ || off >= dev_size_ ||
         len > dev_size_ - off)
       return false;
+    // fio's mark_random_map: every I/O of a random job marks its blocks; a
+    // random one is cut to the unvisited run it starts.
+    if (map_unit_) claim(off, &len, draw);
     s.pos = off + len;
   }
   s.last_start = off;

@@ -32,9 +32,20 @@
 //   zonerange bytes in it, a sequential position wrapped to the zone's start
 //   at its end; an I/O past the target's end ends the job (fio's
 //   setup_strided_zone_mode, get_next_offset and fill_io_u);
-// * without norandommap, uniform random I/O visits every block once per pass
-//   (a full-period bijection, see Permutation); skewed distributions
-//   (zipf/pareto/normal/zoned) draw independently, as if norandommap=1;
+// * without norandommap, uniform random I/O visits every block once per
+//   pass, as fio's random map (BlockMap, one for the job's directions when
+//   their alignment is the same and their smallest block size, outside
+//   zones): a pick on a visited block
+//   moves on to the next unvisited one, an I/O longer than a block is cut
+//   to the unvisited run it starts (bsrange/bssplit cover the region
+//   exactly once, as fio's), a random I/O of a block size range or split
+//   that would pass the region's end is cut at it, and one of a fixed size
+//   that would pass the target's end ends the job (fio's fill_io_u); in
+//   zones, or with other alignments,
+//   each direction walks a full-period bijection of its blocks instead
+//   (see Permutation), which visits each block once but lets a longer I/O
+//   overlap blocks visited alone; skewed distributions (zipf/pareto/
+//   normal/zoned) draw independently, as if norandommap=1;
 // * rw/randrw draw the direction per I/O: read with probability rwmixread%;
 //   with a DirChooser (rate pacing) and both directions in the mix, the
 //   chooser may turn the draw into the other direction (fio's rate_ddir).
@@ -50,6 +61,7 @@
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/run/block_map.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/source.h"
 #include <blkstack/util/result.h>
@@ -121,7 +133,14 @@ class IoGenerator final : public IoSource {
   // next offset; false: the pass ended.
   bool plain_seq_offset(DirState& s, uint64_t len, uint64_t* off);
 
+  // The shared random map (map_unit_ != 0): the block of `off`, and marks
+  // an I/O's blocks; a random one (`cut`) is cut to its unvisited run.
+  uint64_t map_block(uint64_t off) const { return (off - start_) / map_unit_; }
+  void claim(uint64_t off, uint64_t* len, bool cut);
+
   JobOptions job_;
+  BlockMap map_;           // fio's random map, when map_unit_ != 0
+  uint64_t map_unit_ = 0;  // its block size (the directions' alignment)
   uint64_t start_ = 0, size_ = 0, io_limit_ = 0, max_bs_ = 4096;
   uint64_t dev_size_ = 0;
   bool random_ = false, unlimited_ = false;
