@@ -61,6 +61,21 @@ uint64_t VerifyBytes(const JobOptions& job) {
   return SatMul(job.size->value / SmallestWrite(job), kVerifyEntryBytes);
 }
 
+// The random map (run/block_map.h): a bit per block of the smallest block
+// size, for a uniform random job with a map and a size= in bytes.
+uint64_t RandomMapBytes(const JobOptions& job) {
+  if (!IsRandom(job.rw) || job.norandommap || job.lfsr ||
+      job.random_distribution.kind != Distribution::kRandom || !job.size || job.size->percent)
+    return 0;
+  uint64_t m = UINT64_MAX;
+  for (int d = 0; d < kNumDirs; d++) {
+    m = std::min(m, job.bs[d].min);
+    for (const auto& e : job.bssplit[d]) m = std::min(m, e.block_size);
+  }
+  m = std::max<uint64_t>(m, 512);
+  return job.size->value / m / 8 + 8;
+}
+
 std::string Mib(uint64_t bytes) {
   return std::to_string((bytes >> 20) + ((bytes & ((1 << 20) - 1)) != 0)) + " MiB";
 }
@@ -177,7 +192,7 @@ CloneNeeds EstimateClone(const JobOptions& job) {
   CloneNeeds n;
   n.threads = 1;
   n.fds = 2;
-  n.memory = SatAdd(BufferBytes(job), VerifyBytes(job));
+  n.memory = SatAdd(SatAdd(BufferBytes(job), VerifyBytes(job)), RandomMapBytes(job));
   if (!job.blockdev.empty()) {
     AddSpecNeeds(job.blockdev, &n);
     return n;

@@ -13,7 +13,8 @@
 //   memory:  the queue's depth (QueueShapeOf: 1 for the synchronous
 //            engines) x the largest block size, rounded up to 4096 (the
 //            I/O buffers); + kVerifyEntryBytes per block of the job's size
-//            with verify= (what was written, for the read-back)
+//            with verify= (what was written, for the read-back); + a bit
+//            per smallest block of the job's size for the random map
 // Memory is checked against a limit the user can set
 // (--blkstack-max-memory=SIZE, RunOptions::max_memory), by default
 // kDefaultMemoryPercent of MemAvailable.  The buffers are only mapped, not

@@ -95,6 +95,14 @@ TEST(Resources, MemoryEstimateIsDepthTimesLargestBlockPlusVerifyState) {
   EXPECT_EQ(one({"--name=a", "--ioengine=null", "--rw=write", "--bs=4k", "--size=8g",
                  "--verify=crc32c"}),
             4096 + (uint64_t(8) << 30) / 4096 * kVerifyEntryBytes);
+  // A random job's map: a bit per smallest block of its size (none with
+  // norandommap, nor for a sequential job).
+  EXPECT_EQ(one({"--name=a", "--ioengine=null", "--rw=randread", "--bsrange=4k-64k",
+                 "--size=64g"}),
+            65536 + (uint64_t(64) << 30) / 4096 / 8 + 8);
+  EXPECT_EQ(one({"--name=a", "--ioengine=null", "--rw=randread", "--size=64g", "--norandommap"}),
+            4096u);
+  EXPECT_EQ(one({"--name=a", "--ioengine=null", "--rw=read", "--size=64g"}), 4096u);
   ResourceLimits l;
   l.memory = uint64_t(8) << 30;
   l.memory_source = "--blkstack-max-memory";
