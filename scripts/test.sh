@@ -200,7 +200,8 @@ install_check
 # tests/tools/storage_daemon/daemon_lib.sh): the ASan stage runs them.
 run tsan --config=tsan --test_tag_filters=-timing -- //tests/util:aio_context_test \
   //tests/util:join_test \
-  //tests/util:task_test //tests/util/embed/... //tests/block:threading_test \
+  //tests/util:task_test //tests/util:cpu_affinity_test //tests/util/embed/... \
+  //tests/block:threading_test \
   //tests/block/file/... //tests/block/capi/... \
   //tests/tools/block_bench/run:runner_test //tests/tools/block_bench/run:reliability_test \
   //tests/tools/block_bench/run:steady_test //tests/tools/block_bench/run:replay_test \

@@ -342,6 +342,9 @@ class FileDriver final : public BlockDriver {
         co_return Status(-ENOSPC);
       }
       short_reads_++;
+      // A character device that gives no data (/dev/null) fails the read,
+      // as fio's "full resid": it has no end of file to fill past.
+      if (res == 0 && geo_.char_device) co_return Status(-EIO);
       const uint64_t pos = offset + done;
       // At EOF, or at an offset O_DIRECT could not read from: the rest is
       // past the end of the file.
@@ -436,7 +439,10 @@ const std::vector<OptionSpec>& Schema() {
   using T = OptionSpec::Type;
   static const std::vector<OptionSpec> schema = {
       {.name = "filename", .type = T::kString, .required = true,
-       .help = "path of the file or block device"},
+       .help = "path of the file, block device or character device"},
+      {.name = "size", .type = T::kSize,
+       .help = "the length of a character device (/dev/null, /dev/zero, /dev/full), which has "
+               "none of its own: required for one, refused for anything else"},
       {.name = "aio", .type = T::kEnum, .default_value = "threads", .has_default = true,
        .enum_values = {"threads", "native", "io_uring", "sync"},
        .help = "I/O engine: a worker pool (preadv/pwritev), Linux native AIO (needs "
@@ -578,7 +584,8 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     }
     return MakeError(e, msg);
   }
-  auto geo = ProbeGeometry(fd, cfg.path, cfg.direct);  // refuses FIFOs and the like
+  // Refuses FIFOs and the like.
+  auto geo = ProbeGeometry(fd, cfg.path, cfg.direct, o.has("size") ? o.size("size") : 0);
   if (!geo.ok()) {
     close(fd);
     return MakeError(geo.error().code, "driver 'file': " + geo.error().message);

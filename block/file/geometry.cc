@@ -66,12 +66,29 @@ int64_t FileLength(int fd, bool block_device) {
   return st.st_size;
 }
 
-Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direct) {
+Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direct,
+                                     uint64_t char_size) {
   struct stat st;
   if (fstat(fd, &st) < 0) {
     return MakeError(-errno, "fstat " + QuoteName(path) + ": " + ErrnoString(-errno));
   }
   FileGeometry g;
+  if (S_ISCHR(st.st_mode)) {
+    // fio's FIO_TYPE_CHAR: the job's size is the device's.
+    if (!char_size) {
+      return MakeError(-EINVAL, QuoteName(path) +
+                                    " is a character device, which has no length: give it "
+                                    "with size=");
+    }
+    g.char_device = true;
+    g.length = char_size;
+    g.alignment_source = "character device";
+    return g;
+  }
+  if (char_size) {
+    return MakeError(-EINVAL, "size= is only for a character device; " + QuoteName(path) +
+                                  " has a length of its own");
+  }
   if (S_ISBLK(st.st_mode)) {
     g.block_device = true;
   } else if (S_ISDIR(st.st_mode)) {
@@ -79,10 +96,10 @@ Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direc
   } else if (!S_ISREG(st.st_mode)) {
     const char* kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
                        : S_ISSOCK(st.st_mode) ? "a socket"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
                                               : "a special file";
     return MakeError(-EINVAL, QuoteName(path) + " is " + kind +
-                                  ": neither a regular file nor a block device");
+                                  ": neither a regular file, a block device nor a character "
+                                  "device");
   }
   int64_t len = FileLength(fd, g.block_device);
   if (len < 0) {

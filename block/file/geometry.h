@@ -22,6 +22,9 @@ namespace blk {
 
 struct FileGeometry {
   bool block_device = false;
+  // A character device (/dev/null, /dev/zero, /dev/full): its length is the
+  // one the spec gave (it has none of its own), alignment 1/1.
+  bool char_device = false;
   uint64_t length = 0;
   uint32_t request_alignment = 1;
   uint32_t memory_alignment = 1;
@@ -37,9 +40,12 @@ struct FileGeometry {
 };
 
 // Fills a FileGeometry for `fd` (open on `path`, which names it in errors).
-// Fails if fd is neither a regular file nor a block device, or fstat /
-// BLKGETSIZE64 fail.
-Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direct);
+// `char_size`: the length to give a character device (0: none given).
+// Fails if fd is a character device without `char_size`, is something else
+// that is neither a regular file nor a block device, has a `char_size`
+// without being a character device, or fstat / BLKGETSIZE64 fail.
+Expected<FileGeometry> ProbeGeometry(int fd, const std::string& path, bool direct,
+                                     uint64_t char_size = 0);
 
 // Current length of `fd` (st_size, or BLKGETSIZE64 for a device); negative
 // errno on failure.

@@ -120,11 +120,31 @@ TEST(FileErrorsTest, BadOptionValues) {
   EXPECT_NE(msg.find("filename"), std::string::npos) << msg;
 }
 
-TEST(FileErrorsTest, NotAFileOrBlockDevice) {
+TEST(FileErrorsTest, NotAFileOrDevice) {
+  AioContext ctx;
+  const std::string fifo = TempDir() + "/fifo";
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string msg = OpenError(ctx, "driver=file,read-only=on,filename=" + fifo);
+  unlink(fifo.c_str());
+  EXPECT_NE(msg.find(QuoteName(fifo) + " is a FIFO"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("neither a regular file, a block device nor a character device"),
+            std::string::npos)
+      << msg;
+}
+
+// A character device has no length: without size= it is refused naming
+// both; size= on anything else is refused too.
+TEST(FileErrorsTest, CharacterDeviceNeedsSizeAndOnlyIt) {
   AioContext ctx;
   std::string msg = OpenError(ctx, "driver=file,read-only=on,filename=/dev/null");
-  EXPECT_NE(msg.find("/dev/null"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("neither a regular file nor a block device"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'/dev/null' is a character device, which has no length: give it with size="),
+            std::string::npos)
+      << msg;
+  TempFile f(4096);
+  msg = OpenError(ctx, "driver=file,filename=" + f.path() + ",size=1M");
+  EXPECT_NE(msg.find("size= is only for a character device"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(QuoteName(f.path())), std::string::npos) << msg;
 }
 
 TEST(FileErrorsTest, ODirectRefusedByFilesystem) {

@@ -170,6 +170,17 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
   Target t;
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
+  // A character device (/dev/null, /dev/zero, /dev/full) has no length:
+  // the job's size is its length, as fio's FIO_TYPE_CHAR.
+  struct stat st;
+  if (::stat(f.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) {
+    if (!want) {
+      return MakeError(-EINVAL, "filename=" + f +
+                                    " is a character device, which has no length: the job "
+                                    "needs size= (in bytes)");
+    }
+    t.spec += ",size=" + std::to_string(want);
+  }
   AddFileOptions(job, clone_files, &t);
   t.display = f;
   t.filename = f;

@@ -14,6 +14,8 @@
 //                          [,aio-force-async=on with force_async=1]
 //   ioengine=psync|sync|pvsync|pvsync2
 //                          driver=file,filename=F,aio=sync,cache.direct=on|off
+//   (F a character device such as /dev/null: ,size=<offset+size> too,
+//   which the job must give: the device has no length of its own)
 //   ioengine=posixaio      driver=file,filename=F,aio=threads,cache.direct=on|off,
 //                          thread-pool-size=<the clone's files, at most 20>
 //                          (glibc's aio_read/aio_write: user threads, one
