@@ -75,7 +75,12 @@ class Pacing final : public DirChooser {
   bool rate_active() const { return pacer_.active(); }
   // The I/O starts (after the buffers are filled): the rate schedule
   // starts now.
-  void start(int64_t now) { pacer_.start(now); }
+  void start(int64_t now) {
+    origin_ns_ = now;
+    pacer_.start(now);
+  }
+  // When start() was called (0: not yet).
+  int64_t origin_ns() const { return origin_ns_; }
   // rate_ignore_thinktime: the rest of the rate schedule moves `ns` later.
   void shift(int64_t ns) { pacer_.shift(ns); }
   // When `u` is due (0: now), reserving its share of the rate.  A time
@@ -114,6 +119,7 @@ class Pacing final : public DirChooser {
 
  private:
   RatePacer pacer_;
+  int64_t origin_ns_ = 0;
   const Timeline& time_;
   SleepGroup& sleeps_;
   ScheduleResult* schedule_;

@@ -140,7 +140,15 @@ void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited
   inflight_++;
   p_.res->depth[DepthBucket(inflight_)]++;
   const bool measured = p_.time.measured(now);
-  if (measured && !p_.time.measuring) begin_measuring(now);
+  if (measured && !p_.time.measuring) {
+    // A rate-paced job's runtime starts where its schedule does (fio's rate
+    // and runtime share td->start): the first I/O may be issued a little
+    // after the origin (a write slot's fill, a sanitizer's start-up), and a
+    // runtime counted from it would hold more I/Os than rate x runtime.
+    const int64_t origin = p_.pacing.origin_ns();
+    const bool from_origin = p_.pacing.rate_active() && origin >= p_.time.ramp_end_ns && origin < now;
+    begin_measuring(from_origin ? origin : now);
+  }
   if (measured) p_.pacing.record(now, due, waited_from, held);
   last_dir_ = u.dir;
   if (!last_issue_ns_) p_.res->first_io_ns = now;
