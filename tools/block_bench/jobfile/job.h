@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "tools/block_bench/numa/numa.h"
+
 namespace blk::bench {
 
 // Data directions, in the order fio uses for comma-separated values.
@@ -290,6 +292,20 @@ struct ProcessOptions {
   // ioscheduler: the I/O scheduler written to queue/scheduler of the disk
   // holding the job's first file, before its I/O, as fio.  Empty: none.
   std::string ioscheduler;
+  // numa_cpu_nodes: libnuma's node string; each clone's thread runs on
+  // those nodes' CPUs (this replaces cpus_allowed's mask, as in fio).
+  // Empty: not set.
+  std::string numa_cpu_nodes;
+  // numa_mem_policy: as written (rendered back; empty: not set) and as read.
+  std::string numa_mem_policy;
+  NumaMemPolicy numa_mem;
+  // cgroup: the blkio cgroup (a path under the cgroup mount) each clone's
+  // thread runs in, made when missing and removed at the end of the run
+  // unless cgroup_nodelete; cgroup_weight (100..1000, 0: not written): its
+  // blkio.weight.  As fio, the weight applies only with cgroup= set.
+  std::string cgroup;
+  uint32_t cgroup_weight = 0;
+  bool cgroup_nodelete = false;
   friend bool operator==(const ProcessOptions&, const ProcessOptions&) = default;
 };
 

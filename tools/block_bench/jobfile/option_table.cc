@@ -16,9 +16,6 @@ struct UnsupportedFioOption {
 };
 constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"block_error_percentiles", "fio's trim wear histogram (per trim-sized block, the trims and writes until its first error, for flash that wears out): not implemented"},
-    {"cgroup", "cgroups are not managed: every job is a thread of one block-bench process"},
-    {"cgroup_nodelete", "cgroups are not managed: every job is a thread of one block-bench process"},
-    {"cgroup_weight", "cgroups are not managed: every job is a thread of one block-bench process"},
     {"chunk_size", "an option of fio's dfs engine; block-bench has no such engine"},
     {"conf", "the rados engine is not supported (rbd is)"},
     {"gid", "fio calls setgid(2) in each job's process; block-bench's jobs are threads of one process, and setgid/setuid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another group or user alone"},
@@ -30,8 +27,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"merge_blktrace_file", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_iters", "merging blktrace files is not implemented (read_iolog replays each trace)"},
     {"merge_blktrace_scalars", "merging blktrace files is not implemented (read_iolog replays each trace)"},
-    {"numa_cpu_nodes", "NUMA placement is not implemented (cpus_allowed is)"},
-    {"numa_mem_policy", "NUMA placement is not implemented (cpus_allowed is)"},
     {"port", "an option of fio's net, netsplice and rdma engines; block-bench has no such engine"},
     {"profile", "fio's profiles are not supported"},
     {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},

@@ -1,5 +1,6 @@
 // Process and scheduling options, as fio 3.33 reads them: exec_prerun,
-// exec_postrun, wait_for, nice, clocksource, gtod_cpu, lockmem, ioscheduler
+// exec_postrun, wait_for, nice, clocksource, gtod_cpu, lockmem, ioscheduler,
+// numa_cpu_nodes, numa_mem_policy, cgroup, cgroup_weight, cgroup_nodelete
 // (ProcessOptions in
 // job.h; applied by the runner, run/job_process.h).
 #include <array>
@@ -109,6 +110,78 @@ FioOptionSpec LockMem() {
   return s;
 }
 
+// numa_cpu_nodes: a node string libnuma reads for this machine, checked
+// when read (fio's str_numa_cpunodes_cb).
+FioOptionSpec NumaCpuNodes() {
+  FioOptionSpec s;
+  s.name = "numa_cpu_nodes";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<void> ok = CheckNumaNodes(*v);
+    if (!ok.ok()) return ok.error();
+    job.proc.numa_cpu_nodes = std::string(*v);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.proc.numa_cpu_nodes.empty()) out.push_back({std::string(n), job.proc.numa_cpu_nodes});
+  };
+  s.help = "NUMA nodes whose CPUs the job's threads run on (libnuma's node string: 0-1, 0,2, all; "
+           "replaces cpus_allowed's mask, as in fio)";
+  return s;
+}
+
+// numa_mem_policy=<mode>[:<nodes>] (fio's str_numa_mpol_cb).
+FioOptionSpec NumaMemPolicyOption() {
+  FioOptionSpec s;
+  s.name = "numa_mem_policy";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<NumaMemPolicy> p = ParseNumaMemPolicy(*v);
+    if (!p.ok()) return p.error();
+    job.proc.numa_mem = p.value();
+    job.proc.numa_mem_policy = std::string(*v);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.proc.numa_mem_policy.empty()) out.push_back({std::string(n), job.proc.numa_mem_policy});
+  };
+  s.help = "memory policy of the job's threads: default, prefer:<node>, bind:<nodes>, "
+           "interleave[:<nodes>] (all nodes without a list) or local";
+  return s;
+}
+
+// cgroup_weight=100..1000, fio's range.
+FioOptionSpec CgroupWeight() {
+  FioOptionSpec s;
+  s.name = "cgroup_weight";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<uint64_t> n = ParseInteger(*v, job.kb_base, 100, 1000);
+    if (!n.ok()) return n.error();
+    job.proc.cgroup_weight = uint32_t(n.value());
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.proc.cgroup_weight) out.push_back({std::string(n), std::to_string(job.proc.cgroup_weight)});
+  };
+  s.help = "blkio.weight of the job's cgroup (100..1000; only with cgroup=, as fio)";
+  return s;
+}
+
+FioOptionSpec CgroupNodelete() {
+  FioOptionSpec s;
+  s.name = "cgroup_nodelete";
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    job.proc.cgroup_nodelete = b.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.proc.cgroup_nodelete) out.push_back({std::string(n), "1"});
+  };
+  s.help = "keep the cgroup the run made for cgroup= after the run (else it is removed)";
+  return s;
+}
+
 }  // namespace
 
 std::vector<FioOptionSpec> SchedulingOptions() {
@@ -128,6 +201,13 @@ std::vector<FioOptionSpec> SchedulingOptions() {
   v.push_back(ProcString<&ProcessOptions::ioscheduler>(
       "ioscheduler", "I/O scheduler to switch the disk holding the job's first file to (written "
                      "to /sys/block/<disk>/queue/scheduler and checked, as fio)"));
+  v.push_back(ProcString<&ProcessOptions::cgroup>(
+      "cgroup", "blkio cgroup (a path under the first blkio or cgroup2 mount) the job's threads "
+                "run in; made when missing and removed after the run, as fio"));
+  v.push_back(CgroupWeight());
+  v.push_back(CgroupNodelete());
+  v.push_back(NumaCpuNodes());
+  v.push_back(NumaMemPolicyOption());
   return v;
 }
 

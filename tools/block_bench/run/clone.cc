@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "tools/block_bench/numa/numa.h"
 #include "tools/block_bench/run/io_memory.h"
 #include "tools/block_bench/run/job_process.h"
 #include "tools/block_bench/run/rng.h"
@@ -83,7 +84,9 @@ Task<void> Clone::run(AioContext& ctx) {
   getrusage(RUSAGE_THREAD, &begin_.ru);
   begin_.ns = NowNs();
   // Else no I/O: the error says why.
-  const bool bound = bind_cpus() && set_io_priority() && set_nice() && pin_memory();
+  const bool bound =
+      bind_cpus() && place_on_numa() && set_io_priority() && set_nice() && pin_memory() &&
+      join_cgroup();
   const bool gated = static_cast<bool>(gate_.prepared);
   // Gated (RunOptions::sync): open and prepare, report, wait for every
   // process; the start delay counts from the common start.
@@ -116,6 +119,7 @@ Task<void> Clone::run(AioContext& ctx) {
   leave_flow();  // a clone that failed before its I/O
   if (sampler_) sampler_->close();
   overdue_.reset();
+  leave_cgroup();
   life_.finished = true;
   usage_since_begin(res_, NowNs());
   if (offload_) offload_->close();  // idle: its graphs came home
@@ -144,6 +148,32 @@ bool Clone::bind_cpus() {
   if (e == 0) return true;
   errors_.set(-e, PinErrorMessage("cpus_allowed", cpus, "the clone's thread", e));
   return false;
+}
+
+bool Clone::place_on_numa() {
+  if (!job_.proc.numa_cpu_nodes.empty()) {
+    const Expected<void> r = RunOnNumaNodes(job_.proc.numa_cpu_nodes);
+    if (!r.ok()) return failed_setup(r.error());
+  }
+  if (job_.proc.numa_mem_policy.empty()) return true;
+  const Expected<void> r = ApplyNumaMemPolicy(job_.proc.numa_mem);
+  return r.ok() || failed_setup(r.error());
+}
+
+bool Clone::join_cgroup() {
+  if (job_.proc.cgroup.empty()) return true;  // cgroup_weight alone: nothing, as fio
+  Expected<CgroupMount> m = FindCgroupMount();
+  if (!m.ok()) return failed_setup(m.error());
+  const Expected<void> r = JoinCgroup(m.value(), job_.proc.cgroup, job_.proc.cgroup_weight,
+                                      job_.proc.cgroup_nodelete, shared_->cgroups);
+  if (!r.ok()) return failed_setup(r.error());
+  cgroup_ = m.value();
+  return true;
+}
+
+void Clone::leave_cgroup() {
+  if (cgroup_) LeaveCgroup(*cgroup_);
+  cgroup_.reset();
 }
 
 bool Clone::set_nice() {

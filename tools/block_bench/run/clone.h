@@ -60,6 +60,7 @@
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/buffer_fill.h"
+#include "tools/block_bench/run/cgroup.h"
 #include "tools/block_bench/run/clone_files.h"
 #include "tools/block_bench/run/clone_source.h"
 #include "tools/block_bench/run/clone_state.h"
@@ -118,6 +119,8 @@ struct RunShared {
   std::mutex setup;
   // lockfile=: the files' locks, by name, across every job of the run.
   FileLocks locks;
+  // cgroup=: the groups the run made, removed when the run ends.
+  CgroupDirs cgroups;
   // Every clone's seed (CloneResult::seed), in thread_number order:
   // dedupe_global's working set draws on them.  Set before the clones
   // start; read-only afterwards.
@@ -243,6 +246,14 @@ class Clone {
   // cpus_allowed: binds the clone's thread; false (with the error) when
   // the CPUs cannot be used.
   bool bind_cpus();
+  // numa_cpu_nodes / numa_mem_policy on the clone's thread, after
+  // bind_cpus (the nodes' CPUs replace its mask, as fio's); false (the
+  // error set) when refused.
+  bool place_on_numa();
+  // fio's cgroup= (cgroup_ once joined; left in leave_cgroup()); false
+  // (the error set) when the thread cannot join.
+  bool join_cgroup();
+  void leave_cgroup();
   // prio/prioclass: the clone's thread (and the threads it starts) get the
   // job's I/O priority with ioprio_set(2), as fio's; false (with the error)
   // when the kernel refuses it.
@@ -304,6 +315,7 @@ class Clone {
   LiveCounters* live_;
   const RunOptions& opts_;
   RunShared* shared_;
+  std::optional<CgroupMount> cgroup_;  // joined (cgroup=)
   AioContext* ctx_ = nullptr;
   Begin begin_;
   Timeline time_;

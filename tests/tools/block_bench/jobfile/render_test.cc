@@ -362,6 +362,11 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"iomem_align", "mem_align=512"},
       {"hugepage-size", "hugepage-size=1g"},
       {"ioscheduler", "ioscheduler=mq-deadline"},
+      {"numa_cpu_nodes", "numa_cpu_nodes=0"},
+      {"numa_mem_policy", "numa_mem_policy=bind:0"},
+      {"cgroup", "cgroup=bench/a"},
+      {"cgroup_weight", "cgroup_weight=500"},
+      {"cgroup_nodelete", "cgroup_nodelete=1"},
   };
   return kSamples;
 }
