@@ -16,6 +16,7 @@
 #include "tools/block_bench/report/report.h"
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/stop.h"
+#include "tools/block_bench/trace/blktrace_merge.h"
 #include <blkstack/util/clock.h>
 
 namespace blk::bench::cli {
@@ -48,6 +49,25 @@ std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
   }
   if (flags.parse_only) return 0;
   return std::nullopt;
+}
+
+// fio's merge phase: each job with merge_blktrace_file merges its
+// read_iolog blktrace files into it and replays the merge instead.  Under
+// MPI every rank writes the same bytes (through a rename: never a partial
+// file).
+Expected<void> MergeBlktraces(std::vector<JobOptions>& jobs) {
+  for (JobOptions& job : jobs) {
+    if (job.merge_blktrace_file.empty()) continue;
+    if (job.read_iolog.empty())
+      return MakeError(-EINVAL, "job '" + job.name + "': merge_blktrace_file=" +
+                                    job.merge_blktrace_file + " needs read_iolog's blktrace files");
+    Expected<uint64_t> n = trace::MergeBlktraceFiles(
+        job.read_iolog, job.merge_blktrace_scalars, job.merge_blktrace_iters,
+        job.merge_blktrace_file, job.trace_max_size);
+    if (!n.ok()) return MakeError(n.error().code, "job '" + job.name + "': " + n.error().message);
+    job.read_iolog = {job.merge_blktrace_file};
+  }
+  return {};
 }
 
 // The run's options: MPI, the progress line and --status-interval reports
@@ -172,6 +192,12 @@ int RunJobsMain(int* argc, char*** argv, const std::vector<std::string>& args) {
   // Under MPI a rank that cannot run must not leave the others waiting in a
   // collective: the ranks agree below, after every local check.
   bool cannot_run = false;
+  if (const Expected<void> merged = MergeBlktraces(cl->jobs); !merged.ok()) {
+    std::fprintf(stderr, "block-bench: %s%s\n", ranks.me().c_str(), merged.error().message.c_str());
+    if (!ranks.multi()) return 1;
+    cannot_run = true;
+  }
+  if (cl->flags.merge_blktrace_only) return ranks.AnyRank(cannot_run) ? 1 : 0;
   FILE* out = OpenReportStream(cl->flags, ranks.lead());
   if (!out) {
     if (!ranks.multi()) return 1;

@@ -238,6 +238,7 @@ class Parser {
       std::string_view name;
       bool ToolFlags::*flag;
     } kBareFlags[] = {{"parse-only", &ToolFlags::parse_only},
+                      {"merge-blktrace-only", &ToolFlags::merge_blktrace_only},
                       {"showcmd", &ToolFlags::showcmd},
                       {"version", &ToolFlags::version},
                       {"help", &ToolFlags::help},
@@ -351,6 +352,7 @@ std::string UsageText(std::string_view program) {
       "  --minimal                  --output-format=terse;  --append-terse: add terse lines\n"
       "  --terse-version=N          layout of terse lines: 3 (default), 4 or 5, as fio's\n"
       "  --parse-only               parse the jobs and exit\n"
+      "  --merge-blktrace-only      write the jobs' merge_blktrace_file merges and exit\n"
       "  --showcmd                  print the jobs as a command line and exit\n"
       "  --eta=WHEN                 always, never or auto (default)\n"
       "  --eta-newline=TIME         start a new progress line this often (default unit ms)\n"

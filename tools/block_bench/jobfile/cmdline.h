@@ -53,6 +53,8 @@ struct ToolFlags {
   // option ("all": every option it supports), then exit.
   std::optional<std::string> cmdhelp;
   bool parse_only = false;
+  // --merge-blktrace-only: merge_blktrace_file's merges, then exit (fio's).
+  bool merge_blktrace_only = false;
   bool showcmd = false;
   bool version = false;
   bool help = false;

@@ -765,6 +765,13 @@ struct JobOptions {
   uint64_t replay_scale = 1;          // offsets divided by this
   uint32_t replay_skip = 0;           // bit (1 << trace::Op) per skipped op
   std::string write_iolog;            // record issued I/O (fio iolog v3)
+  // merge_blktrace_file: read_iolog's blktrace files merged by time into
+  // this file before the run, which then replays it alone (fio's merge,
+  // trace/blktrace_merge.h).  Empty: no merge.
+  std::string merge_blktrace_file;
+  // Per read_iolog file: percent of its times, passes over it (empty: 100, 1).
+  std::vector<uint32_t> merge_blktrace_scalars;
+  std::vector<uint32_t> merge_blktrace_iters;
   // fio reads a chunked iolog gradually to bound its memory; block-bench
   // reads every trace whole (24 bytes per record) and replays the same I/O
   // at the same times either way, so the option is accepted with a note.

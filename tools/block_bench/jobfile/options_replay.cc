@@ -120,6 +120,34 @@ FioOptionSpec TraceMaxSize() {
   return s;
 }
 
+// merge_blktrace_scalars / merge_blktrace_iters: fio's ':'-separated float
+// lists, one value per read_iolog file, each truncated to an integer as
+// fio's merge does; block-bench wants each at least 1 (fio ends the list
+// at a 0 and would scale every time to 0 below 1 %).
+template <std::vector<uint32_t> JobOptions::*F>
+FioOptionSpec MergeList(std::string_view name, std::string_view help) {
+  FioOptionSpec s;
+  s.name = name;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    std::vector<uint32_t> list;
+    for (std::string_view item : SplitTopLevel(*v, ':')) {
+      Expected<double> d = ParseDouble(Trim(item), 1, 1e9);
+      if (!d.ok()) return d.error();
+      list.push_back(uint32_t(d.value()));
+    }
+    job.*F = std::move(list);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if ((job.*F).empty()) return;
+    std::string text;
+    for (uint32_t x : job.*F) text += (text.empty() ? "" : ":") + std::to_string(x);
+    out.push_back({std::string(n), text});
+  };
+  s.help = help;
+  return s;
+}
+
 }  // namespace
 
 std::vector<FioOptionSpec> ReplayOptions() {
@@ -144,6 +172,15 @@ std::vector<FioOptionSpec> ReplayOptions() {
   v.push_back(ReplayAlign());
   v.push_back(ReplayScale());
   v.push_back(ReplaySkip());
+  v.push_back(StringOption<&JobOptions::merge_blktrace_file>(
+      "merge_blktrace_file", "merge read_iolog's blktrace files by time into this file before the "
+                             "run and replay it (fio's merge; --merge-blktrace-only: merge and exit)"));
+  v.push_back(MergeList<&JobOptions::merge_blktrace_scalars>(
+      "merge_blktrace_scalars", "per read_iolog file (':'-separated), the percentage its times are "
+                                "scaled by in the merge (50: twice as fast)"));
+  v.push_back(MergeList<&JobOptions::merge_blktrace_iters>(
+      "merge_blktrace_iters", "per read_iolog file (':'-separated), how many passes over it the "
+                              "merge takes, each starting where the last ended"));
   v.push_back(StringOption<&JobOptions::write_iolog>(
       "write_iolog", "record the issued I/O to this file (fio iolog v3), also when replaying"));
   return v;

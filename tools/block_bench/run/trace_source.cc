@@ -63,7 +63,8 @@ Expected<std::shared_ptr<const trace::Trace>> TraceCache::get(const std::string&
                                                               const StopSource* stop) {
   const std::string key = path + '\0' + job.trace_format + '\0' + job.trace_device + '\0' +
                           (job.trace_skip_bad ? "1" : "0") + '\0' +
-                          std::to_string(job.trace_max_size);
+                          std::to_string(job.trace_max_size) + '\0' +
+                          (job.replay_redirect.empty() ? "0" : "1");
   std::lock_guard<std::mutex> lock(mu_);
   auto it = loaded_.find(key);
   if (it != loaded_.end()) return it->second;
@@ -72,6 +73,7 @@ Expected<std::shared_ptr<const trace::Trace>> TraceCache::get(const std::string&
   if (!f.ok()) return f.error();
   po.format = *f;
   po.device = job.trace_device;
+  po.every_device = !job.replay_redirect.empty();
   po.skip_bad = job.trace_skip_bad;
   po.max_bytes = job.trace_max_size;
   po.how_to_raise = "trace_max_size=";

@@ -199,7 +199,8 @@ Expected<void> BlktraceParser::file(std::string_view name, std::string_view data
 }
 
 Expected<Trace> BlktraceParser::finish(std::string_view name) {
-  if (devices_.size() > 1) return SeveralDevices(name, devices_, "MAJ,MIN");
+  if (devices_.size() > 1 && !opts_.every_device)
+    return SeveralDevices(name, devices_, "MAJ,MIN");
   outstanding_.finish(&trace_);
   return Finish(std::move(trace_), name);
 }

@@ -118,7 +118,8 @@ class PerfParser {
   std::string line(std::string_view text);
   Trace& trace() { return trace_; }
   Expected<Trace> finish(std::string_view name) {
-    if (devices_.size() > 1) return SeveralDevices(name, devices_, "MAJ,MIN");
+    if (devices_.size() > 1 && !opts_.every_device)
+    return SeveralDevices(name, devices_, "MAJ,MIN");
     outstanding_.finish(&trace_);
     return Finish(std::move(trace_), name);
   }

@@ -62,6 +62,10 @@ struct ParseOptions {
   // devices is then an error naming the devices found, as is an iolog
   // naming several files — the caller redirects them).
   std::string device;
+  // blktrace and perf with `device` empty: records of every device are
+  // taken as one (replay_redirect=: fio sends every device's records to the
+  // one target) instead of the several-devices error.
+  bool every_device = false;
   // Count malformed records in Trace::bad instead of failing.
   bool skip_bad = false;
   // LoadTrace only: the most bytes read (all per-CPU blktrace files

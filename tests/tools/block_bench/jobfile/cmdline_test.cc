@@ -45,6 +45,8 @@ TEST(ToolFlags, AllFlags) {
             (std::vector<OutputFormat>{OutputFormat::kNormal, OutputFormat::kJson}));
   EXPECT_EQ(Name(OutputFormat::kJsonPlus), "json+");
   EXPECT_EQ(Name(EtaMode::kNever), "never");
+  EXPECT_TRUE(Ok({"--merge-blktrace-only", "--name=x"}).flags.merge_blktrace_only);
+  EXPECT_FALSE(Ok({"--name=x"}).flags.merge_blktrace_only);
 }
 
 // fio's terse flags: --minimal replaces the formats, --append-terse adds

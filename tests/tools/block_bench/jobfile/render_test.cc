@@ -367,6 +367,9 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"cgroup", "cgroup=bench/a"},
       {"cgroup_weight", "cgroup_weight=500"},
       {"cgroup_nodelete", "cgroup_nodelete=1"},
+      {"merge_blktrace_file", "merge_blktrace_file=merged.bin"},
+      {"merge_blktrace_scalars", "merge_blktrace_scalars=50:100"},
+      {"merge_blktrace_iters", "merge_blktrace_iters=2:1"},
   };
   return kSamples;
 }

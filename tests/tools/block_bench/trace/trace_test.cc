@@ -4,6 +4,7 @@
 // fio itself, errors, skip_bad, device filters, sniffing and overflow.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/tools/block_bench/trace/blktrace_encode.h"
 #include "tools/block_bench/trace/info.h"
 #include "tools/block_bench/trace/trace.h"
 
@@ -245,58 +247,6 @@ TEST(Iolog3, WrittenByFio) {
 
 // ---- blktrace ----
 
-struct Bt {
-  uint32_t magic = 0x65617407, seq = 0;
-  uint64_t time = 0, sector = 0;
-  uint32_t bytes = 0, action = 0, pid = 1, device = 8u << 20, cpu = 0;
-  uint16_t error = 0, pdu_len = 0;
-  std::string pdu;
-};
-
-constexpr uint32_t kQ = 1 | (1u << 4) << 16, kD = 7 | (1u << 6) << 16, kC = 8 | (1u << 7) << 16;
-constexpr uint32_t kW = (1u << 1) << 16, kFl = (1u << 2) << 16, kDisc = (1u << 13) << 16,
-                   kFua = (1u << 15) << 16, kNotify = (1u << 10) << 16, kCg = 1u << 8;
-
-template <class T>
-void Put(std::string* out, T v, bool big) {
-  unsigned char b[sizeof(T)];
-  for (size_t i = 0; i < sizeof(T); i++) {
-    const size_t shift = 8 * (big ? sizeof(T) - 1 - i : i);
-    b[i] = static_cast<unsigned char>(uint64_t(v) >> shift);
-  }
-  out->append(reinterpret_cast<char*>(b), sizeof(T));
-}
-
-// The struct in the given byte order, then its payload.
-std::string Encode(const std::vector<Bt>& events, bool big) {
-  std::string out;
-  for (const Bt& e : events) {
-    Put(&out, e.magic, big);
-    Put(&out, e.seq, big);
-    Put(&out, e.time, big);
-    Put(&out, e.sector, big);
-    Put(&out, e.bytes, big);
-    Put(&out, e.action, big);
-    Put(&out, e.pid, big);
-    Put(&out, e.device, big);
-    Put(&out, e.cpu, big);
-    Put(&out, e.error, big);
-    Put(&out, uint16_t(e.pdu.size()), big);
-    out += e.pdu;
-  }
-  return out;
-}
-
-Bt Ev(uint64_t t, uint32_t action, uint64_t sector, uint32_t bytes, std::string pdu = "") {
-  Bt b;
-  b.time = t;
-  b.action = action;
-  b.sector = sector;
-  b.bytes = bytes;
-  b.pdu = std::move(pdu);
-  return b;
-}
-
 std::vector<Bt> Sample() {
   return {
       Ev(1000, kNotify | 0, 0, 0, std::string("process\0", 8)),  // BLK_TN_PROCESS
@@ -468,6 +418,16 @@ TEST(Blktrace, Devices) {
   t = MustParse(data, Format::kAuto, std::to_string((8u << 20) | 0));  // dev_t in decimal
   EXPECT_EQ(t.records.size(), 2u);
   EXPECT_NE(ErrorOf(data, Format::kAuto, "sda").find("trace_device='sda'"), std::string::npos);
+  // replay_redirect=: every device's records, in trace order.
+  ParseOptions every;
+  every.every_device = true;
+  auto all = ParseTrace(data, "t.txt", every);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->records.size(), 3u);
+  EXPECT_EQ(std::count_if(all->records.begin(), all->records.end(),
+                          [](const Record& r) { return r.offset == 8u * 512; }),
+            1);
+  EXPECT_EQ(all->filtered, 0u);
 }
 
 // ---- perf script ----
@@ -520,6 +480,11 @@ TEST(Perf, DevicesAndErrors) {
   const Trace t = MustParse(two, Format::kPerf, "8,16");
   EXPECT_EQ(t.records.size(), 1u);
   EXPECT_EQ(t.filtered, 1u);
+  ParseOptions every;
+  every.every_device = true;
+  auto all = ParseTrace(two, "t.txt", every);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->records.size(), 2u);
   EXPECT_EQ(ErrorOf("a 1 [000] 1.x: block:block_bio_queue: 8,0 R 0 + 8 [a]\n"),
             "t.txt:1: time '1.x:' is not SECONDS.FRACTION");
   EXPECT_EQ(ErrorOf("a 1 [000] 1.0: block:block_bio_queue: 8,0 Q 0 + 8 [a]\n"),
