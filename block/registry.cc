@@ -2,6 +2,7 @@
 
 #include <blkstack/block/file/file.h>
 #include <blkstack/block/error_inject/error_inject.h>
+#include <blkstack/block/nbd/nbd.h>
 #include <blkstack/block/null/null.h>
 #include <blkstack/block/option_schema.h>
 #include <blkstack/block/option_values.h>
@@ -19,6 +20,7 @@ const std::vector<DriverInfo>& Drivers() {
       ThrottleDriverInfo(),
       FileDriverInfo(),
       RbdDriverInfo(),
+      NbdDriverInfo(),
   };
   return table;
 }
