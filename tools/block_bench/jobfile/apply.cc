@@ -93,11 +93,13 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   // filename=a:b:c is three files (fio's nrfiles follows the list), unless
   // blockdev= or the rbd engine, which open no file, make it moot.
   if (job.filenames.size() > 1) {
-    const bool moot = !job.blockdev.empty() || job.ioengine == IoEngine::kRbd;
+    const bool moot = !job.blockdev.empty() || job.ioengine == IoEngine::kRbd ||
+                      job.ioengine == IoEngine::kNbd;
     if (!moot) job.nrfiles = uint32_t(job.filenames.size());
     else if (job.nrfiles == job.filenames.size()) job.nrfiles = 1;
   }
   if (job.ioengine != IoEngine::kRbd) job.rbd = RbdOptions{};
+  if (job.ioengine != IoEngine::kNbd) job.nbd_uri.clear();
   if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
   if (job.ioengine != IoEngine::kIoUring) job.io_uring = IoUringOptions{};
   // Whether iodepth was written only matters to a replay's depth cap.
@@ -161,6 +163,7 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
     };
     if (!job.blockdev.empty()) return fail("blockdev= opens one graph; several files need filename= or generated names");
     if (job.ioengine == IoEngine::kRbd) return fail("ioengine=rbd opens one image (use one job per image)");
+    if (job.ioengine == IoEngine::kNbd) return fail("ioengine=nbd opens one export (use one job per export)");
     if (!job.read_iolog.empty()) return fail("read_iolog replays onto one target");
     if (job.filenames.size() == 1)
       return fail("filename= names one file: name them all (filename=a:b:c) or leave filename out");

@@ -15,6 +15,7 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kPosixaio: return "posixaio";
     case IoEngine::kNull: return "null";
     case IoEngine::kRbd: return "rbd";
+    case IoEngine::kNbd: return "nbd";
   }
   return "?";
 }

@@ -36,7 +36,7 @@ inline const char* OpName(Dir d) {
 template <class T>
 using PerDir = std::array<T, kNumDirs>;
 
-enum class IoEngine { kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd };
+enum class IoEngine { kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd };
 
 // rw= / readwrite=.  fio's "rw" and "readwrite" are both kReadWrite.
 enum class RwMode {
@@ -351,6 +351,8 @@ struct JobOptions {
   uint32_t file_service_ios = 1;  // file_service_type=TYPE:N: N I/Os per pick
   IoEngine ioengine = IoEngine::kPsync;
   RbdOptions rbd;
+  // fio's nbd engine: the export (libnbd URI).  Only with ioengine=nbd.
+  std::string nbd_uri;
   LibaioOptions libaio;
   IoUringOptions io_uring;
   IoPrioOptions ioprio;

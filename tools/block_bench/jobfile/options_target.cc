@@ -20,9 +20,9 @@ using internal::ChoiceOption;
 using internal::FioChoice;
 using internal::FioValueError;
 
-constexpr std::array<IoEngine, 9> kEngines = {
+constexpr std::array<IoEngine, 10> kEngines = {
     IoEngine::kPsync,   IoEngine::kSync,     IoEngine::kPvsync, IoEngine::kPvsync2, IoEngine::kLibaio,
-    IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull,   IoEngine::kRbd};
+    IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull,   IoEngine::kRbd,     IoEngine::kNbd};
 
 constexpr FioChoice<uint32_t> kKbBaseChoices[] = {{"1000", 1000}, {"1024", 1024}};
 
@@ -59,7 +59,7 @@ FioOptionSpec Engine() {
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.ioengine != DefaultJob().ioengine) out.push_back({std::string(n), std::string(Name(job.ioengine))});
   };
-  s.help = "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd";
+  s.help = "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd, nbd";
   return s;
 }
 
@@ -77,6 +77,22 @@ FioOptionSpec RbdString(std::string_view name, std::string_view help) {
     if (job.rbd.*F != DefaultJob().rbd.*F) out.push_back({std::string(n), job.rbd.*F});
   };
   s.help = help;
+  return s;
+}
+
+FioOptionSpec NbdUri() {
+  FioOptionSpec s;
+  s.name = "uri";
+  s.engines = {IoEngine::kNbd};
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (v->empty()) return FioValueError("expected a non-empty value");
+    job.nbd_uri = std::string(*v);
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (!job.nbd_uri.empty()) out.push_back({std::string(n), job.nbd_uri});
+  };
+  s.help = "nbd: the NBD server's export as a libnbd URI (nbd://HOST/EXPORT, nbd+unix:///?socket=PATH)";
   return s;
 }
 
@@ -398,6 +414,7 @@ std::vector<FioOptionSpec> TargetOptions() {
   v.push_back(RbdString<&RbdOptions::clientname>("clientname", "rbd: Ceph client name"));
   v.push_back(RbdString<&RbdOptions::clustername>("clustername", "rbd: Ceph cluster name"));
   v.push_back(RbdBusyPoll());
+  v.push_back(NbdUri());
   v.push_back(UserspaceReap());
   {
     FioOptionSpec s = BoolOption<&JobOptions::nowait>(

@@ -175,6 +175,7 @@ std::string EngineOf(const std::string& spec) {
   if (spec.find("aio=sync") != std::string::npos) return "sync";
   if (spec.rfind("driver=null", 0) == 0) return "null";
   if (spec.rfind("driver=rbd", 0) == 0) return "rbd";
+  if (spec.rfind("driver=nbd", 0) == 0) return "nbd";
   return "blockdev";
 }
 

@@ -94,6 +94,8 @@ void AddSpecNeeds(const std::string& spec, CloneNeeds* n) {
       n->fds += 2;  // the file and its engine's eventfd (every aio= mode)
       const std::string* aio = opts->Get(prefix + "aio");
       if (!aio || *aio == "threads") n->threads += kPoolThreads;
+    } else if (drv == "nbd") {
+      n->fds += 1;  // the connection's socket
     } else if (drv == "rbd") {
       n->threads += kRbdThreads;
       n->fds += kRbdFds;
@@ -199,6 +201,9 @@ CloneNeeds EstimateClone(const JobOptions& job) {
   }
   switch (job.ioengine) {
     case IoEngine::kNull:
+      break;
+    case IoEngine::kNbd:
+      n.fds += 1;
       break;
     case IoEngine::kRbd:
       n.threads += kRbdThreads;

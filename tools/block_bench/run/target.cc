@@ -74,6 +74,17 @@ Expected<Target> RbdTarget(const JobOptions& job) {
   return t;
 }
 
+// fio's nbd engine: one connection per clone to the export the URI names;
+// its size is the export's.
+Expected<Target> NbdTarget(const JobOptions& job) {
+  if (job.nbd_uri.empty())
+    return MakeError(-EINVAL, "ioengine=nbd needs uri=URI (e.g. nbd+unix:///?socket=PATH; or blockdev=)");
+  Target t;
+  t.spec = "driver=nbd,uri=" + Esc(job.nbd_uri);
+  t.display = job.nbd_uri;
+  return t;
+}
+
 // The file driver's options beyond filename, aio and cache.direct.
 void AddFileOptions(const JobOptions& job, uint32_t clone_files, Target* t) {
   // Trims must really discard (a hole punched in a regular file, BLKDISCARD
@@ -266,6 +277,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
     return t;
   }
   if (job.ioengine == IoEngine::kRbd) return RbdTarget(job);
+  if (job.ioengine == IoEngine::kNbd) return NbdTarget(job);
   return FileTarget(job, clone, clone_files, want);
 }
 

@@ -144,6 +144,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"clientname", "ioengine=rbd\nclientname=admin"},
       {"clustername", "ioengine=rbd\nclustername=ceph"},
       {"busy_poll", "ioengine=rbd\nbusy_poll=1"},
+      {"uri", "ioengine=nbd\nuri=nbd+unix:///?socket=/run/s"},
       {"userspace_reap", "ioengine=libaio\nuserspace_reap=1"},
       {"nowait", "ioengine=pvsync2\nnowait=1"},
       {"sqthread_poll", "ioengine=io_uring\nsqthread_poll=1"},
@@ -395,9 +396,9 @@ TEST(RoundTrip, AllOptionsTogether) {
   std::string body;
   for (const auto& [name, sample] : Samples()) {
     // Overlap others (userspace_reap needs ioengine=libaio, the io_uring
-    // options io_uring, the rbd samples rbd; verify_only refuses
+    // options io_uring, the rbd samples rbd, uri nbd; verify_only refuses
     // time_based; zones refuse the zipf and nrfiles samples).
-    if (name == "kb_base" || name == "verify_only" || name == "buffered" || name == "atomic" || name == "rwmixwrite" || name == "userspace_reap" || name == "nowait" ||
+    if (name == "kb_base" || name == "uri" || name == "verify_only" || name == "buffered" || name == "atomic" || name == "rwmixwrite" || name == "userspace_reap" || name == "nowait" ||
         name == "sqthread_poll" || name == "sqthread_poll_cpu" || name == "registerfiles" ||
         name == "force_async" || name == "nonvectored" || name == "fixedbufs" ||
         name.starts_with("zone") || name.starts_with("cmdprio")) {
