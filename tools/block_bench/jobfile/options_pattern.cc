@@ -593,7 +593,9 @@ FioOptionSpec RandomGenerator() {
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.lfsr) out.push_back({std::string(n), "lfsr"});
   };
-  s.help = "tausworthe (default), tausworthe64, or lfsr (every block once per pass, also with norandommap)";
+  s.help =
+      "tausworthe (default; fio's own generator and seeds, so uniform offsets are fio's), "
+      "tausworthe64, or lfsr (every block once per pass, also with norandommap)";
   return s;
 }
 

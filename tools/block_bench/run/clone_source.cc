@@ -44,15 +44,21 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
                                       bool rate_paced) {
   if (files.trace()) return TraceCloneSource(job, res, files);
   const bool time_limited = job.runtime.count() > 0;
+  const uint32_t rand_thread = res->rand_thread ? res->rand_thread : res->thread_number;
   std::vector<IoGenerator> gens;
   for (uint32_t i = 0; i < files.size(); i++) {
     JobOptions fj = FileJob(CloneJob(job, res->clone), res->clone, i);
     if (const auto& at = files.files()[i].append_at) fj.offset = SizeSpec{*at, false};
-    auto g = IoGenerator::Create(fj, files.blk(i).length(), FileSeed(res->seed, i));
+    auto g = IoGenerator::Create(fj, files.blk(i).length(), FileSeed(res->seed, i),
+                                 rand_thread);
     if (!g.ok())
       return Error{g.error().code, ShortenName(files.display(i)) + ": " + g.error().message};
     g->set_unlimited(job.time_based && time_limited);
     gens.push_back(std::move(*g));
+  }
+  if (gens.size() > 1) {  // one mix for the clone, as fio's per job
+    auto mix = NewRwMix(CloneJob(job, res->clone), res->seed, rand_thread);
+    for (IoGenerator& g : gens) g.share_mix(mix);
   }
   CloneSource cs;
   if (gens.size() == 1) {

@@ -43,13 +43,32 @@ uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone) {
   return Mix64(base ^ Mix64((uint64_t(job_index) << 32) | clone));
 }
 
+// fio's rand_seeds[FIO_RAND_BLOCK_OFF]: FIO_RANDSEED x thread_number when
+// randrepeat (td_fill_rand_seeds), else from randseed or allrandrepeat as
+// the other slots, else the system's (here: the clone's random seed).
+uint32_t FioBlockSeed(const JobOptions& job, uint32_t thread_number, uint64_t random_seed) {
+  constexpr int kBlockOff = 6;
+  if (job.randrepeat) return uint32_t(kFioRandSeedConst * thread_number);
+  if (job.allrandrepeat) return uint32_t(FioAllRepeatSeeds(thread_number)[kBlockOff]);
+  if (job.randseed) return uint32_t(FioSeeds(*job.randseed, thread_number)[kBlockOff]);
+  return uint32_t(random_seed);
+}
+
+std::shared_ptr<RwMix> NewRwMix(const JobOptions& job, uint64_t seed, uint32_t thread_number) {
+  const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
+  return std::make_shared<RwMix>(
+      job.rwmixread,
+      RwMixSeed(job.randrepeat, job.allrandrepeat, rs, thread_number, seed ^ 0x2222),
+      job.randrepeat);
+}
+
 bool IoGenerator::has_dir(Dir d) const {
   if (trim_write_) return d == Dir::kTrim || d == Dir::kWrite;
   return mixed_ ? d != Dir::kTrim : d == only_;
 }
 
 Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_size,
-                                          uint64_t seed) {
+                                          uint64_t seed, uint32_t thread_number) {
   IoGenerator g;
   g.job_ = job;
   switch (job.rw) {
@@ -84,14 +103,23 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
                                   std::to_string(dev_size) + " bytes)");
   g.io_limit_ = job.io_size ? Resolve(*job.io_size, g.size_) : g.size_;
   // loops=N: the job's I/O N times over (each pass again from the start).
-  if (job.loops > 1) g.io_limit_ = g.io_limit_ > UINT64_MAX / job.loops ? UINT64_MAX : g.io_limit_ * job.loops;
+  // fio's loops: loops=N, and io_size beyond size= (fio starts its loop
+  // again, keep_running, each time the region is done).
+  if (job.io_size && g.io_limit_ > g.size_ && !job.time_based) g.loop_bytes_ = g.size_;
+  if (job.loops > 1) {
+    if (!g.loop_bytes_) g.loop_bytes_ = g.io_limit_;
+    g.io_limit_ = g.io_limit_ > UINT64_MAX / job.loops ? UINT64_MAX : g.io_limit_ * job.loops;
+  }
+  g.next_loop_at_ = g.loop_bytes_;
   g.unlimited_ = job.time_based;
   g.dev_size_ = dev_size;
   g.zoned_ = job.zonemode_strided && job.zonesize > 0;
   g.zone_start_ = g.start_;
   g.zone_range_ = job.zonerange ? job.zonerange : job.zonesize;
   g.rand_off_ = Rng(seed ^ 0x1111);
-  g.rand_dir_ = Rng(seed ^ 0x2222);
+  if (g.mixed_) g.mix_ = NewRwMix(job, seed, thread_number);
+  g.fio_off_seed_ = FioBlockSeed(job, thread_number, seed ^ 0x1111);
+  g.fio_off_.seed_with(g.fio_off_seed_);
   g.rand_bs_ = Rng(seed ^ 0x3333);
   g.rand_seq_ = Rng(seed ^ 0x4444);
   g.max_bs_ = 0;
@@ -244,12 +272,23 @@ uint64_t IoGenerator::skewed_block(Dir d) {
   return rand_off_.below(n);
 }
 
+uint64_t IoGenerator::fio_rand_block(Dir d) {
+  const DirState& s = st_[int(d)];
+  // fio's last_block: the blocks a block size larger than the alignment
+  // can start at.
+  const uint64_t minbs = MinBs(job_, int(d));
+  const uint64_t span = size_ - (minbs > s.align ? std::min(size_, minbs - s.align) : 0);
+  const uint64_t last = std::max<uint64_t>(1, span / s.align);
+  const uint32_t r = fio_off_.next();
+  return uint64_t(double(last) * (double(r) / 4294967296.0));
+}
+
 uint64_t IoGenerator::pick_block(Dir d) {
   DirState& s = st_[int(d)];
   if (job_.random_distribution.kind != Distribution::kRandom) return skewed_block(d);
   // random_generator=lfsr visits every block once per pass without a map,
   // whatever norandommap says (fio's LFSR is a full-period sequence).
-  if (job_.norandommap && !job_.lfsr) return rand_off_.below(s.blocks);
+  if (job_.norandommap && !job_.lfsr) return std::min(fio_rand_block(d), s.blocks - 1);
   if (map_unit_) {
     // fio's get_next_rand_offset: a random block, else the next unvisited
     // one; a new pass once all are visited.
@@ -257,7 +296,7 @@ uint64_t IoGenerator::pick_block(Dir d) {
       map_.reset();
       s.pass++;
     }
-    return map_.next_free(rand_off_.below(map_.blocks()));
+    return map_.next_free(std::min(fio_rand_block(d), map_.blocks() - 1));
   }
   if (s.perm_index == s.blocks) {
     s.perm_index = 0;
@@ -344,6 +383,20 @@ bool IoGenerator::plain_seq_offset(DirState& s, uint64_t len, uint64_t* off_out)
 }
 
 bool IoGenerator::next(IoUnit* io) {
+  // fio starts a loop over with rwmix_issues 0 and, when randrepeat, its
+  // generators re-seeded (clear_io_state).
+  if (loop_bytes_ && issued_bytes_ >= next_loop_at_) {
+    next_loop_at_ += loop_bytes_;
+    if (job_.randrepeat) fio_off_.seed_with(fio_off_seed_);
+    if (mixed_ && !mix_shared_) mix_->new_loop();
+  }
+  if (!mixed_) return next_unit(io);
+  if (!next_unit(io)) return false;
+  if (!io->flush) mix_->issued(io->dir);
+  return true;
+}
+
+bool IoGenerator::next_unit(IoUnit* io) {
   // trimwrite: the write of the block trimmed last, outside the budget (fio
   // issues size= bytes of trims and as many of writes).
   if (write_after_trim_) {
@@ -357,7 +410,7 @@ bool IoGenerator::next(IoUnit* io) {
   }
   Dir d = only_;
   if (mixed_) {
-    d = rand_dir_.below(100) < job_.rwmixread ? Dir::kRead : Dir::kWrite;
+    d = mix_->next();
     // fio switches only to a direction the mix issues (rwmix[odir] != 0).
     if (chooser_ && job_.rwmixread > 0 && job_.rwmixread < 100) d = chooser_->choose(d);
   }

@@ -33,7 +33,10 @@
 //   at its end; an I/O past the target's end ends the job (fio's
 //   setup_strided_zone_mode, get_next_offset and fill_io_u);
 // * without norandommap, uniform random I/O visits every block once per
-//   pass, as fio's random map (BlockMap, one for the job's directions when
+//   pass, as fio's random map, and draws its blocks as fio's
+//   get_next_rand_offset (FioTaus88 seeded as fio's FIO_RAND_BLOCK_OFF,
+//   blocks x r / 2^32, then the next unvisited one: fio 3.33's offsets, for
+//   fixed block sizes; each loop starts over from the seed when randrepeat) (BlockMap, one for the job's directions when
 //   their alignment is the same and their smallest block size, outside
 //   zones): a pick on a visited block
 //   moves on to the next unvisited one, an I/O longer than a block is cut
@@ -46,9 +49,10 @@
 //   (see Permutation), which visits each block once but lets a longer I/O
 //   overlap blocks visited alone; skewed distributions (zipf/pareto/
 //   normal/zoned) draw independently, as if norandommap=1;
-// * rw/randrw draw the direction per I/O: read with probability rwmixread%;
-//   with a DirChooser (rate pacing) and both directions in the mix, the
-//   chooser may turn the draw into the other direction (fio's rate_ddir).
+// * rw/randrw take each I/O's direction from RwMix, fio's rule and random
+//   numbers (the same reads and writes in the same order as fio 3.33); with
+//   a DirChooser (rate pacing) and both directions in the mix, the chooser
+//   may turn the mix's choice into the other direction (fio's rate_ddir).
 // Everything is drawn from generators seeded by Seed(), so the same job and
 // seed give the same sequence (randrepeat=1 default, randseed=N) -- but for
 // a rate-paced mix, whose directions follow the clock as fio's do.
@@ -57,12 +61,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/block_map.h"
 #include "tools/block_bench/run/rng.h"
+#include "tools/block_bench/run/rwmix.h"
 #include "tools/block_bench/run/source.h"
 #include <blkstack/util/result.h>
 
@@ -73,16 +79,34 @@ namespace blk::bench {
 // given, a fixed constant when randrepeat (the default), else random.
 uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone);
 
+// The rw mix of a clone: fio's rule, seeded as fio's for `thread_number`
+// (randrepeat, randseed, allrandrepeat); `seed` (the clone's) when fio's
+// would come from the system RNG.
+std::shared_ptr<RwMix> NewRwMix(const JobOptions& job, uint64_t seed, uint32_t thread_number);
+
 class IoGenerator final : public IoSource {
  public:
-  // `dev_size`: the target's length in bytes.  Errors name the option.
-  static Expected<IoGenerator> Create(const JobOptions& job, uint64_t dev_size, uint64_t seed);
+  // `dev_size`: the target's length in bytes.  `thread_number`: fio's
+  // (1-based over all clones of all jobs), which seeds the rw mix as fio's.
+  // Errors name the option.
+  static Expected<IoGenerator> Create(const JobOptions& job, uint64_t dev_size, uint64_t seed,
+                                      uint32_t thread_number = 1);
 
   // Next I/O; false once io_size bytes (or number_ios I/Os) were handed out,
   // unless `unlimited` (time_based), in which case it never ends.
   bool next(IoUnit* io) override;
   // Starts the byte/I/O budget again (after ramp_time).
-  void reset_budget() override { issued_bytes_ = 0; issued_ios_ = 0; }
+  void reset_budget() override {
+    issued_bytes_ = 0;
+    issued_ios_ = 0;
+    next_loop_at_ = loop_bytes_;
+    if (mix_) mix_->ramp_end();
+  }
+  // The files of one clone share their clone's mix, as fio's one per job
+  // (then a loop's start does not reset it: the files' passes end apart).
+  void share_mix(std::shared_ptr<RwMix> mix) {
+    if (mixed_) mix_ = std::move(mix), mix_shared_ = true;
+  }
   void set_unlimited(bool u) { unlimited_ = u; }
   void set_dir_chooser(DirChooser* c) override { chooser_ = c; }
 
@@ -107,6 +131,7 @@ class IoGenerator final : public IoSource {
     uint64_t rand_off = 0;
     double zetan = 0, zeta2 = 0, eta = 0, alpha = 0;
   };
+  bool next_unit(IoUnit* io);
   uint64_t pick_len(Dir d);
   // Where a backwards sequential job (negative rw skip) wraps to.
   uint64_t backward_wrap() const {
@@ -114,6 +139,9 @@ class IoGenerator final : public IoSource {
     return size_ >= back ? start_ + size_ - back : start_;
   }
   uint64_t pick_block(Dir d);
+  // fio's __get_next_rand_offset draw (before its random map): a block in
+  // [0, fio's last_block) from fio_off_.
+  uint64_t fio_rand_block(Dir d);
   uint64_t skewed_block(Dir d);
   // A block for a sequential I/O that found no room (fio's fallback to
   // get_next_rand_block): the next unvisited one, not marked visited.
@@ -154,7 +182,15 @@ class IoGenerator final : public IoSource {
   bool trim_write_ = false;                 // rw=trimwrite / randtrimwrite
   std::optional<IoUnit> write_after_trim_;  // trimwrite: the write due next
   uint64_t issued_bytes_ = 0, issued_ios_ = 0;
-  Rng rand_off_, rand_dir_, rand_bs_, rand_seq_;
+  Rng rand_off_, rand_bs_, rand_seq_;
+  // fio's td->random_state: uniform random blocks under the random map are
+  // fio's (the same offsets as fio 3.33 for a fixed block size).
+  FioTaus88 fio_off_;
+  uint32_t fio_off_seed_ = 0;
+  std::shared_ptr<RwMix> mix_;  // rw/randrw
+  bool mix_shared_ = false;
+  uint64_t loop_bytes_ = 0;    // loops=N: the bytes of one loop
+  uint64_t next_loop_at_ = 0;  // issued_bytes_ at which the next loop starts
   DirChooser* chooser_ = nullptr;
   DirState st_[kNumDirs];
 };

@@ -175,6 +175,11 @@ struct CloneResult {
   uint32_t job_index = 0;      // position in the job list
   uint32_t clone = 0;          // 0..numjobs-1
   uint32_t thread_number = 0;  // 1-based over all clones (log file names)
+  // The thread number fio's random seeds use (run/fio_rand.h): 0 means
+  // thread_number.  MPI rank R > 0 numbers its clones after every rank
+  // before it, as if all ranks' clones were threads of one fio run, so
+  // ranks do not repeat each other's offsets; rank 0's are fio's.
+  uint32_t rand_thread = 0;
   int groupid = 0;
   std::string target;          // the graph spec opened
   bool not_run = false;        // the run was interrupted before this clone started

@@ -217,6 +217,7 @@ void MakeClones(const std::vector<JobOptions>& jobs, uint64_t seed_salt, RunResu
       // Other processes of a multi-process run draw other sequences (rank
       // 0's are the single-host ones).
       if (seed_salt) r.seed ^= Mix64(seed_salt);
+      r.rand_thread = uint32_t(k + 1 + seed_salt * total);
     }
   }
 }

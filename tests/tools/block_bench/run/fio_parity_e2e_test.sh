@@ -24,9 +24,6 @@
 #           direction (and exact too unless time based)
 #   time    time based: the IOPS are printed (block-bench is expected to be
 #           faster), not compared
-#   mixed   rwmix jobs: total I/Os and bytes over the directions exactly
-#           fio's, the read share within 3 points (each tool draws the
-#           direction from its own generator)
 #   verify  exact, no verify error in either (job error 0; block-bench: every
 #           block read back verified, none bad)
 #   stats   the same statistics kept: slat/clat/lat N zero or not alike, the
@@ -208,16 +205,6 @@ def compared(checks, d, bb_rc, fio_rc):
             print("%-26s %-6s %-20s %-5s ios %d/%d bytes %d/%d iops %.0f/%.0f (block-bench/fio) %s"
                   % (job, target, name, x, br["total_ios"], fr["total_ios"], br["io_bytes"], fr["io_bytes"],
                      br["iops"], fr["iops"], "; ".join(notes)))
-        if "mixed" in checks:
-            tot = lambda r, k: sum(r[x][k] for x in DIRS)
-            for field in ("total_ios", "io_bytes"):
-                if tot(b, field) != tot(f, field):
-                    bad("%s: %s over all directions: block-bench %d, fio %d" % (where, field, tot(b, field), tot(f, field)))
-            share = lambda r: 100.0 * r["read"]["total_ios"] / max(1, tot(r, "total_ios"))
-            if abs(share(b) - share(f)) > 3:
-                bad("%s: read share of the I/Os: block-bench %.1f %%, fio %.1f %% (more than 3 points apart)"
-                    % (where, share(b), share(f)))
-            print("%-26s %-6s %-20s mixed: read share %.1f/%.1f %%" % (job, target, name, share(b), share(f)))
         if "verify" in checks:
             k = b.get("blkstack", {})
             reads = b["read"]["total_ios"]
