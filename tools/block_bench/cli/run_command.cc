@@ -189,6 +189,17 @@ int RunJobsMain(int* argc, char*** argv, const std::vector<std::string>& args) {
     return 1;
   }
   if (const auto answered = AnswerWithoutRunning(*cl)) return *answered;
+  // fio's own warnings about a job (standard error), fatal with
+  // --warnings-fatal as fio's.
+  bool warned = false;
+  for (const JobOptions& job : cl->jobs) {
+    for (const std::string& w : FioWarnings(job)) {
+      if (ranks.lead())
+        std::fprintf(stderr, "block-bench: job '%s': %s (as fio)\n", job.name.c_str(), w.c_str());
+      warned = true;
+    }
+  }
+  if (warned && cl->flags.warnings_fatal) return 1;
   // Under MPI a rank that cannot run must not leave the others waiting in a
   // collective: the ranks agree below, after every local check.
   bool cannot_run = false;

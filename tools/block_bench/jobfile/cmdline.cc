@@ -363,7 +363,7 @@ std::string UsageText(std::string_view program) {
       "  --section=NAME             run only this job of the job files (repeatable)\n"
       "  --readonly                 refuse writing jobs; open every target read-only\n"
       "  --max-jobs=N               refuse to run more than N threads (clones)\n"
-      "  --warnings-fatal           fio's parser warnings are fatal (block-bench's parser only has errors)\n"
+      "  --warnings-fatal           fio's warnings about a job are fatal (exit 1 before running)\n"
       "  --bandwidth-log            write agg-read_bw.log etc.: all clones' bandwidth\n"
       "  --blkstack-counters        also print the driver counters in the text report\n"
       "  --blkstack-max-memory=SIZE the most the I/O buffers and verify state of the jobs\n"

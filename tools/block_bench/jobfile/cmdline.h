@@ -63,7 +63,7 @@ struct ToolFlags {
   uint32_t max_jobs = 0;              // --max-jobs: more clones is an error; 0: no cap
   bool readonly = false;              // --readonly: no job may write or trim
   std::vector<std::string> sections;  // --section (repeatable): only these jobs
-  bool warnings_fatal = false;        // --warnings-fatal: fio's; no parser warnings here
+  bool warnings_fatal = false;        // --warnings-fatal: FioWarnings are fatal
   int64_t eta_newline_ms = 0;         // --eta-newline: a new progress line this often
   int64_t status_interval_ms = 0;     // --status-interval: a full report this often
   bool bandwidth_log = false;         // --bandwidth-log: agg-{read,write,trim}_bw.log

@@ -95,4 +95,31 @@ uint64_t DedupeWorkingSetBlocks(const JobOptions& job) {
                   DedupeBlockSize(job));
 }
 
+uint64_t FioMinBs(const JobOptions& job, int d) {
+  if (job.bssplit[d].empty()) return job.bs[d].min;
+  uint64_t m = UINT64_MAX;
+  for (const BsSplitEntry& e : job.bssplit[d]) m = std::min(m, e.block_size);
+  return m;
+}
+
+uint64_t FioMaxBs(const JobOptions& job, int d) {
+  if (job.bssplit[d].empty()) return job.bs[d].max;
+  uint64_t m = 0;
+  for (const BsSplitEntry& e : job.bssplit[d]) m = std::max(m, e.block_size);
+  return m;
+}
+
+bool BlockalignTurnsOffRandomMap(const JobOptions& job) {
+  if (!IsRandom(job.rw) || job.norandommap) return false;
+  for (int d = 0; d < kNumDirs; d++)
+    if (job.blockalign[d] && *job.blockalign[d] != FioMinBs(job, d)) return true;
+  return false;
+}
+
+std::vector<std::string> FioWarnings(const JobOptions& job) {
+  std::vector<std::string> out;
+  if (BlockalignTurnsOffRandomMap(job)) out.push_back("Any use of blockalign= turns off randommap");
+  return out;
+}
+
 }  // namespace blk::bench

@@ -793,4 +793,18 @@ struct JobOptions {
 uint64_t DedupeBlockSize(const JobOptions& job);
 uint64_t DedupeWorkingSetBlocks(const JobOptions& job);
 
+// fio's min_bs/max_bs of direction `d` (0..2): bssplit's smallest and
+// largest entry (whatever their share), else bs=/bsrange='s.
+uint64_t FioMinBs(const JobOptions& job, int d);
+uint64_t FioMaxBs(const JobOptions& job, int d);
+
+// fio's fixup_options: a random job whose blockalign differs from a
+// direction's min_bs runs without the random map, as if norandommap=1
+// (fio warns "Any use of blockalign= turns off randommap": FioWarnings).
+bool BlockalignTurnsOffRandomMap(const JobOptions& job);
+
+// The warnings fio 3.33 prints on standard error for `job` when it reads it
+// (without "fio: "); --warnings-fatal makes them fatal, as fio's.
+std::vector<std::string> FioWarnings(const JobOptions& job);
+
 }  // namespace blk::bench

@@ -578,9 +578,9 @@ FioOptionSpec Make(std::string_view name, std::vector<std::string_view> aliases,
 namespace {
 
 // fio's random_generator: tausworthe (its default), tausworthe64 or lfsr.
-// block-bench draws from its own generator either way (the offsets are not
-// fio's, with any of them); lfsr keeps its property: every block once per
-// pass without a map.
+// block-bench draws from fio's 32-bit tausworthe for the first two (fio's
+// sequence for tausworthe, not for tausworthe64); lfsr keeps its property
+// (every block once per pass without a map), not fio's sequence.
 FioOptionSpec RandomGenerator() {
   FioOptionSpec s;
   s.name = "random_generator";

@@ -59,6 +59,7 @@ class FioTaus88 {
 
 // fio 3.33's seed slots (enum FIO_RAND_*_OFF, fio.h) that block-bench uses.
 inline constexpr int kFioRandMixOff = 4;
+inline constexpr int kFioRandSeqRandReadOff = 10;
 inline constexpr int kFioRandNrOffs = 21;
 // fio's randseed default, and FIO_RANDSEED (allrandrepeat's base).
 inline constexpr uint64_t kFioDefaultRandSeed = 0x89;
@@ -81,6 +82,18 @@ inline std::array<uint64_t, kFioRandNrOffs> FioAllRepeatSeeds(uint32_t thread_nu
   for (int i = 0; i < kFioRandNrOffs; i++)
     out[size_t(i)] = kFioRandSeedConst * thread_number + uint64_t(i);
   return out;
+}
+
+// Slot `slot` of a clone's fio seeds: from randseed (default 0x89) when
+// randrepeat or randseed is given, from FIO_RANDSEED with allrandrepeat;
+// else `random_seed` (the clone's own, where fio's come from the system
+// RNG).
+inline uint32_t FioSlotSeed(bool randrepeat, bool allrandrepeat, const uint64_t* randseed,
+                            uint32_t thread_number, int slot, uint64_t random_seed) {
+  if (allrandrepeat) return uint32_t(FioAllRepeatSeeds(thread_number)[size_t(slot)]);
+  if (randrepeat || randseed)
+    return uint32_t(FioSeeds(randseed ? *randseed : kFioDefaultRandSeed, thread_number)[size_t(slot)]);
+  return uint32_t(random_seed);
 }
 
 }  // namespace blk::bench

@@ -16,22 +16,8 @@ uint64_t Resolve(const SizeSpec& s, uint64_t base) {
   return uint64_t((__uint128_t(base) * s.value) / 100);
 }
 
-uint64_t MinBs(const JobOptions& job, int d) {
-  if (!job.bssplit[d].empty()) {
-    uint64_t m = UINT64_MAX;
-    for (auto& e : job.bssplit[d]) if (e.percent) m = std::min(m, e.block_size);
-    return m == UINT64_MAX ? job.bs[d].min : m;
-  }
-  return job.bs[d].min;
-}
-uint64_t MaxBs(const JobOptions& job, int d) {
-  if (!job.bssplit[d].empty()) {
-    uint64_t m = 0;
-    for (auto& e : job.bssplit[d]) if (e.percent) m = std::max(m, e.block_size);
-    return m ? m : job.bs[d].max;
-  }
-  return job.bs[d].max;
-}
+uint64_t MinBs(const JobOptions& job, int d) { return FioMinBs(job, d); }
+uint64_t MaxBs(const JobOptions& job, int d) { return FioMaxBs(job, d); }
 
 }  // namespace
 
@@ -82,6 +68,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     case RwMode::kReadWrite: case RwMode::kRandReadWrite: g.mixed_ = true; break;
   }
   g.random_ = IsRandom(job.rw);
+  g.no_map_ = job.norandommap || BlockalignTurnsOffRandomMap(job);
   g.start_ = Resolve(job.offset, dev_size);
   if (job.offset.percent) {
     // fio aligns a percentage offset up, to offset_align or the smallest
@@ -120,8 +107,15 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   if (g.mixed_) g.mix_ = NewRwMix(job, seed, thread_number);
   g.fio_off_seed_ = FioBlockSeed(job, thread_number, seed ^ 0x1111);
   g.fio_off_.seed_with(g.fio_off_seed_);
-  g.rand_bs_ = Rng(seed ^ 0x3333);
-  g.rand_seq_ = Rng(seed ^ 0x4444);
+  g.sizes_ = FioBlockSizes(job, FioBsSeeds(job, thread_number, seed ^ 0x3333));
+  {
+    // fio seeds every direction's seq_rand_state from one slot,
+    // FIO_RAND_SEQ_RAND_READ_OFF.
+    const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
+    g.seq_rand_seed_ = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number,
+                                   kFioRandSeqRandReadOff, seed ^ 0x4444);
+    for (FioTaus88& r : g.seq_rand_) r.seed_with(g.seq_rand_seed_);
+  }
   g.max_bs_ = 0;
   if (job.bs_is_seq_rand && job.verify != VerifyMethod::kNone)
     return MakeError(-EINVAL, "bs_is_seq_rand=1 with verify= is not implemented (verify keeps "
@@ -167,46 +161,18 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
       s.eta = (1.0 - std::pow(2.0 / double(s.blocks), 1.0 - theta)) / (1.0 - s.zeta2 / s.zetan);
     }
   }
-  // One random map for the directions when they share their alignment and
-  // it is their smallest block size (fio's one axmap per file, in units of
-  // the smallest block size: with a smaller blockalign fio's map and its
-  // picks count different blocks, and no I/O is cut), outside zones;
-  // uniform draws only.
-  if (g.random_ && !g.zoned_ && job.random_distribution.kind == Distribution::kRandom &&
-      !job.norandommap && !job.lfsr) {
-    uint64_t unit = 0;
-    bool same = true;
-    for (int d = 0; d < kNumDirs; d++) {
-      if (!g.has_dir(Dir(d))) continue;
-      if ((unit && g.st_[d].align != unit) || g.st_[d].align != MinBs(job, d)) same = false;
-      unit = g.st_[d].align;
-    }
-    if (same && unit) {
-      g.map_unit_ = unit;
-      g.map_.reset(std::max<uint64_t>(1, g.size_ / unit));
-    }
+  // fio's random map (one axmap per file; in zones, of zonerange and
+  // cleared with each zone), for uniform draws: one bit per rw_min_bs bytes
+  // (the smallest block size of the three directions).  fio then mixes units as it does: a pick is a block
+  // of the direction's alignment checked against the map's bit of that
+  // number, and an I/O marks bits counted in its direction's smallest
+  // block size (map_pick, claim).
+  if (g.random_ && job.random_distribution.kind == Distribution::kRandom && !g.no_map_ &&
+      !job.lfsr) {
+    g.map_unit_ = std::min({MinBs(job, 0), MinBs(job, 1), MinBs(job, 2)});
+    g.map_.reset(std::max<uint64_t>(1, (g.zoned_ ? g.zone_range_ : g.size_) / g.map_unit_));
   }
   return g;
-}
-
-uint64_t IoGenerator::pick_len(Dir d) {
-  const int i = int(d);
-  const auto& split = job_.bssplit[i];
-  if (!split.empty()) {
-    uint64_t r = rand_bs_.below(100);
-    uint64_t acc = 0;
-    for (const auto& e : split) {
-      acc += e.percent;
-      if (r < acc) return e.block_size;
-    }
-    return split.back().block_size;
-  }
-  const BlockSizeRange& b = job_.bs[i];
-  if (b.min == b.max) return b.min;
-  uint64_t len = b.min + rand_bs_.below(b.max - b.min + 1);
-  // A multiple of the minimum, as fio's, unless bs_unaligned: any length.
-  if (!job_.bs_unaligned) len -= len % b.min;
-  return std::max(len, b.min);
 }
 
 uint64_t IoGenerator::skewed_block(Dir d) {
@@ -277,7 +243,8 @@ uint64_t IoGenerator::fio_rand_block(Dir d) {
   // fio's last_block: the blocks a block size larger than the alignment
   // can start at.
   const uint64_t minbs = MinBs(job_, int(d));
-  const uint64_t span = size_ - (minbs > s.align ? std::min(size_, minbs - s.align) : 0);
+  const uint64_t max_size = zoned_ ? zone_range_ : size_;
+  const uint64_t span = max_size - (minbs > s.align ? std::min(max_size, minbs - s.align) : 0);
   const uint64_t last = std::max<uint64_t>(1, span / s.align);
   const uint32_t r = fio_off_.next();
   return uint64_t(double(last) * (double(r) / 4294967296.0));
@@ -288,15 +255,13 @@ uint64_t IoGenerator::pick_block(Dir d) {
   if (job_.random_distribution.kind != Distribution::kRandom) return skewed_block(d);
   // random_generator=lfsr visits every block once per pass without a map,
   // whatever norandommap says (fio's LFSR is a full-period sequence).
-  if (job_.norandommap && !job_.lfsr) return std::min(fio_rand_block(d), s.blocks - 1);
+  if (no_map_ && !job_.lfsr) return std::min(fio_rand_block(d), s.blocks - 1);
   if (map_unit_) {
-    // fio's get_next_rand_offset: a random block, else the next unvisited
-    // one; a new pass once all are visited.
     if (map_.full()) {
       map_.reset();
       s.pass++;
     }
-    return map_.next_free(std::min(fio_rand_block(d), map_.blocks() - 1));
+    return map_pick(d);
   }
   if (s.perm_index == s.blocks) {
     s.perm_index = 0;
@@ -306,19 +271,41 @@ uint64_t IoGenerator::pick_block(Dir d) {
   return s.perm(s.perm_index++);
 }
 
-void IoGenerator::claim(uint64_t off, uint64_t* len, bool cut) {
-  const uint64_t b = map_block(off);
-  if (b >= map_.blocks()) return;
-  const uint64_t want = (*len + map_unit_ - 1) / map_unit_;
-  const uint64_t got = map_.claim(b, want);
-  if (cut && got > 0 && got < want) *len = got * map_unit_;
+uint64_t IoGenerator::map_pick(Dir d) {
+  // fio's __get_next_rand_offset: the drawn block if its bit is clear (a
+  // block past the map's end counts as clear), else the next clear bit.
+  const uint64_t b = fio_rand_block(d);
+  if (b >= map_.blocks() || !map_.is_visited(b)) return b;
+  return map_.next_free(b);
 }
 
-uint64_t IoGenerator::fallback_block(Dir d) {
+void IoGenerator::claim(Dir d, uint64_t off, uint64_t* len) {
+  // fio's mark_random_map: bits from (off - file offset) / min_bs[ddir]
+  // (in zones fio's file offset is the zone's start).
+  const uint64_t unit = MinBs(job_, int(d));
+  const uint64_t b = (off - zone_start_) / unit;
+  if (b >= map_.blocks()) return;
+  const uint64_t want = (*len + unit - 1) / unit;
+  const uint64_t got = map_.claim(b, want);
+  if (got > 0 && got * unit < *len) *len = got * unit;
+}
+
+std::optional<uint64_t> IoGenerator::fallback_block(Dir d) {
   DirState& s = st_[int(d)];
-  const bool mapped = job_.random_distribution.kind == Distribution::kRandom &&
-                      (!job_.norandommap || job_.lfsr);
-  if (map_unit_ && !map_.full()) return map_.next_free(rand_off_.below(map_.blocks()));
+  const bool uniform = job_.random_distribution.kind == Distribution::kRandom;
+  const bool mapped = uniform && (!no_map_ || job_.lfsr);
+  // fio's get_next_rand_block: its random block, the next unvisited one
+  // under the map; a full map ends the pass (a time based job starts a new
+  // one).
+  if (map_unit_) {
+    if (map_.full()) {
+      if (!unlimited_ && !loop_bytes_) return std::nullopt;
+      map_.reset();
+      s.pass++;
+    }
+    return map_pick(d);
+  }
+  if (uniform && no_map_ && !job_.lfsr) return std::min(fio_rand_block(d), s.blocks - 1);
   if (mapped && !map_unit_ && s.perm_index < s.blocks)
     return s.perm(s.perm_index + rand_off_.below(s.blocks - s.perm_index));
   return rand_off_.below(s.blocks);
@@ -338,6 +325,7 @@ std::optional<uint64_t> IoGenerator::fio_seq_offset(Dir d) {
 }
 
 void IoGenerator::reset_positions() {
+  if (map_unit_) map_.reset();
   for (DirState& s : st_) {
     s.pos = zone_start_;
     s.last_start.reset();
@@ -362,14 +350,23 @@ void IoGenerator::enter_zone(Dir d) {
   if (zone_bytes_ % zone_range_ == 0) reset_positions();
 }
 
-bool IoGenerator::plain_seq_offset(DirState& s, uint64_t len, uint64_t* off_out) {
+bool IoGenerator::plain_seq_offset(DirState& s, uint64_t len, bool fixed_len,
+                                   uint64_t* off_out) {
   uint64_t off = s.pos;
-  if (off + len > start_ + size_) {
+  // fio's get_next_offset: a fixed size may start anywhere before the
+  // region's end (and run past it, within the target); a range needs room
+  // for its minimum (io_u_fits).
+  if (fixed_len ? off >= start_ + size_ : off + len > start_ + size_) {
     // End of the region: fio ends a sequential pass here unless the job is
     // time based or io_size asks for more than one pass.
     if (!unlimited_ && !job_.io_size && job_.loops <= 1) return false;
     off = start_;
   }
+  *off_out = off;
+  return true;
+}
+
+void IoGenerator::plain_seq_advance(DirState& s, uint64_t off, uint64_t len) {
   if (job_.rw_offset_skip == 0) {
     s.pos = off + len;
   } else {
@@ -378,8 +375,6 @@ bool IoGenerator::plain_seq_offset(DirState& s, uint64_t len, uint64_t* off_out)
     const uint64_t back = uint64_t(0) - uint64_t(job_.rw_offset_skip);
     s.pos = off + len >= start_ + back ? off + len - back : backward_wrap();
   }
-  *off_out = off;
-  return true;
 }
 
 bool IoGenerator::next(IoUnit* io) {
@@ -387,7 +382,11 @@ bool IoGenerator::next(IoUnit* io) {
   // generators re-seeded (clear_io_state).
   if (loop_bytes_ && issued_bytes_ >= next_loop_at_) {
     next_loop_at_ += loop_bytes_;
-    if (job_.randrepeat) fio_off_.seed_with(fio_off_seed_);
+    if (job_.randrepeat) {
+      fio_off_.seed_with(fio_off_seed_);
+      sizes_.reseed();
+      for (FioTaus88& r : seq_rand_) r.seed_with(seq_rand_seed_);
+    }
     if (mixed_ && !mix_shared_) mix_->new_loop();
   }
   if (!mixed_) return next_unit(io);
@@ -428,14 +427,27 @@ bool IoGenerator::next_unit(IoUnit* io) {
     // percentage_random: some of the due ones go on from the last I/O.
     const uint32_t pct = job_.percentage_random[int(d)];
     draw = random_ && due;
-    if (draw && pct < 100 && rand_seq_.below(100) >= pct) draw = false;
+    // fio's should_do_random: 1..100 from the direction's seq_rand_state.
+    if (draw && pct < 100 && seq_rand_[int(d)].between(1, 100) > pct) draw = false;
   }
   // bs_is_seq_rand: fio's get_next_buflen takes the write block size for
-  // a random offset, the read one for a sequential one.
-  uint64_t len = pick_len(!job_.bs_is_seq_rand ? d : draw ? Dir::kWrite : Dir::kRead);
+  // a random offset, the read one for a sequential one.  A fixed size is
+  // known now; a range or split is drawn once the offset is (fio's order),
+  // and the offset is found with its minimum.
+  const Dir len_dir = !job_.bs_is_seq_rand ? d : draw ? Dir::kWrite : Dir::kRead;
+  const bool fixed_len = sizes_.fixed(len_dir);
+  uint64_t len = sizes_.min(len_dir);
+  const uint64_t end = start_ + size_;
+  // fio's random map full and nothing asks for another pass: the job ends
+  // (get_next_rand_block fails; a region of a size that is no multiple of
+  // the block size ends a little short of it).
+  if (draw && map_unit_ && map_.full() && !unlimited_ && !loop_bytes_) return false;
   uint64_t off;
   if (plain_seq) {
-    if (!plain_seq_offset(s, len, &off)) return false;
+    if (!plain_seq_offset(s, len, fixed_len, &off)) return false;
+    if (!fixed_len && !(len = sizes_.next(len_dir, off, end))) return false;
+    if (off >= dev_size_ || len > dev_size_ - off) return false;
+    plain_seq_advance(s, off, len);
   } else {
     const bool repeat = random_ && !due && job_.rw_sequencer == JobOptions::RwSequencer::kIdentical;
     if (repeat) {
@@ -445,43 +457,37 @@ bool IoGenerator::next_unit(IoUnit* io) {
       if (!draw) seq = fio_seq_offset(d);
       if (seq) {
         off = *seq;
-        // A block that does not fit before the region's end (bsrange).
-        if (!zoned_ && wraps() && off + len > start_ + size_) off = start_;
+        // A block that does not fit before the region's end.
+        if (!zoned_ && wraps() && off + len > end) off = start_;
       } else if (random_) {
-        off = zone_start_ + (draw ? pick_block(d) : fallback_block(d)) * s.align;
-        const Dir len_dir = !job_.bs_is_seq_rand ? d : draw ? Dir::kWrite : Dir::kRead;
-        const bool fixed_len = job_.bssplit[int(len_dir)].empty() &&
-                               job_.bs[int(len_dir)].min == job_.bs[int(len_dir)].max;
-        if (map_unit_ && off + len > start_ + size_) {
-          // fio's get_next_buflen: a block size range or split gets a length
-          // that fits before the region's end (here: cut at it); a fixed
-          // one stays, and past the target's end it ends the job (below).
-          if (!fixed_len) len = start_ + size_ - off;
-        } else if (!zoned_ && off + len > start_ + size_) {
+        std::optional<uint64_t> block = draw ? pick_block(d) : fallback_block(d);
+        if (!block) return false;
+        off = zone_start_ + *block * s.align;
+        if (fixed_len && !map_unit_ && !zoned_ && off + len > end) {
           // Pulled back to fit when the block exceeds the alignment at the end.
-          const uint64_t last = start_ + size_ - len;
+          const uint64_t last = end - len;
           off = start_ + ((last - start_) / s.align) * s.align;
         }
+        // A fixed size past the target's end ends the job (below).
       } else {
         return false;
       }
     }
+    if (!fixed_len && !(len = sizes_.next(len_dir, off, end))) return false;
     // fio's get_next_offset and fill_io_u: the zone-relative offset within
     // size=, the I/O within the target, else the job ends.
     if (off < zone_start_ || off - zone_start_ >= size_ || off >= dev_size_ ||
         len > dev_size_ - off)
       return false;
-    // fio's mark_random_map: every I/O of a random job marks its blocks; a
-    // random one is cut to the unvisited run it starts.
-    if (map_unit_) claim(off, &len, draw);
+    // fio's mark_random_map: a random I/O marks its blocks and is cut to
+    // the unvisited run it starts; a sequential one (randread:N,
+    // percentage_random, a fallback) marks nothing (fio's IO_U_F_BUSY_OK).
+    if (map_unit_ && draw) claim(d, off, &len);
     s.pos = off + len;
   }
   s.last_start = off;
-  if (!unlimited_ && issued_bytes_ + len > io_limit_) {
-    // The last I/O of the budget is cut to fit, as fio trims the final block.
-    uint64_t rest = io_limit_ - issued_bytes_;
-    if (rest < len) len = std::max<uint64_t>(rest - rest % 512, 512);
-  }
+  // The last I/O of the budget is whole, as fio's: the job issues I/Os
+  // while fewer than io_size bytes went out.
   issued_bytes_ += len;
   issued_ios_++;
   zone_bytes_ += len;

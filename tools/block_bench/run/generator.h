@@ -12,10 +12,13 @@
 //   once); a negative skip goes
 //   backwards as fio's (rw=read:-8k, bs=4k, size=32k: 0, 24k, 20k, ..., 4k,
 //   then again; with an offset the first I/O is at the wrap point, end-8k);
-// * random modes pick block numbers in [0, blocks) with blocks = region_size
-//   / align (align = blockalign, else the direction's minimum block size)
-//   and issue at region_start + block * align (pulled back to fit when the
-//   block size exceeds the alignment at the end of the region);
+// * random modes pick block numbers in [0, last) with fio's last_block
+//   (the region, or zonerange, less what a block size above the alignment
+//   needs at its end, over align = blockalign, else the direction's
+//   minimum block size) and issue at region_start + block * align;
+// * lengths are FioBlockSizes' (fio's get_next_buflen): a range or split
+//   is drawn after the offset, again until it fits before the region's end;
+//   the last I/O is whole;
 //   randread:N draws a random offset for the job's 1st, (N+1)th, ... I/O
 //   (one counter for all directions, as fio's) and, in between, goes on
 //   sequentially (rw_sequencer=sequential) or repeats the direction's last
@@ -32,23 +35,20 @@
 //   zonerange bytes in it, a sequential position wrapped to the zone's start
 //   at its end; an I/O past the target's end ends the job (fio's
 //   setup_strided_zone_mode, get_next_offset and fill_io_u);
-// * without norandommap, uniform random I/O visits every block once per
-//   pass, as fio's random map, and draws its blocks as fio's
+// * without norandommap, uniform random I/O draws its blocks as fio's
 //   get_next_rand_offset (FioTaus88 seeded as fio's FIO_RAND_BLOCK_OFF,
-//   blocks x r / 2^32, then the next unvisited one: fio 3.33's offsets, for
-//   fixed block sizes; each loop starts over from the seed when randrepeat) (BlockMap, one for the job's directions when
-//   their alignment is the same and their smallest block size, outside
-//   zones): a pick on a visited block
-//   moves on to the next unvisited one, an I/O longer than a block is cut
-//   to the unvisited run it starts (bsrange/bssplit cover the region
-//   exactly once, as fio's), a random I/O of a block size range or split
-//   that would pass the region's end is cut at it, and one of a fixed size
-//   that would pass the target's end ends the job (fio's fill_io_u); in
-//   zones, or with other alignments,
-//   each direction walks a full-period bijection of its blocks instead
-//   (see Permutation), which visits each block once but lets a longer I/O
-//   overlap blocks visited alone; skewed distributions (zipf/pareto/
-//   normal/zoned) draw independently, as if norandommap=1;
+//   last x r / 2^32) under fio's random map (BlockMap, one bit per
+//   rw_min_bs bytes, the smallest block size of the three directions): a
+//   pick whose bit is set moves on to the next clear one, a random I/O
+//   marks its bits in its direction's smallest block size and is cut to
+//   the clear run it starts; sequential I/O of a random job marks nothing;
+//   a full map ends the job unless it is time based or loops (then a new
+//   pass); a blockalign other than a direction's smallest block size turns
+//   the map off (as norandommap), as fio's; each loop starts over from the
+//   seeds when randrepeat; random_generator=lfsr walks a full-period
+//   bijection of each direction's blocks (see Permutation); skewed
+//   distributions (zipf/pareto/normal/zoned) draw independently, as if
+//   norandommap=1;
 // * rw/randrw take each I/O's direction from RwMix, fio's rule and random
 //   numbers (the same reads and writes in the same order as fio 3.33); with
 //   a DirChooser (rate pacing) and both directions in the mix, the chooser
@@ -67,6 +67,7 @@
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/block_map.h"
+#include "tools/block_bench/run/block_size.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/rwmix.h"
 #include "tools/block_bench/run/source.h"
@@ -132,7 +133,6 @@ class IoGenerator final : public IoSource {
     double zetan = 0, zeta2 = 0, eta = 0, alpha = 0;
   };
   bool next_unit(IoUnit* io);
-  uint64_t pick_len(Dir d);
   // Where a backwards sequential job (negative rw skip) wraps to.
   uint64_t backward_wrap() const {
     const uint64_t back = uint64_t(0) - uint64_t(job_.rw_offset_skip);
@@ -144,8 +144,10 @@ class IoGenerator final : public IoSource {
   uint64_t fio_rand_block(Dir d);
   uint64_t skewed_block(Dir d);
   // A block for a sequential I/O that found no room (fio's fallback to
-  // get_next_rand_block): the next unvisited one, not marked visited.
-  uint64_t fallback_block(Dir d);
+  // get_next_rand_block): fio's random block, the next unvisited one under
+  // the random map (not marked visited); nullopt: the map is full and the
+  // job ends.
+  std::optional<uint64_t> fallback_block(Dir d);
   // The offset of a random job's sequential I/O or of any I/O in a zone,
   // as fio's get_next_seq_offset; nullopt: no room left before the target's
   // end.
@@ -158,20 +160,26 @@ class IoGenerator final : public IoSource {
   // fio_file_reset: positions to the zone's start, a new random pass.
   void reset_positions();
   // A sequential job without zones or holes (rw=read, rw=read:-8k): the
-  // next offset; false: the pass ended.
-  bool plain_seq_offset(DirState& s, uint64_t len, uint64_t* off);
+  // next offset for an I/O of `len` bytes (a range's minimum when not
+  // `fixed_len`); false: the pass ended.
+  // plain_seq_advance moves on past the I/O issued there.
+  bool plain_seq_offset(DirState& s, uint64_t len, bool fixed_len, uint64_t* off);
+  void plain_seq_advance(DirState& s, uint64_t off, uint64_t len);
 
-  // The shared random map (map_unit_ != 0): the block of `off`, and marks
-  // an I/O's blocks; a random one (`cut`) is cut to its unvisited run.
-  uint64_t map_block(uint64_t off) const { return (off - start_) / map_unit_; }
-  void claim(uint64_t off, uint64_t* len, bool cut);
+  // The random map (map_unit_ != 0): fio's pick of a block for direction
+  // `d`, and the marking of a random I/O's bits, which cuts it to the
+  // unvisited run it starts.
+  uint64_t map_pick(Dir d);
+  void claim(Dir d, uint64_t off, uint64_t* len);
 
   JobOptions job_;
   BlockMap map_;           // fio's random map, when map_unit_ != 0
-  uint64_t map_unit_ = 0;  // its block size (the directions' alignment)
+  uint64_t map_unit_ = 0;  // its bytes per bit (fio's rw_min_bs)
   uint64_t start_ = 0, size_ = 0, io_limit_ = 0, max_bs_ = 4096;
   uint64_t dev_size_ = 0;
   bool random_ = false, unlimited_ = false;
+  // norandommap, or a blockalign that turns fio's random map off.
+  bool no_map_ = false;
   uint64_t seq_count_ = 1;  // fio's ddir_seq_nr: a random offset when it hits 0
   bool zoned_ = false;
   uint64_t zone_start_ = 0;  // fio's file_offset: the zone's start (else start_)
@@ -182,7 +190,11 @@ class IoGenerator final : public IoSource {
   bool trim_write_ = false;                 // rw=trimwrite / randtrimwrite
   std::optional<IoUnit> write_after_trim_;  // trimwrite: the write due next
   uint64_t issued_bytes_ = 0, issued_ios_ = 0;
-  Rng rand_off_, rand_bs_, rand_seq_;
+  Rng rand_off_;
+  // fio's seq_rand_state: percentage_random's choice per direction.
+  FioTaus88 seq_rand_[kNumDirs];
+  uint32_t seq_rand_seed_ = 0;
+  FioBlockSizes sizes_;  // each I/O's length, as fio's get_next_buflen
   // fio's td->random_state: uniform random blocks under the random map are
   // fio's (the same offsets as fio 3.33 for a fixed block size).
   FioTaus88 fio_off_;

@@ -70,17 +70,12 @@ class RwMix {
   uint64_t issues_[2] = {0, 0};
 };
 
-// The mix seed of a clone, as fio's: rand_seeds[FIO_RAND_MIX_OFF] from
-// randseed (default 0x89) when randrepeat or randseed is given, from
-// FIO_RANDSEED with allrandrepeat; else `random_seed` (the clone's own
-// random seed, fio's system RNG).
+// The mix seed of a clone, as fio's: rand_seeds[FIO_RAND_MIX_OFF]
+// (FioSlotSeed).
 inline uint32_t RwMixSeed(bool randrepeat, bool allrandrepeat, const uint64_t* randseed,
                           uint32_t thread_number, uint64_t random_seed) {
-  if (allrandrepeat) return uint32_t(FioAllRepeatSeeds(thread_number)[kFioRandMixOff]);
-  if (randrepeat || randseed)
-    return uint32_t(
-        FioSeeds(randseed ? *randseed : kFioDefaultRandSeed, thread_number)[kFioRandMixOff]);
-  return uint32_t(random_seed);
+  return FioSlotSeed(randrepeat, allrandrepeat, randseed, thread_number, kFioRandMixOff,
+                     random_seed);
 }
 
 }  // namespace blk::bench

@@ -5,15 +5,18 @@
 # equal.  This covers what fio decides with its own random numbers: the
 # random offsets (fio's taus88 "random" state and its random map), the
 # read/write mix (get_rw_ddir's rwmix_issues rule and its "mix" state), the
-# seeds (randseed, randrepeat, allrandrepeat, the job's thread number), and
-# loops/offset/io_size/norandommap around them.  Each job is its own run
+# lengths of bsrange/bssplit (get_next_buflen and its per-direction "bs"
+# states), percentage_random and randread:N (seq_rand states, and fio's
+# sequential I/Os that leave the map alone), blockalign turning the map off,
+# strided zones, the seeds (randseed, randrepeat, allrandrepeat, the job's
+# thread number), and loops/offset/io_size/norandommap around them.  Each job is its own run
 # (fio's iolog of concurrent clones interleaves their lines); the clones of
 # numjobs= are compared by their per-direction counts in JSON.
 #
 # What does not match fio (docs/block-bench.md, "Same I/O as fio") is not
-# listed here: bsrange/bssplit, blockalign < bs, random_distribution other
-# than random, percentage_random, randread:N, random_generator other than
-# tausworthe, rate-paced mixes.
+# listed here: random_distribution other than random, random_generator other
+# than tausworthe, rate-paced mixes, rw=rw with io_size above size, loops
+# over a region that is no multiple of the block size.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -63,6 +66,43 @@ same 512 --rw=randread --bs=4k --size=2m --offset=1m
 same 2048 --rw=randread --bs=4k --size=4m --io_size=8m
 same 1024 --rw=randrw --bs=4k --size=4m --norandommap=1
 same 1024 --rw=rw --bs=4k --size=4m --rwmixread=60
+# Block size ranges and splits, sequential and random.
+same 244 --rw=read --bsrange=4k-64k --size=8m
+same 353 --rw=randread --bsrange=4k-64k --size=8m
+same 310 --rw=randread --bsrange=4k-64k --bs_unaligned --size=8m
+same 1014 --rw=randread --bsrange=3k-12k --size=6m
+same 746 --rw=randread --bssplit=4k:8k:64k/20 --size=8m
+same 974 --rw=randwrite --bssplit=4k/10:8k/60:16k/30 --size=8m
+same 721 --rw=randrw --bssplit=4k/50:64k/50,8k/100 --size=8m
+same 396 --rw=randrw --bsrange=4k-16k,8k-64k --size=8m
+same 624 --rw=randwrite --bsrange=4k-32k --size=8m --verify=crc32c --do_verify=0
+same 1194 --rw=randtrimwrite --bsrange=4k-32k --size=8m
+same 244 --rw=randread --bsrange=4k-64k --size=8m --norandommap
+same 706 --rw=randread --bsrange=4k-64k --size=8m --loops=2
+same 838 --rw=read:-16k --bsrange=4k-16k --size=8m
+# Sequential runs inside random jobs, blockalign, zones, odd sizes.
+same 246 --rw=randread:4 --bsrange=4k-64k --size=8m
+same 254 --rw=randread --percentage_random=50 --bsrange=4k-64k --size=8m
+same 2048 --rw=randrw --percentage_random=30,80 --size=8m
+same 2048 --rw=randread --bs=4k --blockalign=512 --size=8m
+same 2048 --rw=randwrite --bs=4k --blockalign=8k --size=8m
+same 293 --rw=randread --bsrange=4k-64k --size=8m --zonemode=strided --zonesize=1m --zonerange=2m
+same 2048 --rw=randrw --bs=4k --size=8m --zonemode=strided --zonesize=4m --zonerange=1m
+same 3 --rw=read --size=10k --filesize=1m
+same 2 --rw=randread --size=10k
+same 3 --rw=randread --size=1m --io_size=10k
+
+# fio warns that blockalign turns its random map off, and --warnings-fatal
+# makes that fatal, as fio's.
+"$BB" --name=j --ioengine=null --rw=randread --size=1m --blockalign=512 >/dev/null 2>w.err ||
+  fail "blockalign=512: $(cat w.err)"
+grep -q "Any use of blockalign= turns off randommap" w.err || fail "no blockalign warning: $(cat w.err)"
+"$BB" --name=j --ioengine=null --rw=randread --size=1m --blockalign=512 --warnings-fatal >w.out 2>w.err &&
+  fail "--warnings-fatal ran a job fio refuses"
+grep -q "Any use of blockalign= turns off randommap" w.err || fail "no warning before exit: $(cat w.err)"
+grep -q "j:" w.out && fail "--warnings-fatal still ran the job: $(cat w.out)"
+"$BB" --name=j --ioengine=null --rw=randread --size=1m --blockalign=4k --warnings-fatal >/dev/null 2>w.err ||
+  fail "blockalign=bs warned: $(cat w.err)"
 
 # The comparison can fail: another seed is another sequence.
 seq_of "$BB" b --rw=randrw --bs=4k --size=4m

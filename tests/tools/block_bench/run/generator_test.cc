@@ -14,8 +14,9 @@ namespace {
 
 using testing::ParseJob;
 
-std::vector<IoUnit> Take(const JobOptions& job, uint64_t dev, size_t n, uint64_t seed = 1) {
-  auto g = IoGenerator::Create(job, dev, seed);
+std::vector<IoUnit> Take(const JobOptions& job, uint64_t dev, size_t n, uint64_t seed = 1,
+                         uint32_t thread_number = 1) {
+  auto g = IoGenerator::Create(job, dev, seed, thread_number);
   EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
   std::vector<IoUnit> v;
   IoUnit u;
@@ -633,7 +634,14 @@ TEST(Generator, SameSeedSameSequence) {
   JobOptions j = ParseJob({"--name=a", "--rw=randrw", "--bssplit=4k/50:8k/50", "--size=1g",
                            "--time_based", "--runtime=1"});
   EXPECT_EQ(Take(j, 1ull << 30, 5000, JobSeed(j, 0, 0)), Take(j, 1ull << 30, 5000, JobSeed(j, 0, 0)));
-  EXPECT_NE(Take(j, 1ull << 30, 5000, JobSeed(j, 0, 0)), Take(j, 1ull << 30, 5000, JobSeed(j, 0, 1)));
+  // randrepeat=1 (the default): fio's seeds, which differ by thread number
+  // (clone), not by block-bench's own seed.
+  EXPECT_EQ(Take(j, 1ull << 30, 5000, JobSeed(j, 0, 0)), Take(j, 1ull << 30, 5000, JobSeed(j, 0, 1)));
+  EXPECT_NE(Take(j, 1ull << 30, 5000, JobSeed(j, 0, 0), 1), Take(j, 1ull << 30, 5000, JobSeed(j, 0, 0), 2));
+  // randrepeat=0: the clone's own random seed.
+  JobOptions nr = j;
+  nr.randrepeat = false;
+  EXPECT_NE(Take(nr, 1ull << 30, 5000, 1), Take(nr, 1ull << 30, 5000, 2));
   JobOptions s1 = ParseJob({"--name=a", "--randseed=42"});
   JobOptions s2 = ParseJob({"--name=a", "--randseed=43"});
   EXPECT_EQ(JobSeed(s1, 0, 0), JobSeed(s1, 0, 0));
