@@ -15,8 +15,9 @@
 #
 # What does not match fio (docs/block-bench.md, "Same I/O as fio") is not
 # listed here: random_distribution other than random, random_generator other
-# than tausworthe, rate-paced mixes, rw=rw with io_size above size, loops
-# over a region that is no multiple of the block size.
+# than tausworthe, rate-paced mixes, rw=rw with io_size above size, passes
+# (loops, io_size above size) that fio ends otherwise than after size bytes
+# (a range's last I/O past size, a full map short of size, norandommap).
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
