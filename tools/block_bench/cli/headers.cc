@@ -28,19 +28,8 @@ std::string StartingLine(const std::vector<JobOptions>& jobs, int ranks) {
 
 }  // namespace
 
-uint64_t MinBlockSize(const JobOptions& j, int d) {
-  if (j.bssplit[d].empty()) return j.bs[d].min;
-  uint64_t m = UINT64_MAX;
-  for (const BsSplitEntry& e : j.bssplit[d]) m = std::min(m, e.block_size);
-  return m;
-}
-
-uint64_t MaxBlockSize(const JobOptions& j, int d) {
-  if (j.bssplit[d].empty()) return j.bs[d].max;
-  uint64_t m = 0;
-  for (const BsSplitEntry& e : j.bssplit[d]) m = std::max(m, e.block_size);
-  return m;
-}
+uint64_t MinBlockSize(const JobOptions& j, int d) { return FioMinBs(j, d); }
+uint64_t MaxBlockSize(const JobOptions& j, int d) { return FioMaxBs(j, d); }
 
 std::string JobHeader(const JobOptions& j, int groupid) {
   // fio's num2str of the direction's smallest and largest block size, with

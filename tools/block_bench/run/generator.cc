@@ -16,9 +16,6 @@ uint64_t Resolve(const SizeSpec& s, uint64_t base) {
   return uint64_t((__uint128_t(base) * s.value) / 100);
 }
 
-uint64_t MinBs(const JobOptions& job, int d) { return FioMinBs(job, d); }
-uint64_t MaxBs(const JobOptions& job, int d) { return FioMaxBs(job, d); }
-
 }  // namespace
 
 uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone) {
@@ -74,7 +71,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     // fio aligns a percentage offset up, to offset_align or the smallest
     // block size of any direction.
     uint64_t align = job.offset_align;
-    if (!align) align = std::min({MinBs(job, 0), MinBs(job, 1), MinBs(job, 2)});
+    if (!align) align = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
     if (align > 1 && g.start_ % align) g.start_ += align - g.start_ % align;
   }
   if (g.start_ >= dev_size)
@@ -122,10 +119,10 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
                               "its blocks by the write block size)");
   for (int d = 0; d < kNumDirs; d++) {
     if (!g.has_dir(Dir(d))) continue;
-    uint64_t minbs = MinBs(job, d), maxbs = MaxBs(job, d);
+    uint64_t minbs = FioMinBs(job, d), maxbs = FioMaxBs(job, d);
     // bs_is_seq_rand: any direction's I/O has the read (sequential) or the
     // write (random) block size.
-    if (job.bs_is_seq_rand) maxbs = std::max(MaxBs(job, 0), MaxBs(job, 1));
+    if (job.bs_is_seq_rand) maxbs = std::max(FioMaxBs(job, 0), FioMaxBs(job, 1));
     if (minbs == 0) return MakeError(-EINVAL, "block size 0");
     g.max_bs_ = std::max(g.max_bs_, maxbs);
     if (maxbs > g.size_)
@@ -169,7 +166,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   // block size (map_pick, claim).
   if (g.random_ && job.random_distribution.kind == Distribution::kRandom && !g.no_map_ &&
       !job.lfsr) {
-    g.map_unit_ = std::min({MinBs(job, 0), MinBs(job, 1), MinBs(job, 2)});
+    g.map_unit_ = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
     g.map_.reset(std::max<uint64_t>(1, (g.zoned_ ? g.zone_range_ : g.size_) / g.map_unit_));
   }
   return g;
@@ -242,7 +239,7 @@ uint64_t IoGenerator::fio_rand_block(Dir d) {
   const DirState& s = st_[int(d)];
   // fio's last_block: the blocks a block size larger than the alignment
   // can start at.
-  const uint64_t minbs = MinBs(job_, int(d));
+  const uint64_t minbs = FioMinBs(job_, int(d));
   const uint64_t max_size = zoned_ ? zone_range_ : size_;
   const uint64_t span = max_size - (minbs > s.align ? std::min(max_size, minbs - s.align) : 0);
   const uint64_t last = std::max<uint64_t>(1, span / s.align);
@@ -282,7 +279,7 @@ uint64_t IoGenerator::map_pick(Dir d) {
 void IoGenerator::claim(Dir d, uint64_t off, uint64_t* len) {
   // fio's mark_random_map: bits from (off - file offset) / min_bs[ddir]
   // (in zones fio's file offset is the zone's start).
-  const uint64_t unit = MinBs(job_, int(d));
+  const uint64_t unit = FioMinBs(job_, int(d));
   const uint64_t b = (off - zone_start_) / unit;
   if (b >= map_.blocks()) return;
   const uint64_t want = (*len + unit - 1) / unit;
