@@ -346,7 +346,7 @@ bool Clone::add_features() {
     features_.fsync = std::make_unique<FsyncCadence>(every, time_);
     loop_->add_hook(features_.fsync.get());
   }
-  if (job_.unlink_each_loop && job_.loops > 1 && !job_.time_based && src.io_limit() / job_.loops) {
+  if (job_.unlink_each_loop && job_.loops > 1 && !job_.time_based) {
     AioContext* ctx = &loop_->ctx();
     auto between = [this, ctx]() -> Task<Expected<void>> {
       Expected<void> r = co_await files_.recreate(*ctx);
@@ -355,7 +355,7 @@ bool Clone::add_features() {
       co_return r;
     };
     features_.unlink_loop =
-        std::make_unique<UnlinkEachLoop>(src.io_limit() / job_.loops, std::move(between), errors_);
+        std::make_unique<UnlinkEachLoop>(std::move(between), errors_);
     loop_->add_hook(features_.unlink_loop.get());
   }
   if (job_.sync_file_range && job_.sync_file_range_flags) {

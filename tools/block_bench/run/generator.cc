@@ -85,17 +85,9 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     return MakeError(-EINVAL, "offset+size (" + std::to_string(g.start_) + "+" +
                                   std::to_string(g.size_) + ") is beyond the end of the target (" +
                                   std::to_string(dev_size) + " bytes)");
-  g.io_limit_ = job.io_size ? Resolve(*job.io_size, g.size_) : g.size_;
-  // loops=N: the job's I/O N times over (each pass again from the start).
-  // fio's loops: loops=N, and io_size beyond size= (fio starts its loop
-  // again, keep_running, each time the region is done).
-  if (job.io_size && g.io_limit_ > g.size_ && !job.time_based) g.loop_bytes_ = g.size_;
-  if (job.loops > 1) {
-    if (!g.loop_bytes_) g.loop_bytes_ = g.io_limit_;
-    g.io_limit_ = g.io_limit_ > UINT64_MAX / job.loops ? UINT64_MAX : g.io_limit_ * job.loops;
-  }
-  g.next_loop_at_ = g.loop_bytes_;
+  const uint64_t io_size = job.io_size ? Resolve(*job.io_size, g.size_) : 0;
   g.unlimited_ = job.time_based;
+  g.passes_ = FioPasses(PassLimits::Of(job, g.size_, io_size));
   g.dev_size_ = dev_size;
   g.zoned_ = job.zonemode_strided && job.zonesize > 0;
   g.zone_start_ = g.start_;
@@ -139,9 +131,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
       const uint64_t tail = minbs > s.align ? minbs - s.align : 0;
       s.blocks = std::max<uint64_t>(1, (g.zone_range_ > tail ? g.zone_range_ - tail : 0) / s.align);
     }
-    s.pos = g.start_;
-    // Backwards (negative skip) with an offset: fio starts where it wraps to.
-    if (job.rw_offset_skip < 0 && g.start_ > 0) s.pos = g.backward_wrap();
+    s.pos = g.first_pos();
     s.perm = Permutation(s.blocks, seed ^ (0x5555 + d));
     s.rand_off = Rng(seed ^ (0x6666 + d)).below(s.blocks);
     const auto& rd = job.random_distribution;
@@ -247,19 +237,13 @@ uint64_t IoGenerator::fio_rand_block(Dir d) {
   return uint64_t(double(last) * (double(r) / 4294967296.0));
 }
 
-uint64_t IoGenerator::pick_block(Dir d) {
+std::optional<uint64_t> IoGenerator::pick_block(Dir d) {
   DirState& s = st_[int(d)];
   if (job_.random_distribution.kind != Distribution::kRandom) return skewed_block(d);
   // random_generator=lfsr visits every block once per pass without a map,
   // whatever norandommap says (fio's LFSR is a full-period sequence).
   if (no_map_ && !job_.lfsr) return std::min(fio_rand_block(d), s.blocks - 1);
-  if (map_unit_) {
-    if (map_.full()) {
-      map_.reset();
-      s.pass++;
-    }
-    return map_pick(d);
-  }
+  if (map_unit_) return map_pick(d);
   if (s.perm_index == s.blocks) {
     s.perm_index = 0;
     s.pass++;
@@ -268,12 +252,20 @@ uint64_t IoGenerator::pick_block(Dir d) {
   return s.perm(s.perm_index++);
 }
 
-uint64_t IoGenerator::map_pick(Dir d) {
+std::optional<uint64_t> IoGenerator::map_pick(Dir d) {
   // fio's __get_next_rand_offset: the drawn block if its bit is clear (a
   // block past the map's end counts as clear), else the next clear bit.
-  const uint64_t b = fio_rand_block(d);
-  if (b >= map_.blocks() || !map_.is_visited(b)) return b;
-  return map_.next_free(b);
+  // A full map fails after its draw; fio's get_next_rand_block then, time
+  // based, resets the file (positions and map: fio_file_reset) and draws
+  // again, else the pass ends.
+  for (int tries = 0; tries < 2; tries++) {
+    const uint64_t b = fio_rand_block(d);
+    if (b >= map_.blocks() || !map_.is_visited(b)) return b;
+    if (!map_.full()) return map_.next_free(b);
+    if (!unlimited_) return std::nullopt;
+    reset_positions();
+  }
+  return std::nullopt;
 }
 
 void IoGenerator::claim(Dir d, uint64_t off, uint64_t* len) {
@@ -294,14 +286,7 @@ std::optional<uint64_t> IoGenerator::fallback_block(Dir d) {
   // fio's get_next_rand_block: its random block, the next unvisited one
   // under the map; a full map ends the pass (a time based job starts a new
   // one).
-  if (map_unit_) {
-    if (map_.full()) {
-      if (!unlimited_ && !loop_bytes_) return std::nullopt;
-      map_.reset();
-      s.pass++;
-    }
-    return map_pick(d);
-  }
+  if (map_unit_) return map_pick(d);
   if (uniform && no_map_ && !job_.lfsr) return std::min(fio_rand_block(d), s.blocks - 1);
   if (mapped && !map_unit_ && s.perm_index < s.blocks)
     return s.perm(s.perm_index + rand_off_.below(s.blocks - s.perm_index));
@@ -354,9 +339,9 @@ bool IoGenerator::plain_seq_offset(DirState& s, uint64_t len, bool fixed_len,
   // region's end (and run past it, within the target); a range needs room
   // for its minimum (io_u_fits).
   if (fixed_len ? off >= start_ + size_ : off + len > start_ + size_) {
-    // End of the region: fio ends a sequential pass here unless the job is
-    // time based or io_size asks for more than one pass.
-    if (!unlimited_ && !job_.io_size && job_.loops <= 1) return false;
+    // End of the region: fio ends the pass here (FioPasses decides whether
+    // another follows) unless the job is time based.
+    if (!unlimited_) return false;
     off = start_;
   }
   *off_out = off;
@@ -374,22 +359,34 @@ void IoGenerator::plain_seq_advance(DirState& s, uint64_t off, uint64_t len) {
   }
 }
 
-bool IoGenerator::next(IoUnit* io) {
-  // fio starts a loop over with rwmix_issues 0 and, when randrepeat, its
-  // generators re-seeded (clear_io_state).
-  if (loop_bytes_ && issued_bytes_ >= next_loop_at_) {
-    next_loop_at_ += loop_bytes_;
-    if (job_.randrepeat) {
-      fio_off_.seed_with(fio_off_seed_);
-      sizes_.reseed();
-      for (FioTaus88& r : seq_rand_) r.seed_with(seq_rand_seed_);
-    }
-    if (mixed_ && !mix_shared_) mix_->new_loop();
+void IoGenerator::start_pass() {
+  // fio's clear_io_state: rwmix_issues and zone_bytes 0, the file's offset
+  // and positions from the start, its map empty, and when randrepeat every
+  // generator re-seeded.
+  if (job_.randrepeat) {
+    fio_off_.seed_with(fio_off_seed_);
+    sizes_.reseed();
+    for (FioTaus88& r : seq_rand_) r.seed_with(seq_rand_seed_);
   }
-  if (!mixed_) return next_unit(io);
-  if (!next_unit(io)) return false;
-  if (!io->flush) mix_->issued(io->dir);
-  return true;
+  if (mixed_ && !mix_shared_) mix_->new_loop();
+  zone_bytes_ = 0;
+  zone_start_ = start_;
+  reset_positions();
+  for (DirState& s : st_) s.pos = first_pos();
+}
+
+bool IoGenerator::next(IoUnit* io) {
+  for (;;) {
+    const bool may = passes_.may_issue();
+    if (may && next_unit(io)) {
+      passes_.issued(io->dir, io->len);
+      if (mixed_ && !io->flush) mix_->issued(io->dir);
+      io->pass = passes_.pass();
+      return true;
+    }
+    if (!passes_.next_pass(/*out_of_io=*/may)) return false;
+    start_pass();
+  }
 }
 
 bool IoGenerator::next_unit(IoUnit* io) {
@@ -399,10 +396,6 @@ bool IoGenerator::next_unit(IoUnit* io) {
     *io = *write_after_trim_;
     write_after_trim_.reset();
     return true;
-  }
-  if (!unlimited_) {
-    if (issued_bytes_ >= io_limit_) return false;
-    if (job_.number_ios && issued_ios_ >= job_.number_ios) return false;
   }
   Dir d = only_;
   if (mixed_) {
@@ -435,10 +428,6 @@ bool IoGenerator::next_unit(IoUnit* io) {
   const bool fixed_len = sizes_.fixed(len_dir);
   uint64_t len = sizes_.min(len_dir);
   const uint64_t end = start_ + size_;
-  // fio's random map full and nothing asks for another pass: the job ends
-  // (get_next_rand_block fails; a region of a size that is no multiple of
-  // the block size ends a little short of it).
-  if (draw && map_unit_ && map_.full() && !unlimited_ && !loop_bytes_) return false;
   uint64_t off;
   if (plain_seq) {
     if (!plain_seq_offset(s, len, fixed_len, &off)) return false;
@@ -484,9 +473,7 @@ bool IoGenerator::next_unit(IoUnit* io) {
   }
   s.last_start = off;
   // The last I/O of the budget is whole, as fio's: the job issues I/Os
-  // while fewer than io_size bytes went out.
-  issued_bytes_ += len;
-  issued_ios_++;
+  // while fewer than io_size bytes went out (FioPasses).
   zone_bytes_ += len;
   io->dir = d;
   io->offset = off;

@@ -26,8 +26,8 @@
 // * a random job's sequential I/O (randread:N, percentage_random) that
 //   reaches the target's end takes a random block instead (not counted as
 //   visited); one that reaches the region's end short of the target's ends
-//   the job unless it is time based or io_size/loops ask for more (then it
-//   wraps to the region's start) -- fio's get_next_seq_offset;
+//   the pass unless the job is time based (then it wraps to the region's
+//   start) -- fio's get_next_seq_offset;
 // * zonemode=strided confines the I/O to [zone, zone + zonerange): a new
 //   zone zonerange + zoneskip further on once zonesize bytes went to this
 //   one (back to offset= when it would start past the target's end), the
@@ -42,10 +42,10 @@
 //   pick whose bit is set moves on to the next clear one, a random I/O
 //   marks its bits in its direction's smallest block size and is cut to
 //   the clear run it starts; sequential I/O of a random job marks nothing;
-//   a full map ends the job unless it is time based or loops (then a new
-//   pass); a blockalign other than a direction's smallest block size turns
-//   the map off (as norandommap), as fio's; each loop starts over from the
-//   seeds when randrepeat; random_generator=lfsr walks a full-period
+//   a full map fails the draw and ends the pass, or, time based, empties
+//   map and positions and draws again (fio's get_next_rand_block); a
+//   blockalign other than a direction's smallest block size turns the map
+//   off (as norandommap), as fio's; random_generator=lfsr walks a full-period
 //   bijection of each direction's blocks (see Permutation); skewed
 //   distributions (zipf/pareto/normal/zoned) draw independently, as if
 //   norandommap=1;
@@ -53,6 +53,10 @@
 //   numbers (the same reads and writes in the same order as fio 3.33); with
 //   a DirChooser (rate pacing) and both directions in the mix, the chooser
 //   may turn the mix's choice into the other direction (fio's rate_ddir).
+// * the I/O runs in fio's passes (FioPasses, run/passes.h: loops=,
+//   io_size=, number_ios=, and whether the engine queues); each pass after
+//   the first starts over from the region's start with an empty map, and
+//   from the seeds when randrepeat (fio's clear_io_state).
 // Everything is drawn from generators seeded by Seed(), so the same job and
 // seed give the same sequence (randrepeat=1 default, randseed=N) -- but for
 // a rate-paced mix, whose directions follow the clock as fio's do.
@@ -68,6 +72,7 @@
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/block_map.h"
 #include "tools/block_bench/run/block_size.h"
+#include "tools/block_bench/run/passes.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/rwmix.h"
 #include "tools/block_bench/run/source.h"
@@ -93,14 +98,14 @@ class IoGenerator final : public IoSource {
   static Expected<IoGenerator> Create(const JobOptions& job, uint64_t dev_size, uint64_t seed,
                                       uint32_t thread_number = 1);
 
-  // Next I/O; false once io_size bytes (or number_ios I/Os) were handed out,
-  // unless `unlimited` (time_based), in which case it never ends.
+  // Next I/O, with the number of its pass (FioPasses); false once the last
+  // pass ended: io_size (else size) x loops bytes or number_ios x loops
+  // I/Os handed out, or no pass follows.  `unlimited` (time_based): passes
+  // never end by bytes; the source ends only when a pass finds no I/O.
   bool next(IoUnit* io) override;
   // Starts the byte/I/O budget again (after ramp_time).
   void reset_budget() override {
-    issued_bytes_ = 0;
-    issued_ios_ = 0;
-    next_loop_at_ = loop_bytes_;
+    passes_.restart_budget();
     if (mix_) mix_->ramp_end();
   }
   // The files of one clone share their clone's mix, as fio's one per job
@@ -108,12 +113,15 @@ class IoGenerator final : public IoSource {
   void share_mix(std::shared_ptr<RwMix> mix) {
     if (mixed_) mix_ = std::move(mix), mix_shared_ = true;
   }
-  void set_unlimited(bool u) { unlimited_ = u; }
+  void set_unlimited(bool u) {
+    unlimited_ = u;
+    passes_.set_unlimited(u);
+  }
   void set_dir_chooser(DirChooser* c) override { chooser_ = c; }
 
   uint64_t region_start() const { return start_; }
   uint64_t region_size() const { return size_; }
-  uint64_t io_limit() const override { return io_limit_; }
+  uint64_t io_limit() const override { return passes_.budget(); }
   uint64_t max_bs() const override { return max_bs_; }
   bool has_dir(Dir d) const override;
 
@@ -138,7 +146,9 @@ class IoGenerator final : public IoSource {
     const uint64_t back = uint64_t(0) - uint64_t(job_.rw_offset_skip);
     return size_ >= back ? start_ + size_ - back : start_;
   }
-  uint64_t pick_block(Dir d);
+  // A random block for direction `d`; nullopt: the random map is full and
+  // the pass ends.
+  std::optional<uint64_t> pick_block(Dir d);
   // fio's __get_next_rand_offset draw (before its random map): a block in
   // [0, fio's last_block) from fio_off_.
   uint64_t fio_rand_block(Dir d);
@@ -153,8 +163,14 @@ class IoGenerator final : public IoSource {
   // end.
   std::optional<uint64_t> fio_seq_offset(Dir d);
   // Whether a sequential position at the region's end goes back to its
-  // start: time based, outside zones also io_size or loops beyond one pass.
-  bool wraps() const { return unlimited_ || (!zoned_ && (job_.io_size || job_.loops > 1)); }
+  // start within a pass: time based (else the pass ends there).
+  bool wraps() const { return unlimited_; }
+  // Where a direction's sequential position starts a pass.
+  uint64_t first_pos() const {
+    return job_.rw_offset_skip < 0 && start_ > 0 ? backward_wrap() : start_;
+  }
+  // fio's clear_io_state before every pass after the first.
+  void start_pass();
   // fio's setup_strided_zone_mode, before each I/O of direction `d`.
   void enter_zone(Dir d);
   // fio_file_reset: positions to the zone's start, a new random pass.
@@ -169,13 +185,13 @@ class IoGenerator final : public IoSource {
   // The random map (map_unit_ != 0): fio's pick of a block for direction
   // `d`, and the marking of a random I/O's bits, which cuts it to the
   // unvisited run it starts.
-  uint64_t map_pick(Dir d);
+  std::optional<uint64_t> map_pick(Dir d);
   void claim(Dir d, uint64_t off, uint64_t* len);
 
   JobOptions job_;
   BlockMap map_;           // fio's random map, when map_unit_ != 0
   uint64_t map_unit_ = 0;  // its bytes per bit (fio's rw_min_bs)
-  uint64_t start_ = 0, size_ = 0, io_limit_ = 0, max_bs_ = 4096;
+  uint64_t start_ = 0, size_ = 0, max_bs_ = 4096;
   uint64_t dev_size_ = 0;
   bool random_ = false, unlimited_ = false;
   // norandommap, or a blockalign that turns fio's random map off.
@@ -189,7 +205,6 @@ class IoGenerator final : public IoSource {
   bool mixed_ = false;
   bool trim_write_ = false;                 // rw=trimwrite / randtrimwrite
   std::optional<IoUnit> write_after_trim_;  // trimwrite: the write due next
-  uint64_t issued_bytes_ = 0, issued_ios_ = 0;
   Rng rand_off_;
   // fio's seq_rand_state: percentage_random's choice per direction.
   FioTaus88 seq_rand_[kNumDirs];
@@ -201,8 +216,7 @@ class IoGenerator final : public IoSource {
   uint32_t fio_off_seed_ = 0;
   std::shared_ptr<RwMix> mix_;  // rw/randrw
   bool mix_shared_ = false;
-  uint64_t loop_bytes_ = 0;    // loops=N: the bytes of one loop
-  uint64_t next_loop_at_ = 0;  // issued_bytes_ at which the next loop starts
+  FioPasses passes_;  // where a pass ends, whether another begins
   DirChooser* chooser_ = nullptr;
   DirState st_[kNumDirs];
 };

@@ -21,6 +21,9 @@ struct IoUnit {
   bool flush = false;  // a cache flush (offset and len 0)
   bool fua = false;    // a write with forced unit access
   uint32_t file = 0;   // which of the job's files (nrfiles; run/files.h)
+  // The source's pass over its region this I/O belongs to, from 0 (loops=,
+  // io_size= beyond size=: FioPasses, run/passes.h).
+  uint32_t pass = 0;
   // When the source's own schedule wants it issued, in ns from the start of
   // the schedule; -1: no schedule of its own (issue when there is room, or
   // when RatePacer says).

@@ -9,15 +9,16 @@
 # states), percentage_random and randread:N (seq_rand states, and fio's
 # sequential I/Os that leave the map alone), blockalign turning the map off,
 # strided zones, the seeds (randseed, randrepeat, allrandrepeat, the job's
-# thread number), and loops/offset/io_size/norandommap around them.  Each job is its own run
+# thread number), offset/norandommap, and fio's passes: where loops=,
+# io_size= and number_ios= end a pass and start another, on a synchronous
+# engine (null) and on one that queues (libaio on a file), and a time based
+# job's passes (the first I/Os of each tool's run).  Each job is its own run
 # (fio's iolog of concurrent clones interleaves their lines); the clones of
 # numjobs= are compared by their per-direction counts in JSON.
 #
 # What does not match fio (docs/block-bench.md, "Same I/O as fio") is not
 # listed here: random_distribution other than random, random_generator other
-# than tausworthe, rate-paced mixes, rw=rw with io_size above size, passes
-# (loops, io_size above size) that fio ends otherwise than after size bytes
-# (a range's last I/O past size, a full map short of size, norandommap).
+# than tausworthe, rate-paced mixes.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -27,11 +28,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 T="$TEST_TMPDIR"
 cd "$T" || fail cd
 
-# seq TOOL OUT ARGS...: TOOL's I/O sequence for the job ARGS on null.
+# seq TOOL OUT ARGS...: TOOL's I/O sequence for the job ARGS on $ENGINE
+# (null unless set).
+ENGINE="--ioengine=null"
 seq_of() {
   local tool=$1 out=$2; shift 2
   rm -f "$out.log"
-  "$tool" --name=j --ioengine=null "$@" --write_iolog="$out.log" >"$out.out" 2>"$out.err" ||
+  # shellcheck disable=SC2086
+  "$tool" --name=j $ENGINE "$@" --write_iolog="$out.log" >"$out.out" 2>"$out.err" ||
     fail "$tool $*: exit $?: $(cat "$out.err")"
   awk '$3=="read"||$3=="write"||$3=="trim"{print $3,$4,$5}' "$out.log" >"$out.seq"
 }
@@ -92,6 +96,47 @@ same 2048 --rw=randrw --bs=4k --size=8m --zonemode=strided --zonesize=4m --zoner
 same 3 --rw=read --size=10k --filesize=1m
 same 2 --rw=randread --size=10k
 same 3 --rw=randread --size=1m --io_size=10k
+# Passes.  A full map ends one (10k holds two 4k blocks: 3 passes of 2); a
+# synchronous engine never ends one by bytes (norandommap: io_size or
+# loops x size in one pass, from one seed); number_ios counts x loops.
+same 6 --rw=randread --bs=4k --size=10k --loops=3
+same 8 --rw=randread --bs=4k --size=10k --io_size=30k
+same 384 --rw=randread --size=1m --io_size=1536k
+same 512 --rw=randread --size=1m --io_size=2m --norandommap
+same 1130 --rw=randread --bssplit=4k/25:8k/25:16k/25:32k/25 --size=8m --norandommap --loops=2
+same 200 --rw=randread --size=1m --number_ios=100 --loops=2
+same 2048 --rw=rw --size=4m --io_size=8m
+same 435 --rw=read --bsrange=3k-12k --size=1m --loops=3
+same 793 --rw=randrw --bssplit=4k/50:16k/50 --size=2m --loops=3 --randrepeat=0 --randseed=5
+same 160 --rw=randread --size=1m --zonemode=strided --zonesize=64k --zonerange=128k --zoneskip=64k --loops=2
+# An engine that queues: fio ends each pass after size bytes (random reads
+# without a map: two passes from the seeds; random writes: one pass up to
+# io_size).
+truncate -s 16m data || fail truncate
+ENGINE="--ioengine=libaio --iodepth=8 --filename=$T/data"
+same 1129 --rw=randread --bssplit=4k/25:8k/25:16k/25:32k/25 --size=8m --norandommap --loops=2
+same 512 --rw=randread --size=1m --io_size=2m --norandommap
+same 768 --rw=randwrite --size=1m --io_size=3m --norandommap
+same 237 --rw=randread:4 --size=1m --loops=2
+same 435 --rw=read --bsrange=3k-12k --size=1m --loops=3
+ENGINE="--ioengine=null"
+
+# Time based: each tool's first I/Os (as many as both issued in 1 s at 2000
+# IOPS) are the same; 64k holds 16 blocks, so the map fills and starts over
+# many times.
+prefix() {
+  seq_of fio f "$@"
+  seq_of "$BB" b "$@"
+  local n m k
+  n=$(wc -l <f.seq); m=$(wc -l <b.seq)
+  k=$((n < m ? n : m))
+  [ "$k" -ge 100 ] || fail "too few I/Os to compare (fio $n, block-bench $m): $*"
+  cmp -s <(head -n "$k" f.seq) <(head -n "$k" b.seq) ||
+    fail "time based: the first $k I/Os differ: $*"
+  echo "same first $k I/Os: $*"
+}
+prefix --rw=randread --size=64k --time_based --runtime=1 --rate_iops=2000
+prefix --rw=randwrite:3 --size=64k --time_based --runtime=1 --rate_iops=2000 --loops=3
 
 # fio warns that blockalign turns its random map off, and --warnings-fatal
 # makes that fatal, as fio's.

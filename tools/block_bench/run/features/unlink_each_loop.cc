@@ -4,15 +4,13 @@
 
 namespace blk::bench {
 
-bool UnlinkEachLoop::before_fetch(SubmitLoop& loop) {
-  if (issued_ < next_) return false;
-  // A pass ended: only when another follows.
-  if (!loop.has_pending() && !loop.prefetch()) return false;
-  return true;
+bool UnlinkEachLoop::before_issue(SubmitLoop& loop) {
+  // A pass ended when the I/O about to go belongs to a later one.
+  return loop.pending_io().pass > pass_;
 }
 
 Task<bool> UnlinkEachLoop::turn(SubmitLoop& loop) {
-  while (issued_ >= next_) next_ += pass_bytes_;
+  pass_ = loop.pending_io().pass;
   loop.end_batch();
   co_await loop.wait_all();
   restarts_++;

@@ -27,12 +27,19 @@ JobOptions Job(uint32_t depth) {
 
 TEST(UnlinkEachLoop, BetweenPassesWithNothingInFlightNotAfterTheLast) {
   // Three passes of two 4 KiB writes, depth 2.
-  LoopFixture fx(Job(2), {Write(0), Write(4096), Write(0), Write(4096), Write(0), Write(4096)});
+  std::vector<IoUnit> ios;
+  for (uint32_t pass = 0; pass < 3; pass++)
+    for (uint64_t off : {0, 4096}) {
+      IoUnit u = Write(off);
+      u.pass = pass;
+      ios.push_back(u);
+    }
+  LoopFixture fx(Job(2), ios);
   fx.open_null();
   SubmitLoop& loop = fx.make_loop();
   std::vector<uint64_t> seen;  // the writes done when `between` ran
   std::vector<uint32_t> inflight;
-  UnlinkEachLoop u(8192, [&]() -> Task<Expected<void>> {
+  UnlinkEachLoop u([&]() -> Task<Expected<void>> {
     seen.push_back(fx.res.dir[int(Dir::kWrite)].ios);
     inflight.push_back(loop.inflight());
     co_return Expected<void>{};
@@ -46,10 +53,12 @@ TEST(UnlinkEachLoop, BetweenPassesWithNothingInFlightNotAfterTheLast) {
 }
 
 TEST(UnlinkEachLoop, AFailureEndsTheClone) {
-  LoopFixture fx(Job(1), {Write(0), Write(0), Write(0)});
+  std::vector<IoUnit> ios = {Write(0), Write(0), Write(0)};
+  for (uint32_t i = 0; i < ios.size(); i++) ios[i].pass = i;
+  LoopFixture fx(Job(1), ios);
   fx.open_null();
   SubmitLoop& loop = fx.make_loop();
-  UnlinkEachLoop u(4096, []() -> Task<Expected<void>> {
+  UnlinkEachLoop u([]() -> Task<Expected<void>> {
     co_return Error{-EACCES, "unlink_each_loop: unlink 'f': Permission denied"};
   }, fx.errors);
   loop.add_hook(&u);

@@ -1,0 +1,166 @@
+// FioPasses (run/passes.h): where fio 3.33 ends a pass and whether another
+// begins.  Each case drives FioPasses as the generator does, with a region
+// that runs out of I/O after a given count per pass (a full random map, the
+// end of a sequential region) or never (norandommap), and checks the I/Os
+// of each pass against what fio 3.33 issued for the same job (its
+// write_iolog, counted by hand: the jobs are named in each case).
+#include "tools/block_bench/run/passes.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace blk::bench {
+namespace {
+
+constexpr uint64_t kKiB = 1024;
+constexpr uint64_t kMiB = 1024 * kKiB;
+
+// The I/Os of each pass: `bs` bytes each in direction `d`, the region out
+// of I/O after `per_pass` of them (0: never).
+std::vector<uint64_t> Passes(const PassLimits& l, uint64_t bs, uint64_t per_pass,
+                             Dir d = Dir::kRead) {
+  FioPasses p(l);
+  std::vector<uint64_t> ios(1, 0);
+  for (int guard = 0; guard < 100000; guard++) {
+    const bool may = p.may_issue();
+    if (may && (per_pass == 0 || ios.back() < per_pass)) {
+      p.issued(d, bs);
+      ios.back()++;
+      EXPECT_EQ(p.pass(), ios.size() - 1);
+      continue;
+    }
+    if (!p.next_pass(may)) break;
+    ios.push_back(0);
+  }
+  if (!ios.empty() && ios.back() == 0) ios.pop_back();
+  return ios;
+}
+
+JobOptions Job(RwMode rw, IoEngine e, uint32_t depth = 1) {
+  JobOptions j;
+  j.rw = rw;
+  j.ioengine = e;
+  j.iodepth = depth;
+  return j;
+}
+
+using V = std::vector<uint64_t>;
+
+TEST(CountsPassBytes, OnlyEnginesThatQueue) {
+  EXPECT_FALSE(CountsPassBytes(Job(RwMode::kRead, IoEngine::kNull, 1)));
+  EXPECT_TRUE(CountsPassBytes(Job(RwMode::kRead, IoEngine::kNull, 4)));
+  EXPECT_TRUE(CountsPassBytes(Job(RwMode::kRead, IoEngine::kLibaio, 1)));
+  EXPECT_TRUE(CountsPassBytes(Job(RwMode::kRead, IoEngine::kIoUring, 1)));
+  EXPECT_FALSE(CountsPassBytes(Job(RwMode::kRead, IoEngine::kPsync, 8)));
+  EXPECT_FALSE(CountsPassBytes(Job(RwMode::kRead, IoEngine::kSync, 1)));
+  JobOptions off = Job(RwMode::kRead, IoEngine::kLibaio, 8);
+  off.io_submit_mode = JobOptions::SubmitMode::kOffload;
+  EXPECT_FALSE(CountsPassBytes(off));
+}
+
+TEST(FioPasses, SynchronousEngineRunsLoopsWithoutAMapAsOnePass) {
+  // randread size=1m loops=2 norandommap: psync one pass of 512 I/Os,
+  // libaio two of 256 (each from the seeds again).
+  JobOptions j = Job(RwMode::kRandRead, IoEngine::kPsync);
+  j.loops = 2;
+  EXPECT_EQ(Passes(PassLimits::Of(j, kMiB, 0), 4096, 0), (V{512}));
+  j.ioengine = IoEngine::kLibaio;
+  EXPECT_EQ(Passes(PassLimits::Of(j, kMiB, 0), 4096, 0), (V{256, 256}));
+}
+
+TEST(FioPasses, AFullMapEndsAPassAndLoopsStartAnother) {
+  // randread bs=4k size=10k loops=3: two blocks fit, 3 passes of 2.
+  JobOptions j = Job(RwMode::kRandRead, IoEngine::kNull);
+  j.loops = 3;
+  EXPECT_EQ(Passes(PassLimits::Of(j, 10 * kKiB, 0), 4096, 2), (V{2, 2, 2}));
+  // loops=1: 8k of 10k done, less than a block short: no second pass.
+  j.loops = 1;
+  EXPECT_EQ(Passes(PassLimits::Of(j, 10 * kKiB, 0), 4096, 2), (V{2}));
+  // io_size=30k: passes until 30k are issued (the last I/O whole): 8 I/Os.
+  EXPECT_EQ(Passes(PassLimits::Of(j, 10 * kKiB, 30 * kKiB), 4096, 2), (V{2, 2, 2, 2}));
+}
+
+TEST(FioPasses, IoSizeBeyondSize) {
+  // read size=1m io_size=2m: two passes of the region.
+  JobOptions j = Job(RwMode::kRead, IoEngine::kNull);
+  EXPECT_EQ(Passes(PassLimits::Of(j, kMiB, 2 * kMiB), 4096, 256), (V{256, 256}));
+  // randread io_size=1536k: the second pass ends half way.
+  j.rw = RwMode::kRandRead;
+  EXPECT_EQ(Passes(PassLimits::Of(j, kMiB, 1536 * kKiB), 4096, 256), (V{256, 128}));
+  // No map, a synchronous engine: one pass of 2m.
+  EXPECT_EQ(Passes(PassLimits::Of(j, kMiB, 2 * kMiB), 4096, 0), (V{512}));
+  // Random writes without a map through an engine that queues: fio cuts
+  // at the larger of size and io_size, so one pass too (randwrite
+  // size=1m io_size=3m norandommap, libaio: 768 I/Os from one seed).
+  j.rw = RwMode::kRandWrite;
+  j.ioengine = IoEngine::kLibaio;
+  j.norandommap = true;
+  EXPECT_EQ(Passes(PassLimits::Of(j, kMiB, 3 * kMiB), 4096, 0), (V{768}));
+  // ... where random reads are cut at size.
+  j.rw = RwMode::kRandRead;
+  EXPECT_EQ(Passes(PassLimits::Of(j, kMiB, 3 * kMiB), 4096, 0), (V{256, 256, 256}));
+}
+
+TEST(FioPasses, NumberIosCountsTimesLoops) {
+  // randread size=1m number_ios=100 loops=2: 200 I/Os in one pass.
+  JobOptions j = Job(RwMode::kRandRead, IoEngine::kNull);
+  j.loops = 2;
+  j.number_ios = 100;
+  EXPECT_EQ(Passes(PassLimits::Of(j, kMiB, 0), 4096, 256), (V{200}));
+}
+
+TEST(FioPasses, AMixCountsBothDirectionsTrimwriteItsWrites) {
+  JobOptions mix = Job(RwMode::kRandReadWrite, IoEngine::kNull);
+  PassLimits l = PassLimits::Of(mix, 8192, 0);
+  FioPasses p(l);
+  p.issued(Dir::kRead, 4096);
+  EXPECT_TRUE(p.may_issue());
+  p.issued(Dir::kWrite, 4096);
+  EXPECT_FALSE(p.may_issue());
+
+  JobOptions tw = Job(RwMode::kTrimWrite, IoEngine::kNull);
+  FioPasses q(PassLimits::Of(tw, 8192, 0));
+  q.issued(Dir::kTrim, 4096);
+  q.issued(Dir::kWrite, 4096);
+  q.issued(Dir::kTrim, 4096);
+  EXPECT_TRUE(q.may_issue());  // 4k of writes so far
+  q.issued(Dir::kWrite, 4096);
+  EXPECT_FALSE(q.may_issue());
+}
+
+TEST(FioPasses, APassWithoutIoEndsTheJob) {
+  JobOptions j = Job(RwMode::kRandRead, IoEngine::kNull);
+  j.loops = 5;
+  FioPasses p(PassLimits::Of(j, 8192, 0));
+  EXPECT_FALSE(p.next_pass(true));
+  EXPECT_EQ(p.pass(), 0u);
+}
+
+TEST(FioPasses, TimeBasedEndsPassesOnlyForWantOfIo) {
+  JobOptions j = Job(RwMode::kRead, IoEngine::kLibaio);
+  j.time_based = true;
+  FioPasses p(PassLimits::Of(j, 8192, 0));
+  for (int i = 0; i < 10; i++) p.issued(Dir::kRead, 4096);
+  EXPECT_TRUE(p.may_issue());
+  EXPECT_TRUE(p.next_pass(true));
+  EXPECT_EQ(p.pass(), 1u);
+  EXPECT_FALSE(p.next_pass(true));  // nothing in the new pass
+  // set_unlimited(false): bounded again.
+  p.set_unlimited(false);
+  p.issued(Dir::kRead, 4096);
+  EXPECT_FALSE(p.may_issue());
+}
+
+TEST(FioPasses, RestartBudgetCountsAgain) {
+  JobOptions j = Job(RwMode::kRead, IoEngine::kNull);
+  FioPasses p(PassLimits::Of(j, 8192, 0));
+  p.issued(Dir::kRead, 8192);
+  EXPECT_FALSE(p.may_issue());
+  p.restart_budget();
+  EXPECT_TRUE(p.may_issue());
+  EXPECT_EQ(p.budget(), 8192u);
+}
+
+}  // namespace
+}  // namespace blk::bench
