@@ -2,11 +2,16 @@
 // rate_iops= (per direction) with rate_process=linear or poisson, and which
 // direction a mixed job issues next.
 //
-//  * linear: the n-th I/O of a direction is due once the bytes (rate=) and
-//    I/Os (rate_iops=) issued before it fit the limits since start(): an
-//    absolute schedule, so a late wake-up does not lower the average rate.
-//  * poisson: exponentially distributed gaps with the limit's mean, from a
-//    generator seeded by the clone's seed.
+//  * each direction's limit is fio's rate_bps: rate= in bytes per second,
+//    else rate_iops= times the direction's smallest block size (fio's
+//    __setup_rate; with bsrange/bssplit the job issues fewer I/Os per
+//    second than rate_iops, as fio 3.33's); rate= wins over rate_iops=.
+//  * linear: the n-th I/O of a direction is due once the bytes issued
+//    before it fit the limit since start(): an absolute schedule, so a late
+//    wake-up does not lower the average rate.
+//  * poisson: exponentially distributed gaps of mean smallest block size /
+//    limit (fio's usec_for_io), from a generator seeded by the clone's
+//    seed.
 //  * times saturate (util/saturating.h): a schedule that runs past int64
 //    nanoseconds (rate=1 after 9.2 GB) stays at kNeverNs, never wraps to
 //    a time in the past.
@@ -55,12 +60,12 @@ class RatePacer {
   Dir choose(Dir drawn, int64_t now) const;
 
  private:
-  PerDir<uint64_t> rate_, rate_iops_;
+  uint64_t bps_[kNumDirs] = {}, min_bs_[kNumDirs] = {};
   bool poisson_;
   bool active_ = false;
   int64_t start_ns_ = 0;
   int64_t next_[kNumDirs] = {};  // poisson
-  uint64_t bytes_[kNumDirs] = {}, ios_[kNumDirs] = {};  // linear
+  uint64_t bytes_[kNumDirs] = {};  // linear
   Rng rng_;
 };
 

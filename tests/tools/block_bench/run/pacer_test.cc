@@ -163,13 +163,26 @@ TEST(RatePacerChoose, BytesPerSecondWithBssplit) {
   EXPECT_LE(r.max_late, kIssueNs);
 }
 
-TEST(RatePacerChoose, IopsWithBssplitCountIos) {
-  // rate_iops counts I/Os whatever their size (as later fio does; fio 3.33
-  // turns it into bytes at the smallest size and runs slower with bssplit).
+TEST(RatePacerChoose, IopsWithBssplitAreBytesAtTheSmallestSize) {
+  // fio 3.33's rate_iops is rate_iops x min_bs bytes per second: with 4k/16k
+  // halves (10k on average) 8000,3000 gives 3200 reads/s and 1200 writes/s.
+  const SimRun r = Simulate(
+      Mix({"--rwmixread=70", "--rate_iops=8000,3000", "--bssplit=4k/50:16k/50"}), 2 * kSecond);
+  for (int d : {R, W}) {
+    const double want = 2.0 * (d == R ? 8000 : 3000) * 4096;
+    EXPECT_LE(double(r.bytes[d]), want + 16384) << d;
+    EXPECT_GE(double(r.bytes[d]), 0.99 * want) << d;
+  }
+  EXPECT_NEAR(double(r.ios[R]), 2 * 3200, 2 * 3200 * 0.05);
+  EXPECT_NEAR(double(r.ios[W]), 2 * 1200, 2 * 1200 * 0.05);
+}
+
+TEST(RatePacerChoose, RateWinsOverRateIops) {
+  // fio's __setup_rate takes rate= when both are given.
   const SimRun r =
-      Simulate(Mix({"--rwmixread=70", "--rate_iops=8000,3000", "--bssplit=4k/50:16k/50"}), kSecond);
-  ExpectRate(r.ios[R], 8000, "reads");
-  ExpectRate(r.ios[W], 3000, "writes");
+      Simulate({"--name=x", "--rw=randread", "--size=1g", "--bs=4k", "--rate=4m", "--rate_iops=100"},
+               kSecond);
+  ExpectRate(r.ios[R], 1024, "reads");
 }
 
 TEST(RatePacerChoose, Poisson) {

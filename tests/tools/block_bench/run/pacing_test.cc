@@ -60,8 +60,8 @@ TEST(Pacing, RateIopsAndTheStricterOfTwoLimits) {
     for (int64_t n = 0; n < 5; n++) EXPECT_EQ(f.pacing.due(Unit(Dir::kRead)), n * 1'000'000);
   }
   {
-    // 1000 IOPS and 2 MB/s: 4 KiB I/Os are held by the bytes (2.048 ms
-    // apart), 1 KiB ones by the count (1 ms apart).
+    // 1000 IOPS and 2 MB/s: rate= wins, as in fio's __setup_rate: 4 KiB
+    // I/Os 2.048 ms apart, 1 KiB ones 0.512 ms.
     JobOptions j;
     j.rate_iops[R] = 1000;
     j.rate[R] = 2'000'000;
@@ -74,8 +74,22 @@ TEST(Pacing, RateIopsAndTheStricterOfTwoLimits) {
     Fixture g(k);
     g.pacing.start(0);
     EXPECT_EQ(g.pacing.due(Unit(Dir::kRead, 1024)), 0);
-    EXPECT_EQ(g.pacing.due(Unit(Dir::kRead, 1024)), 1'000'000);
-    EXPECT_EQ(g.pacing.due(Unit(Dir::kRead, 1024)), 2'000'000);
+    EXPECT_EQ(g.pacing.due(Unit(Dir::kRead, 1024)), 512'000);
+    EXPECT_EQ(g.pacing.due(Unit(Dir::kRead, 1024)), 1'024'000);
+  }
+  {
+    // rate_iops alone is rate_iops x the smallest block size bytes/s: with
+    // bsrange=1k-8k, 1000 IOPS is 1 MiB/s, so an 8 KiB read holds the next
+    // for 8 ms.
+    JobOptions j;
+    j.rate_iops[R] = 1000;
+    j.bs[R].min = 1024;
+    j.bs[R].max = 8192;
+    Fixture f(j);
+    f.pacing.start(0);
+    EXPECT_EQ(f.pacing.due(Unit(Dir::kRead, 8192)), 0);
+    EXPECT_EQ(f.pacing.due(Unit(Dir::kRead, 1024)), 8'000'000);
+    EXPECT_EQ(f.pacing.due(Unit(Dir::kRead, 1024)), 9'000'000);
   }
 }
 
@@ -206,17 +220,19 @@ TEST(Pacing, ATraceTimePastInt64IsNever) {
 
 TEST(Pacing, ARateSchedulePastInt64IsNever) {
   // rate=1 (byte/s): after 10 GB the next I/O is due 10^19 ns out, past
-  // int64; the poisson schedule adds gaps of up to ~10^20 ns.
+  // int64; the poisson schedule (gaps of mean min_bs / rate, 1 GiB blocks
+  // here: ~10^18 ns) passes it after a few dozen.
   for (RateProcess p : {RateProcess::kLinear, RateProcess::kPoisson}) {
     JobOptions j;
     j.rate[R] = 1;
+    j.bs[R].min = j.bs[R].max = uint64_t(1) << 30;
     j.rate_process = p;
     Fixture f(j);
     const int64_t start = 5'000'000'000;
     f.time.start_ns = start;
     f.pacing.start(start);
     int64_t last = 0;
-    for (int n = 0; n < 40; n++) {
+    for (int n = 0; n < 60; n++) {
       const int64_t due = f.pacing.due(Unit(Dir::kRead, uint64_t(1) << 30));
       EXPECT_GE(due, last) << "I/O " << n << " due before the one before it";
       last = due;
