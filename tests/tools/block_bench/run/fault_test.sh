@@ -172,8 +172,9 @@ if command -v ceph-mon >/dev/null 2>&1; then
   RBD="driver=rbd,pool=rbd,image=$IMG,write-cache=off"
   # OSD killed mid-run: with osd-op-timeout the writes in flight fail with
   # ETIMEDOUT naming the image and offset; all acknowledged writes read back
-  # once the OSD is up again.
-  "$BB" --name=o --rw=write --bs=64k --size=64m --fsync=1 --verify=crc32c --output-format=json \
+  # once the OSD is up again.  16 MiB/s keeps the job running for 4 s (on a
+  # fast machine the 64 MiB are written in under a second).
+  "$BB" --name=o --rw=write --bs=64k --size=64m --rate=,16m --fsync=1 --verify=crc32c --output-format=json \
     --blockdev="$RBD,osd-op-timeout=5" >"$T/out.txt" 2>"$T/err.txt" &
   pid=$!
   started $pid o
