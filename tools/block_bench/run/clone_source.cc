@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
 #include <vector>
 
 #include "tools/block_bench/run/files.h"
@@ -49,8 +50,15 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
   for (uint32_t i = 0; i < files.size(); i++) {
     JobOptions fj = FileJob(CloneJob(job, res->clone), res->clone, i);
     if (const auto& at = files.files()[i].append_at) fj.offset = SizeSpec{*at, false};
+    // The name fio hashes into a skewed distribution's seed: the file's
+    // path, else filename=, else fio's default name (null: "job.clone.file").
+    const Target& t = files.files()[i].target;
+    const std::string fio_name =
+        !t.filename.empty()      ? t.filename
+        : !job.filenames.empty() ? job.filenames[i % job.filenames.size()]
+                                 : FileNameOf(job, res->clone, i);
     auto g = IoGenerator::Create(fj, files.blk(i).length(), FileSeed(res->seed, i),
-                                 rand_thread);
+                                 rand_thread, fio_name);
     if (!g.ok())
       return Error{g.error().code, ShortenName(files.display(i)) + ": " + g.error().message};
     g->set_unlimited(job.time_based && time_limited);

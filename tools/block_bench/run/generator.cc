@@ -51,7 +51,8 @@ bool IoGenerator::has_dir(Dir d) const {
 }
 
 Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_size,
-                                          uint64_t seed, uint32_t thread_number) {
+                                          uint64_t seed, uint32_t thread_number,
+                                          std::string_view file_name) {
   IoGenerator g;
   g.job_ = job;
   switch (job.rw) {
@@ -133,139 +134,146 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     }
     s.pos = g.first_pos();
     s.perm = Permutation(s.blocks, seed ^ (0x5555 + d));
-    s.rand_off = Rng(seed ^ (0x6666 + d)).below(s.blocks);
-    const auto& rd = job.random_distribution;
-    if (rd.center && (rd.kind == Distribution::kZipf || rd.kind == Distribution::kPareto))
-      s.rand_off = uint64_t(*rd.center * double(s.blocks - 1));
-    if (rd.kind == Distribution::kZipf) {
-      double theta = rd.parameter;
-      uint64_t n = std::min(s.blocks, kZipfMaxGen);
-      double zetan = 0;
-      for (uint64_t i = 1; i <= n; i++) zetan += std::pow(1.0 / double(i), theta);
-      s.zetan = zetan;
-      s.zeta2 = 1.0 + std::pow(0.5, theta);
-      s.alpha = 1.0 / (1.0 - theta);
-      s.eta = (1.0 - std::pow(2.0 / double(s.blocks), 1.0 - theta)) / (1.0 - s.zeta2 / s.zetan);
-    }
   }
   // fio's random map (one axmap per file; in zones, of zonerange and
-  // cleared with each zone), for uniform draws: one bit per rw_min_bs bytes
-  // (the smallest block size of the three directions).  fio then mixes units as it does: a pick is a block
-  // of the direction's alignment checked against the map's bit of that
-  // number, and an I/O marks bits counted in its direction's smallest
-  // block size (map_pick, claim).
-  if (g.random_ && job.random_distribution.kind == Distribution::kRandom && !g.no_map_ &&
-      !job.lfsr) {
+  // cleared with each zone), for uniform draws only (fio keeps none for
+  // another random_distribution: init_random_map): one bit per rw_min_bs
+  // bytes (the smallest block size of the three directions).  fio then
+  // mixes units as it does: a pick is a block of the direction's alignment
+  // checked against the map's bit of that number, and an I/O marks bits
+  // counted in its direction's smallest block size (draw_in, claim).
+  const Distribution kind = job.random_distribution.kind;
+  const bool skewed = kind == Distribution::kZipf || kind == Distribution::kPareto ||
+                      kind == Distribution::kNormal;
+  if (g.random_ && kind == Distribution::kRandom && !g.no_map_ && !job.lfsr) {
     g.map_unit_ = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
     g.map_.reset(std::max<uint64_t>(1, (g.zoned_ ? g.zone_range_ : g.size_) / g.map_unit_));
+  }
+  if (g.random_ && skewed) {
+    // fio's __init_rand_distribution: ranges of the smaller of the read and
+    // write minimum block sizes over min(file, size).
+    const uint64_t range = std::max<uint64_t>(1, std::min(FioMinBs(job, 0), FioMinBs(job, 1)));
+    const uint64_t fsize = std::min(dev_size, g.size_);
+    const uint32_t seed32 =
+        FioSkewSeed(job.randrepeat, job.randseed.has_value(), file_name, thread_number,
+                    g.fio_off_seed_);
+    g.skew_.emplace(kind, (fsize + range - 1) / range, job.random_distribution.parameter,
+                    job.random_distribution.center, seed32);
+  }
+  if (g.random_ && (kind == Distribution::kZoned || kind == Distribution::kZonedAbs)) {
+    const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
+    g.zone_seed_ = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number,
+                               kFioRandZoneOff, uint32_t(seed ^ 0x7777));
+    g.zone_rand_.seed_with(g.zone_seed_);
+    g.build_zone_index();
   }
   return g;
 }
 
-uint64_t IoGenerator::skewed_block(Dir d) {
-  DirState& s = st_[int(d)];
+void IoGenerator::build_zone_index() {
+  // fio's __td_zone_gen_index: access percent v (1..100) of a direction
+  // maps to the zone it falls in, as its start and end (percent of the
+  // region for zoned, bytes for zoned_abs), zones in the order written.
   const auto& rd = job_.random_distribution;
-  const uint64_t n = s.blocks;
-  switch (rd.kind) {
-    case Distribution::kZipf: {
-      double u = rand_off_.uniform();
-      double rz = u * s.zetan;
-      uint64_t val;
-      if (rz < 1.0) val = 1;
-      else if (rz < 1.0 + std::pow(0.5, rd.parameter)) val = 2;
-      else val = 1 + uint64_t(double(n) * std::pow(s.eta * u - s.eta + 1.0, s.alpha));
-      if (val > n) val = n;
-      return (Mix64(val - 1) + s.rand_off) % n;
+  for (int d = 0; d < kNumDirs; d++) {
+    zone_index_[d].clear();
+    if (rd.zones[d].empty()) continue;
+    zone_index_[d].assign(100, ZoneSpan{});
+    uint64_t prev = 0;
+    uint32_t aprev = 0;
+    for (const ZoneSplit& z : rd.zones[d]) {
+      for (uint32_t j = aprev; j < aprev + z.access_percent && j < 100; j++)
+        zone_index_[d][j] = ZoneSpan{prev, prev + z.size, true};
+      aprev += z.access_percent;
+      prev += z.size;
     }
-    case Distribution::kPareto: {
-      double u = rand_off_.uniform();
-      double pw = std::log(rd.parameter) / std::log(1.0 - rd.parameter);
-      uint64_t val = uint64_t(double(n - 1) * std::pow(u, pw));
-      return (Mix64(val) + s.rand_off) % n;
-    }
-    case Distribution::kNormal: {
-      if (rd.parameter <= 0) return rand_off_.below(n);
-      // Box-Muller around the centre, stddev = parameter% of the range,
-      // redrawn when outside it; ranks scattered like fio's gauss.
-      double mean = rd.center.value_or(0.5) * double(n);
-      double sd = rd.parameter / 100.0 * double(n);
-      for (;;) {
-        double u1 = rand_off_.uniform(), u2 = rand_off_.uniform();
-        if (u1 <= 0) continue;
-        double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-        double v = mean + z * sd;
-        if (v >= 0 && v < double(n)) return Mix64(uint64_t(v)) % n;
-      }
-    }
-    case Distribution::kZoned:
-    case Distribution::kZonedAbs: {
-      const auto& zones = rd.zones[int(d)];
-      if (zones.empty()) return rand_off_.below(n);
-      uint64_t r = rand_off_.below(100);
-      uint64_t acc = 0, zstart = 0;  // bytes from region start
-      for (const auto& z : zones) {
-        uint64_t zsize = rd.kind == Distribution::kZoned
-                             ? uint64_t((__uint128_t(size_) * z.size) / 100)
-                             : z.size;
-        acc += z.access_percent;
-        if (r < acc) {
-          uint64_t b0 = zstart / s.align;
-          uint64_t nb = std::max<uint64_t>(1, zsize / s.align);
-          if (b0 >= n) b0 = n - 1;
-          if (b0 + nb > n) nb = n - b0;
-          return b0 + rand_off_.below(nb);
-        }
-        zstart += zsize;
-      }
-      return rand_off_.below(n);
-    }
-    case Distribution::kRandom:
-      break;
   }
-  return rand_off_.below(n);
 }
 
-uint64_t IoGenerator::fio_rand_block(Dir d) {
+std::optional<uint64_t> IoGenerator::zoned_block(Dir d) {
+  const uint64_t lastb = fio_last_block(d);
+  const std::vector<ZoneSpan>& index = zone_index_[int(d)];
+  if (index.empty()) return draw_in(lastb);
+  const uint32_t v = zone_rand_.between(1, 100);
+  const ZoneSpan& z = index[v - 1];
+  if (!z.set) return draw_in(lastb);  // fio's "bug in zoned generation": uniform
+  if (job_.random_distribution.kind == Distribution::kZoned) {
+    // fio's __get_next_rand_offset_zoned: percent of last_block.
+    const uint64_t offset = z.start * lastb / 100;
+    const std::optional<uint64_t> b = draw_in(lastb * (z.end - z.start) / 100);
+    if (!b) return std::nullopt;
+    return *b + offset;
+  }
+  // zoned_abs: byte ranges in the direction's alignment.
+  const uint64_t align = st_[int(d)].align;
+  const uint64_t stotal = z.start / align, send = z.end / align;
+  if (send > lastb) return std::nullopt;  // fio: "zoned_abs sizes exceed file size"
+  const std::optional<uint64_t> b = draw_in(send - stotal);
+  if (!b) return std::nullopt;
+  return *b + stotal;
+}
+
+uint64_t IoGenerator::fio_last_block(Dir d) const {
   const DirState& s = st_[int(d)];
   // fio's last_block: the blocks a block size larger than the alignment
   // can start at.
   const uint64_t minbs = FioMinBs(job_, int(d));
   const uint64_t max_size = zoned_ ? zone_range_ : size_;
   const uint64_t span = max_size - (minbs > s.align ? std::min(max_size, minbs - s.align) : 0);
-  const uint64_t last = std::max<uint64_t>(1, span / s.align);
+  return std::max<uint64_t>(1, span / s.align);
+}
+
+uint64_t IoGenerator::fio_rand_in(uint64_t last) {
   const uint32_t r = fio_off_.next();
   return uint64_t(double(last) * (double(r) / 4294967296.0));
 }
 
+std::optional<uint64_t> IoGenerator::draw_block(Dir d) {
+  switch (job_.random_distribution.kind) {
+    case Distribution::kZipf:
+    case Distribution::kPareto:
+    case Distribution::kNormal:
+      return skew_->next();
+    case Distribution::kZoned:
+    case Distribution::kZonedAbs:
+      return zoned_block(d);
+    case Distribution::kRandom:
+      break;
+  }
+  return draw_in(fio_last_block(d));
+}
+
+std::optional<uint64_t> IoGenerator::draw_in(uint64_t last) {
+  // fio's __get_next_rand_offset: the drawn block if its bit is clear (a
+  // block past the map's end counts as clear), else the next clear bit; a
+  // full map fails after its draw.
+  const uint64_t b = fio_rand_in(last);
+  if (!map_unit_ || b >= map_.blocks() || !map_.is_visited(b)) return b;
+  if (map_.full()) return std::nullopt;
+  return map_.next_free(b);
+}
+
+std::optional<uint64_t> IoGenerator::rand_block(Dir d) {
+  // fio's get_next_rand_block: a failed draw (a full map), time based,
+  // resets the file (positions and map: fio_file_reset) and draws again;
+  // else the pass ends.
+  std::optional<uint64_t> b = draw_block(d);
+  if (b || !unlimited_) return b;
+  reset_positions();
+  return draw_block(d);
+}
+
 std::optional<uint64_t> IoGenerator::pick_block(Dir d) {
   DirState& s = st_[int(d)];
-  if (job_.random_distribution.kind != Distribution::kRandom) return skewed_block(d);
   // random_generator=lfsr visits every block once per pass without a map,
   // whatever norandommap says (fio's LFSR is a full-period sequence).
-  if (no_map_ && !job_.lfsr) return std::min(fio_rand_block(d), s.blocks - 1);
-  if (map_unit_) return map_pick(d);
+  if (!job_.lfsr || job_.random_distribution.kind != Distribution::kRandom) return rand_block(d);
   if (s.perm_index == s.blocks) {
     s.perm_index = 0;
     s.pass++;
     s.perm = Permutation(s.blocks, rand_off_.next());
   }
   return s.perm(s.perm_index++);
-}
-
-std::optional<uint64_t> IoGenerator::map_pick(Dir d) {
-  // fio's __get_next_rand_offset: the drawn block if its bit is clear (a
-  // block past the map's end counts as clear), else the next clear bit.
-  // A full map fails after its draw; fio's get_next_rand_block then, time
-  // based, resets the file (positions and map: fio_file_reset) and draws
-  // again, else the pass ends.
-  for (int tries = 0; tries < 2; tries++) {
-    const uint64_t b = fio_rand_block(d);
-    if (b >= map_.blocks() || !map_.is_visited(b)) return b;
-    if (!map_.full()) return map_.next_free(b);
-    if (!unlimited_) return std::nullopt;
-    reset_positions();
-  }
-  return std::nullopt;
 }
 
 void IoGenerator::claim(Dir d, uint64_t off, uint64_t* len) {
@@ -281,16 +289,13 @@ void IoGenerator::claim(Dir d, uint64_t off, uint64_t* len) {
 
 std::optional<uint64_t> IoGenerator::fallback_block(Dir d) {
   DirState& s = st_[int(d)];
-  const bool uniform = job_.random_distribution.kind == Distribution::kRandom;
-  const bool mapped = uniform && (!no_map_ || job_.lfsr);
-  // fio's get_next_rand_block: its random block, the next unvisited one
-  // under the map; a full map ends the pass (a time based job starts a new
-  // one).
-  if (map_unit_) return map_pick(d);
-  if (uniform && no_map_ && !job_.lfsr) return std::min(fio_rand_block(d), s.blocks - 1);
-  if (mapped && !map_unit_ && s.perm_index < s.blocks)
-    return s.perm(s.perm_index + rand_off_.below(s.blocks - s.perm_index));
-  return rand_off_.below(s.blocks);
+  // fio's get_next_rand_block (rand_block); lfsr: a random block not yet
+  // visited in this pass.
+  if (job_.lfsr && job_.random_distribution.kind == Distribution::kRandom) {
+    if (s.perm_index < s.blocks) return s.perm(s.perm_index + rand_off_.below(s.blocks - s.perm_index));
+    return rand_off_.below(s.blocks);
+  }
+  return rand_block(d);
 }
 
 std::optional<uint64_t> IoGenerator::fio_seq_offset(Dir d) {
@@ -367,6 +372,7 @@ void IoGenerator::start_pass() {
     fio_off_.seed_with(fio_off_seed_);
     sizes_.reseed();
     for (FioTaus88& r : seq_rand_) r.seed_with(seq_rand_seed_);
+    zone_rand_.seed_with(zone_seed_);
   }
   if (mixed_ && !mix_shared_) mix_->new_loop();
   zone_bytes_ = 0;
@@ -449,7 +455,7 @@ bool IoGenerator::next_unit(IoUnit* io) {
         std::optional<uint64_t> block = draw ? pick_block(d) : fallback_block(d);
         if (!block) return false;
         off = zone_start_ + *block * s.align;
-        if (fixed_len && !map_unit_ && !zoned_ && off + len > end) {
+        if (fixed_len && !map_unit_ && !zoned_ && !skew_ && off + len > end) {
           // Pulled back to fit when the block exceeds the alignment at the end.
           const uint64_t last = end - len;
           off = start_ + ((last - start_) / s.align) * s.align;

@@ -46,9 +46,12 @@
 //   map and positions and draws again (fio's get_next_rand_block); a
 //   blockalign other than a direction's smallest block size turns the map
 //   off (as norandommap), as fio's; random_generator=lfsr walks a full-period
-//   bijection of each direction's blocks (see Permutation); skewed
-//   distributions (zipf/pareto/normal/zoned) draw independently, as if
-//   norandommap=1;
+//   bijection of each direction's blocks (see Permutation);
+// * other random_distributions are fio's and use no map, as fio's: zipf,
+//   pareto and normal a range from FioSkew (run/fio_skew.h; an offset past
+//   size= ends the pass), zoned and zoned_abs a zone from fio's zone state
+//   (FIO_RAND_ZONE_OFF, re-seeded with each pass) and a block in it from
+//   the uniform draw;
 // * rw/randrw take each I/O's direction from RwMix, fio's rule and random
 //   numbers (the same reads and writes in the same order as fio 3.33); with
 //   a DirChooser (rate pacing) and both directions in the mix, the chooser
@@ -67,11 +70,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/block_map.h"
 #include "tools/block_bench/run/block_size.h"
+#include "tools/block_bench/run/fio_skew.h"
 #include "tools/block_bench/run/passes.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/rwmix.h"
@@ -95,8 +100,11 @@ class IoGenerator final : public IoSource {
   // `dev_size`: the target's length in bytes.  `thread_number`: fio's
   // (1-based over all clones of all jobs), which seeds the rw mix as fio's.
   // Errors name the option.
+  // `file_name`: the name fio gives the file (its jhash seeds zipf, pareto
+  // and normal: FioSkew).
   static Expected<IoGenerator> Create(const JobOptions& job, uint64_t dev_size, uint64_t seed,
-                                      uint32_t thread_number = 1);
+                                      uint32_t thread_number = 1,
+                                      std::string_view file_name = {});
 
   // Next I/O, with the number of its pass (FioPasses); false once the last
   // pass ended: io_size (else size) x loops bytes or number_ios x loops
@@ -136,9 +144,12 @@ class IoGenerator final : public IoSource {
     Permutation perm;
     uint64_t perm_index = 0;  // position in the current pass
     uint64_t pass = 0;
-    // zipf/pareto scatter offset, zipf constants
-    uint64_t rand_off = 0;
-    double zetan = 0, zeta2 = 0, eta = 0, alpha = 0;
+  };
+  // fio's zone_split_index entry: a zone's start and end, in percent of the
+  // region (zoned) or bytes (zoned_abs).
+  struct ZoneSpan {
+    uint64_t start = 0, end = 0;
+    bool set = false;
   };
   bool next_unit(IoUnit* io);
   // Where a backwards sequential job (negative rw skip) wraps to.
@@ -149,10 +160,23 @@ class IoGenerator final : public IoSource {
   // A random block for direction `d`; nullopt: the random map is full and
   // the pass ends.
   std::optional<uint64_t> pick_block(Dir d);
+  // fio's last_block for direction `d`.
+  uint64_t fio_last_block(Dir d) const;
   // fio's __get_next_rand_offset draw (before its random map): a block in
-  // [0, fio's last_block) from fio_off_.
-  uint64_t fio_rand_block(Dir d);
-  uint64_t skewed_block(Dir d);
+  // [0, last) from fio_off_.
+  uint64_t fio_rand_in(uint64_t last);
+  // __get_next_rand_offset: the draw under the random map, if any;
+  // nullopt: the map is full.
+  std::optional<uint64_t> draw_in(uint64_t last);
+  // fio's get_next_rand_offset: by the job's random_distribution.
+  std::optional<uint64_t> draw_block(Dir d);
+  // fio's get_next_rand_block: draw_block, drawn again after a reset when
+  // time based.
+  std::optional<uint64_t> rand_block(Dir d);
+  // zoned/zoned_abs (fio's __get_next_rand_offset_zoned[_abs]); nullopt: a
+  // full map, or zoned_abs zones past the region.
+  std::optional<uint64_t> zoned_block(Dir d);
+  void build_zone_index();
   // A block for a sequential I/O that found no room (fio's fallback to
   // get_next_rand_block): fio's random block, the next unvisited one under
   // the random map (not marked visited); nullopt: the map is full and the
@@ -182,10 +206,8 @@ class IoGenerator final : public IoSource {
   bool plain_seq_offset(DirState& s, uint64_t len, bool fixed_len, uint64_t* off);
   void plain_seq_advance(DirState& s, uint64_t off, uint64_t len);
 
-  // The random map (map_unit_ != 0): fio's pick of a block for direction
-  // `d`, and the marking of a random I/O's bits, which cuts it to the
-  // unvisited run it starts.
-  std::optional<uint64_t> map_pick(Dir d);
+  // The random map (map_unit_ != 0): the marking of a random I/O's bits,
+  // which cuts it to the unvisited run it starts.
   void claim(Dir d, uint64_t off, uint64_t* len);
 
   JobOptions job_;
@@ -217,6 +239,11 @@ class IoGenerator final : public IoSource {
   std::shared_ptr<RwMix> mix_;  // rw/randrw
   bool mix_shared_ = false;
   FioPasses passes_;  // where a pass ends, whether another begins
+  std::optional<FioSkew> skew_;  // zipf, pareto, normal
+  // zoned/zoned_abs: fio's zone_state (FIO_RAND_ZONE_OFF) and its index.
+  FioTaus88 zone_rand_;
+  uint32_t zone_seed_ = 0;
+  std::vector<ZoneSpan> zone_index_[kNumDirs];
   DirChooser* chooser_ = nullptr;
   DirState st_[kNumDirs];
 };

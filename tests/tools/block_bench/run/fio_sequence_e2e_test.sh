@@ -8,7 +8,10 @@
 # lengths of bsrange/bssplit (get_next_buflen and its per-direction "bs"
 # states), percentage_random and randread:N (seq_rand states, and fio's
 # sequential I/Os that leave the map alone), blockalign turning the map off,
-# strided zones, the seeds (randseed, randrepeat, allrandrepeat, the job's
+# strided zones, random_distribution (zipf, pareto and normal from fio's
+# generators seeded by the hash of the file's name; zoned and zoned_abs
+# from its zone state and offsets), the seeds (randseed, randrepeat,
+# allrandrepeat, the job's
 # thread number), offset/norandommap, and fio's passes: where loops=,
 # io_size= and number_ios= end a pass and start another, on a synchronous
 # engine (null) and on one that queues (libaio on a file), and a time based
@@ -17,8 +20,7 @@
 # numjobs= are compared by their per-direction counts in JSON.
 #
 # What does not match fio (docs/block-bench.md, "Same I/O as fio") is not
-# listed here: random_distribution other than random, random_generator other
-# than tausworthe, rate-paced mixes.
+# listed here: random_generator other than tausworthe, rate-paced mixes.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -119,7 +121,25 @@ same 512 --rw=randread --size=1m --io_size=2m --norandommap
 same 768 --rw=randwrite --size=1m --io_size=3m --norandommap
 same 237 --rw=randread:4 --size=1m --loops=2
 same 435 --rw=read --bsrange=3k-12k --size=1m --loops=3
+same 512 --rw=randread --random_distribution=zipf:1.1 --size=2m
 ENGINE="--ioengine=null"
+
+# random_distribution: zipf, pareto and normal (the seed: the hash of the
+# file's name, "j.0.0" on null and the path above, or randseed's); zoned.
+same 256 --rw=randread --random_distribution=zipf:1.2 --size=1m
+same 1024 --rw=randread --random_distribution=zipf:0.8:0.3 --size=4m
+same 256 --rw=randread --random_distribution=pareto:0.3 --size=1m
+same 212 --rw=randread --random_distribution=pareto:0.9:0.7 --size=2m --bsrange=4k-16k
+same 256 --rw=randread --random_distribution=normal --size=1m
+same 256 --rw=randread --random_distribution=normal:30:0.2 --size=1m
+same 256 --rw=randread --random_distribution=zipf:1.2 --size=1m --randseed=7
+same 256 --rw=randread --random_distribution=zipf:1.2 --size=1m --randrepeat=0 --randseed=7
+same 512 --rw=randread --random_distribution=zipf:1.2 --size=1m --loops=2
+# A write block past size= ends the pass, as in fio (4k ranges, 16k writes).
+same 3 --rw=randrw --random_distribution=zipf:1.1 --size=4m --bs=4k,16k
+same 1024 --rw=randread --random_distribution=zoned:60/10:30/20:10/70 --size=4m
+same 838 --rw=randread --random_distribution=zoned:50/10:50/90 --size=4m --bsrange=4k-16k --loops=2
+same 2048 --rw=randread --random_distribution=zoned_abs:60/256k:40/768k --size=4m --loops=2
 
 # Time based: each tool's first I/Os (as many as both issued in 1 s at 2000
 # IOPS) are the same; 64k holds 16 blocks, so the map fills and starts over
