@@ -400,6 +400,7 @@ bool Clone::add_verify(bool writes) {
   o.backlog = o.skip_checked = job_.verify_backlog != 0;
   o.fatal = job_.verify_fatal;
   o.dump = job_.verify_dump;
+  o.fake_io = job_.ioengine == IoEngine::kNull;
   if (job_.verify_state_save && writes) {
     features_.state_log = std::make_unique<VerifyStateLog>(job_.iodepth, files_.size());
     o.state_log = features_.state_log.get();

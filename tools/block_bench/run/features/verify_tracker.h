@@ -83,6 +83,10 @@ class VerifyTracker : public SubmitHook {
     // BASENAME.OFFSET.received and .expected in the working directory,
     // OFFSET the chunk's: fio 3.33's dump files and names.
     bool dump = false;
+    // fio's FIO_FAKEIO (the null engine): reads are issued and the blocks
+    // marked read back, but nothing is checked or counted as verified, as
+    // fio's verify_io_u answers at once for an engine that moves no data.
+    bool fake_io = false;
     // verify_state_save: the writes issued and completed (and verify_only's
     // recorded writes, as fio's dry run counts them) go to this log; null:
     // none.  Outlives the tracker.
