@@ -50,30 +50,31 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
   for (uint32_t i = 0; i < files.size(); i++) {
     JobOptions fj = FileJob(CloneJob(job, res->clone), res->clone, i);
     if (const auto& at = files.files()[i].append_at) fj.offset = SizeSpec{*at, false};
-    // The name fio hashes into a skewed distribution's seed: the file's
-    // path, else filename=, else fio's default name (null: "job.clone.file").
-    const Target& t = files.files()[i].target;
-    const std::string fio_name =
-        !t.filename.empty()      ? t.filename
-        : !job.filenames.empty() ? job.filenames[i % job.filenames.size()]
-                                 : FileNameOf(job, res->clone, i);
-    auto g = IoGenerator::Create(fj, files.blk(i).length(), FileSeed(res->seed, i),
-                                 rand_thread, fio_name);
+    // fio hashes the file's name into a skewed distribution's seed.
+    auto g = IoGenerator::Create(fj, files.blk(i).length(), FileSeed(res->seed, i), rand_thread,
+                                 FioFileName(job, res->clone, i, files.files()[i].target));
     if (!g.ok())
       return Error{g.error().code, ShortenName(files.display(i)) + ": " + g.error().message};
     g->set_unlimited(job.time_based && time_limited);
     gens.push_back(std::move(*g));
   }
-  if (gens.size() > 1) {  // one mix for the clone, as fio's per job
+  if (gens.size() > 1) {  // one mix and one set of job states, as fio's per job
     auto mix = NewRwMix(CloneJob(job, res->clone), res->seed, rand_thread);
-    for (IoGenerator& g : gens) g.share_mix(mix);
+    auto states = gens[0].job_rand();
+    for (IoGenerator& g : gens) {
+      g.share_mix(mix);
+      g.share_rand(states);
+    }
   }
   CloneSource cs;
   if (gens.size() == 1) {
     cs.source = std::make_unique<IoGenerator>(std::move(gens[0]));
   } else {
+    const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
+    const uint32_t file_seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, rand_thread,
+                                           kFioRandFileOff, res->seed ^ 0x5555);
     cs.source = std::make_unique<MultiFileSource>(std::move(gens), job.file_service,
-                                                  job.file_service_ios, res->seed);
+                                                  job.file_service_ios, file_seed);
   }
   if (rate_paced) res->schedule.kind = ScheduleResult::Kind::kRate;
   return cs;

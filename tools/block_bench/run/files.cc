@@ -77,14 +77,14 @@ uint64_t FileSeed(uint64_t clone_seed, uint32_t file) {
 }
 
 MultiFileSource::MultiFileSource(std::vector<IoGenerator> gens, FileService service,
-                                 uint32_t ios_per_pick, uint64_t seed)
+                                 uint32_t ios_per_pick, uint32_t file_seed)
     : gens_(std::move(gens)),
       done_(gens_.size(), false),
       service_(service),
       per_pick_(std::max<uint32_t>(1, ios_per_pick)),
-      rng_(seed ^ 0x5555),
+      file_rand_(file_seed),
       live_(uint32_t(gens_.size())) {
-  if (service_ == FileService::kRandom) cur_ = uint32_t(rng_.below(gens_.size()));
+  if (service_ == FileService::kRandom) advance();
   left_ = per_pick_;
 }
 
@@ -92,15 +92,11 @@ void MultiFileSource::advance() {
   const uint32_t n = uint32_t(gens_.size());
   if (live_ == 0) return;
   if (service_ == FileService::kRandom) {
-    // Uniform over the files not done.
-    uint64_t k = rng_.below(live_);
-    for (uint32_t i = 0; i < n; i++) {
-      if (done_[i]) continue;
-      if (k-- == 0) {
-        cur_ = i;
-        break;
-      }
-    }
+    // fio's get_next_file_rand: nr_files x r / 2^32 from its
+    // next_file_state, drawn again while the file is done.
+    do {
+      cur_ = uint32_t(double(n) * (double(file_rand_.next()) / 4294967296.0));
+    } while (done_[cur_]);
   } else {
     do {
       cur_ = (cur_ + 1) % n;
@@ -124,8 +120,12 @@ bool MultiFileSource::next(IoUnit* u) {
     }
     u->file = cur_;
     if (service_ == FileService::kSequential) {
+      // fio stays on the file until it is done (its pass found no more
+      // I/O: the next file then, after the draw that failed); a time based
+      // job's never is, so it moves on after the file's region.
       bytes_on_cur_ += u->len;
-      if (bytes_on_cur_ >= gens_[cur_].region_size() && live_ > 1) advance();
+      if (gens_[cur_].unlimited() && bytes_on_cur_ >= gens_[cur_].region_size() && live_ > 1)
+        advance();
     } else if (--left_ == 0) {
       advance();
     }

@@ -6,9 +6,11 @@
 // (JobTarget) and builds one IoGenerator per file.  MultiFileSource then
 // picks the file of each I/O with fio's file_service_type:
 //  * roundrobin (default): the next file after every N I/Os (":N", 1);
-//  * sequential: one file until it has been covered (its region once), then
-//    the next;
-//  * random: a uniformly drawn file, again after every N I/Os.
+//  * sequential: one file until it is done (its generator ends: fio's
+//    file done), then the next; time based, after its region once;
+//  * random: a file drawn as fio's (its next_file_state, seeded from the
+//    FIO_RAND_FILE_OFF slot; a done file drawn again), again after every
+//    N I/Os.
 // A file whose generator is exhausted (its share done) is skipped; the
 // source ends when every file's is.  Offsets stay within each file.
 //
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
+#include "tools/block_bench/run/fio_rand.h"
 #include "tools/block_bench/run/generator.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/source.h"
@@ -48,9 +51,10 @@ uint64_t FileSeed(uint64_t clone_seed, uint32_t file);
 
 class MultiFileSource final : public IoSource {
  public:
-  // REQUIRES: gens.size() >= 1.
+  // REQUIRES: gens.size() >= 1.  `file_seed`: fio's FIO_RAND_FILE_OFF seed
+  // (FioSlotSeed), for file_service_type=random.
   MultiFileSource(std::vector<IoGenerator> gens, FileService service, uint32_t ios_per_pick,
-                  uint64_t seed);
+                  uint32_t file_seed);
 
   // Next I/O with its file in u->file; false when every file is done.
   bool next(IoUnit* u) override;
@@ -70,7 +74,7 @@ class MultiFileSource final : public IoSource {
   std::vector<bool> done_;
   FileService service_;
   uint32_t per_pick_;
-  Rng rng_;
+  FioTaus88 file_rand_;  // fio's next_file_state
   uint32_t cur_ = 0;
   uint32_t left_ = 0;           // I/Os before the next pick (roundrobin, random)
   uint64_t bytes_on_cur_ = 0;   // sequential: bytes issued to cur_ since it was picked

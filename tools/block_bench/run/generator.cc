@@ -45,6 +45,13 @@ std::shared_ptr<RwMix> NewRwMix(const JobOptions& job, uint64_t seed, uint32_t t
       job.randrepeat);
 }
 
+void FioJobRand::reseed() {
+  off.seed_with(off_seed);
+  sizes.reseed();
+  for (FioTaus88& r : seq_rand) r.seed_with(seq_rand_seed);
+  zone.seed_with(zone_seed);
+}
+
 bool IoGenerator::has_dir(Dir d) const {
   if (trim_write_) return d == Dir::kTrim || d == Dir::kWrite;
   return mixed_ ? d != Dir::kTrim : d == only_;
@@ -95,16 +102,18 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   g.zone_range_ = job.zonerange ? job.zonerange : job.zonesize;
   g.rand_off_ = Rng(seed ^ 0x1111);
   if (g.mixed_) g.mix_ = NewRwMix(job, seed, thread_number);
-  g.fio_off_seed_ = FioBlockSeed(job, thread_number, seed ^ 0x1111);
-  g.fio_off_.seed_with(g.fio_off_seed_);
-  g.sizes_ = FioBlockSizes(job, FioBsSeeds(job, thread_number, seed ^ 0x3333));
+  g.rand_ = std::make_shared<FioJobRand>();
+  FioJobRand& jr = *g.rand_;
+  jr.off_seed = FioBlockSeed(job, thread_number, seed ^ 0x1111);
+  jr.off.seed_with(jr.off_seed);
+  jr.sizes = FioBlockSizes(job, FioBsSeeds(job, thread_number, seed ^ 0x3333));
   {
     // fio seeds every direction's seq_rand_state from one slot,
     // FIO_RAND_SEQ_RAND_READ_OFF.
     const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
-    g.seq_rand_seed_ = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number,
+    jr.seq_rand_seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number,
                                    kFioRandSeqRandReadOff, seed ^ 0x4444);
-    for (FioTaus88& r : g.seq_rand_) r.seed_with(g.seq_rand_seed_);
+    for (FioTaus88& r : jr.seq_rand) r.seed_with(jr.seq_rand_seed);
   }
   g.max_bs_ = 0;
   if (job.bs_is_seq_rand && job.verify != VerifyMethod::kNone)
@@ -156,15 +165,15 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     const uint64_t fsize = std::min(dev_size, g.size_);
     const uint32_t seed32 =
         FioSkewSeed(job.randrepeat, job.randseed.has_value(), file_name, thread_number,
-                    g.fio_off_seed_);
+                    jr.off_seed);
     g.skew_.emplace(kind, (fsize + range - 1) / range, job.random_distribution.parameter,
                     job.random_distribution.center, seed32);
   }
   if (g.random_ && (kind == Distribution::kZoned || kind == Distribution::kZonedAbs)) {
     const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
-    g.zone_seed_ = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number,
+    jr.zone_seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number,
                                kFioRandZoneOff, uint32_t(seed ^ 0x7777));
-    g.zone_rand_.seed_with(g.zone_seed_);
+    jr.zone.seed_with(jr.zone_seed);
     g.build_zone_index();
   }
   return g;
@@ -194,7 +203,7 @@ std::optional<uint64_t> IoGenerator::zoned_block(Dir d) {
   const uint64_t lastb = fio_last_block(d);
   const std::vector<ZoneSpan>& index = zone_index_[int(d)];
   if (index.empty()) return draw_in(lastb);
-  const uint32_t v = zone_rand_.between(1, 100);
+  const uint32_t v = rand_->zone.between(1, 100);
   const ZoneSpan& z = index[v - 1];
   if (!z.set) return draw_in(lastb);  // fio's "bug in zoned generation": uniform
   if (job_.random_distribution.kind == Distribution::kZoned) {
@@ -224,7 +233,7 @@ uint64_t IoGenerator::fio_last_block(Dir d) const {
 }
 
 uint64_t IoGenerator::fio_rand_in(uint64_t last) {
-  const uint32_t r = fio_off_.next();
+  const uint32_t r = rand_->off.next();
   return uint64_t(double(last) * (double(r) / 4294967296.0));
 }
 
@@ -368,12 +377,9 @@ void IoGenerator::start_pass() {
   // fio's clear_io_state: rwmix_issues and zone_bytes 0, the file's offset
   // and positions from the start, its map empty, and when randrepeat every
   // generator re-seeded.
-  if (job_.randrepeat) {
-    fio_off_.seed_with(fio_off_seed_);
-    sizes_.reseed();
-    for (FioTaus88& r : seq_rand_) r.seed_with(seq_rand_seed_);
-    zone_rand_.seed_with(zone_seed_);
-  }
+  // (The files of a clone share the job's states and run their passes
+  // apart: none of them re-seeds what the others draw from.)
+  if (job_.randrepeat && !rand_shared_) rand_->reseed();
   if (mixed_ && !mix_shared_) mix_->new_loop();
   zone_bytes_ = 0;
   zone_start_ = start_;
@@ -424,20 +430,20 @@ bool IoGenerator::next_unit(IoUnit* io) {
     const uint32_t pct = job_.percentage_random[int(d)];
     draw = random_ && due;
     // fio's should_do_random: 1..100 from the direction's seq_rand_state.
-    if (draw && pct < 100 && seq_rand_[int(d)].between(1, 100) > pct) draw = false;
+    if (draw && pct < 100 && rand_->seq_rand[int(d)].between(1, 100) > pct) draw = false;
   }
   // bs_is_seq_rand: fio's get_next_buflen takes the write block size for
   // a random offset, the read one for a sequential one.  A fixed size is
   // known now; a range or split is drawn once the offset is (fio's order),
   // and the offset is found with its minimum.
   const Dir len_dir = !job_.bs_is_seq_rand ? d : draw ? Dir::kWrite : Dir::kRead;
-  const bool fixed_len = sizes_.fixed(len_dir);
-  uint64_t len = sizes_.min(len_dir);
+  const bool fixed_len = rand_->sizes.fixed(len_dir);
+  uint64_t len = rand_->sizes.min(len_dir);
   const uint64_t end = start_ + size_;
   uint64_t off;
   if (plain_seq) {
     if (!plain_seq_offset(s, len, fixed_len, &off)) return false;
-    if (!fixed_len && !(len = sizes_.next(len_dir, off, end))) return false;
+    if (!fixed_len && !(len = rand_->sizes.next(len_dir, off, end))) return false;
     if (off >= dev_size_ || len > dev_size_ - off) return false;
     plain_seq_advance(s, off, len);
   } else {
@@ -465,7 +471,7 @@ bool IoGenerator::next_unit(IoUnit* io) {
         return false;
       }
     }
-    if (!fixed_len && !(len = sizes_.next(len_dir, off, end))) return false;
+    if (!fixed_len && !(len = rand_->sizes.next(len_dir, off, end))) return false;
     // fio's get_next_offset and fill_io_u: the zone-relative offset within
     // size=, the I/O within the target, else the job ends.
     if (off < zone_start_ || off - zone_start_ >= size_ || off >= dev_size_ ||

@@ -95,6 +95,22 @@ uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone);
 // would come from the system RNG.
 std::shared_ptr<RwMix> NewRwMix(const JobOptions& job, uint64_t seed, uint32_t thread_number);
 
+// fio's per-job random states (its thread_data's): the uniform offsets
+// (FIO_RAND_BLOCK_OFF), the block sizes, percentage_random's seq_rand and
+// the zoned distributions' zone state.  The files of a clone share one, as
+// fio's one thread_data draws for all of a job's files.
+struct FioJobRand {
+  FioTaus88 off;
+  uint32_t off_seed = 0;
+  FioBlockSizes sizes;  // each I/O's length, as fio's get_next_buflen
+  FioTaus88 seq_rand[kNumDirs];
+  uint32_t seq_rand_seed = 0;
+  FioTaus88 zone;
+  uint32_t zone_seed = 0;
+  // A pass's start with randrepeat: every state from its seed again.
+  void reseed();
+};
+
 class IoGenerator final : public IoSource {
  public:
   // `dev_size`: the target's length in bytes.  `thread_number`: fio's
@@ -121,10 +137,18 @@ class IoGenerator final : public IoSource {
   void share_mix(std::shared_ptr<RwMix> mix) {
     if (mixed_) mix_ = std::move(mix), mix_shared_ = true;
   }
+  // The files of one clone draw from one set of fio's job states (file 0's:
+  // job_rand()), as fio's; a shared set is not re-seeded by a pass.
+  std::shared_ptr<FioJobRand> job_rand() const { return rand_; }
+  void share_rand(std::shared_ptr<FioJobRand> r) {
+    rand_ = std::move(r);
+    rand_shared_ = true;
+  }
   void set_unlimited(bool u) {
     unlimited_ = u;
     passes_.set_unlimited(u);
   }
+  bool unlimited() const { return unlimited_; }
   void set_dir_chooser(DirChooser* c) override { chooser_ = c; }
 
   uint64_t region_start() const { return start_; }
@@ -163,7 +187,7 @@ class IoGenerator final : public IoSource {
   // fio's last_block for direction `d`.
   uint64_t fio_last_block(Dir d) const;
   // fio's __get_next_rand_offset draw (before its random map): a block in
-  // [0, last) from fio_off_.
+  // [0, last) from rand_->off.
   uint64_t fio_rand_in(uint64_t last);
   // __get_next_rand_offset: the draw under the random map, if any;
   // nullopt: the map is full.
@@ -228,21 +252,15 @@ class IoGenerator final : public IoSource {
   bool trim_write_ = false;                 // rw=trimwrite / randtrimwrite
   std::optional<IoUnit> write_after_trim_;  // trimwrite: the write due next
   Rng rand_off_;
-  // fio's seq_rand_state: percentage_random's choice per direction.
-  FioTaus88 seq_rand_[kNumDirs];
-  uint32_t seq_rand_seed_ = 0;
-  FioBlockSizes sizes_;  // each I/O's length, as fio's get_next_buflen
-  // fio's td->random_state: uniform random blocks under the random map are
-  // fio's (the same offsets as fio 3.33 for a fixed block size).
-  FioTaus88 fio_off_;
-  uint32_t fio_off_seed_ = 0;
+  // fio's job states (offsets, lengths, seq_rand, zone); shared by the
+  // files of a clone when rand_shared_.
+  std::shared_ptr<FioJobRand> rand_;
+  bool rand_shared_ = false;
   std::shared_ptr<RwMix> mix_;  // rw/randrw
   bool mix_shared_ = false;
   FioPasses passes_;  // where a pass ends, whether another begins
   std::optional<FioSkew> skew_;  // zipf, pareto, normal
-  // zoned/zoned_abs: fio's zone_state (FIO_RAND_ZONE_OFF) and its index.
-  FioTaus88 zone_rand_;
-  uint32_t zone_seed_ = 0;
+  // zoned/zoned_abs: fio's index of the zones (its zone_state: rand_).
   std::vector<ZoneSpan> zone_index_[kNumDirs];
   DirChooser* chooser_ = nullptr;
   DirState st_[kNumDirs];

@@ -225,6 +225,13 @@ std::string FileNameOf(const JobOptions& job, uint32_t clone, uint32_t file) {
   return out;
 }
 
+std::string FioFileName(const JobOptions& job, uint32_t clone, uint32_t file, const Target& t) {
+  if (!t.filename.empty()) return t.filename;
+  if (job.ioengine != IoEngine::kNull || !job.blockdev.empty()) return t.display;
+  if (!job.filenames.empty()) return job.filenames[file % job.filenames.size()];
+  return FileNameOf(job, clone, file);
+}
+
 SubmitBatching SubmitBatchingOf(const JobOptions& job) {
   // The file driver's bounds for aio-max-batch.
   constexpr uint32_t kMaxBatch = 1024;

@@ -96,6 +96,13 @@ inline constexpr int64_t kSpinPollMaxNs = 1'000'000'000;
 // and $clientuid (empty, as fio outside client/server mode) replaced.
 std::string FileNameOf(const JobOptions& job, uint32_t clone, uint32_t file);
 
+// The name fio 3.33 gives file `file` of clone `clone` opened as `t`, whose
+// hash seeds zipf/pareto/normal (fio_skew.h): a file's path; on the null
+// engine filename= or FileNameOf ("JOB.CLONE.FILE"); else (an RBD image, a
+// --blockdev spec) block-bench's display name.  (block-bench's write_iolog
+// names the graph instead, so that a replay without a target reopens it.)
+std::string FioFileName(const JobOptions& job, uint32_t clone, uint32_t file, const Target& t);
+
 // `clone_files`: how many files the clone opens (posixaio's pool size).
 Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files = 1);
 

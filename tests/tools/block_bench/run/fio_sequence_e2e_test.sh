@@ -10,7 +10,7 @@
 # sequential I/Os that leave the map alone), blockalign turning the map off,
 # strided zones, random_distribution (zipf, pareto and normal from fio's
 # generators seeded by the hash of the file's name; zoned and zoned_abs
-# from its zone state and offsets), the seeds (randseed, randrepeat,
+# from its zone state and offsets), several files, the seeds (randseed, randrepeat,
 # allrandrepeat, the job's
 # thread number), offset/norandommap, and fio's passes: where loops=,
 # io_size= and number_ios= end a pass and start another, on a synchronous
@@ -20,7 +20,9 @@
 # numjobs= are compared by their per-direction counts in JSON.
 #
 # What does not match fio (docs/block-bench.md, "Same I/O as fio") is not
-# listed here: random_generator other than tausworthe, rate-paced mixes.
+# listed here: random_generator other than tausworthe, rate-paced mixes,
+# and files of nrfiles > 1 near their ends (fio's passes are the job's, and
+# its file service draws on done files).
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -140,6 +142,17 @@ same 3 --rw=randrw --random_distribution=zipf:1.1 --size=4m --bs=4k,16k
 same 1024 --rw=randread --random_distribution=zoned:60/10:30/20:10/70 --size=4m
 same 838 --rw=randread --random_distribution=zoned:50/10:50/90 --size=4m --bsrange=4k-16k --loops=2
 same 2048 --rw=randread --random_distribution=zoned_abs:60/256k:40/768k --size=4m --loops=2
+
+# Several files: one set of the job's random states for all of them, files
+# taken round robin, at random (fio's file state) or one after another.
+same 16 --nrfiles=2 --rw=randread --size=64k
+same 768 --nrfiles=3 --rw=randread --size=3m
+same 106 --nrfiles=4 --rw=read --size=1m --bsrange=4k-16k
+same 768 --nrfiles=3 --rw=randread --size=3m --file_service_type=roundrobin:4
+same 512 --nrfiles=2 --rw=randread --size=2m --random_distribution=zipf:1.1
+same 256 --nrfiles=4 --rw=read --size=1m --file_service_type=random
+same 386 --nrfiles=3 --rw=read --size=3m --file_service_type=sequential --bsrange=4k-12k
+same 512 --nrfiles=2 --rw=randrw --size=2m
 
 # Time based: each tool's first I/Os (as many as both issued in 1 s at 2000
 # IOPS) are the same; 64k holds 16 blocks, so the map fills and starts over
