@@ -1,7 +1,6 @@
 #include "tools/block_bench/run/generator.h"
 
 #include <algorithm>
-#include <cmath>
 #include <random>
 #include <string>
 
@@ -9,7 +8,6 @@ namespace blk::bench {
 namespace {
 
 constexpr uint64_t kFixedSeed = 0x5EEDB10CB3AC4ull;  // randrepeat=1
-constexpr uint64_t kZipfMaxGen = 10000000;          // as fio's ZIPF_MAX_GEN
 
 uint64_t Resolve(const SizeSpec& s, uint64_t base) {
   if (!s.percent) return s.value;
