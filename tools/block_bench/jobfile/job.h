@@ -468,8 +468,10 @@ struct JobOptions {
   // nothing, so there is never a failure to go on from (kept for the round trip).
   bool softrandommap = false;
   // random_generator=lfsr: every block once per pass even with norandommap
-  // (tausworthe, tausworthe64: block-bench's own generator, the default).
+  // (not fio's sequence).  tausworthe (the default) and tausworthe64 are
+  // fio's own generators (run/fio_rand.h).
   bool lfsr = false;
+  bool tausworthe64 = false;
   // Written data: all zeros instead of random bytes (fio's zero_buffers).
   // Verify blocks are filled by verify whatever this says.
   bool zero_buffers = false;

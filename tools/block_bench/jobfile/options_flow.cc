@@ -139,7 +139,7 @@ FioOptionSpec RateIops() {
     if (job.rate_iops == DefaultJob().rate_iops) return;
     out.push_back({std::string(n), RenderPerDir(job.rate_iops, [](uint64_t r) { return std::to_string(r); })});
   };
-  s.help = "IOPS cap, 0: none [read,write,trim]";
+  s.help = "IOPS cap, 0: none [read,write,trim]; paced as fio's: rate_iops x the smallest block size bytes/s, ignored when rate= is given";
   return s;
 }
 

@@ -578,24 +578,26 @@ FioOptionSpec Make(std::string_view name, std::vector<std::string_view> aliases,
 namespace {
 
 // fio's random_generator: tausworthe (its default), tausworthe64 or lfsr.
-// block-bench draws from fio's 32-bit tausworthe for the first two (fio's
-// sequence for tausworthe, not for tausworthe64); lfsr keeps its property
-// (every block once per pass without a map), not fio's sequence.
+// block-bench draws from fio's 32-bit or 64-bit tausworthe for the first
+// two (fio's sequence); lfsr keeps its property (every block once per pass
+// without a map), not fio's sequence.
 FioOptionSpec RandomGenerator() {
   FioOptionSpec s;
   s.name = "random_generator";
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    if (*v == "tausworthe" || *v == "tausworthe64") job.lfsr = false;
-    else if (*v == "lfsr") job.lfsr = true;
-    else return internal::FioValueError("expected tausworthe, tausworthe64 or lfsr, got " + QuoteInput(*v));
+    job.lfsr = *v == "lfsr";
+    job.tausworthe64 = *v == "tausworthe64";
+    if (*v != "tausworthe" && *v != "tausworthe64" && *v != "lfsr")
+      return internal::FioValueError("expected tausworthe, tausworthe64 or lfsr, got " + QuoteInput(*v));
     return {};
   };
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.lfsr) out.push_back({std::string(n), "lfsr"});
+    if (job.tausworthe64) out.push_back({std::string(n), "tausworthe64"});
   };
   s.help =
-      "tausworthe (default; fio's own generator and seeds, so uniform offsets are fio's), "
-      "tausworthe64, or lfsr (every block once per pass, also with norandommap)";
+      "tausworthe (default) or tausworthe64 (fio's own generators and seeds, so offsets and "
+      "lengths are fio's), or lfsr (every block once per pass, also with norandommap)";
   return s;
 }
 

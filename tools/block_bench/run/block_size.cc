@@ -4,10 +4,10 @@
 
 namespace blk::bench {
 
-std::array<uint32_t, 3> FioBsSeeds(const JobOptions& job, uint32_t thread_number,
+std::array<uint64_t, 3> FioBsSeeds(const JobOptions& job, uint32_t thread_number,
                                    uint64_t random_seed) {
   const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
-  std::array<uint32_t, 3> s{};
+  std::array<uint64_t, 3> s{};
   for (int i = 0; i < 3; i++)
     s[size_t(i)] = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number, i,
                                random_seed + uint64_t(i));
@@ -22,7 +22,7 @@ std::array<uint32_t, 3> FioBsSeeds(const JobOptions& job, uint32_t thread_number
   return s;
 }
 
-FioBlockSizes::FioBlockSizes(const JobOptions& job, const std::array<uint32_t, 3>& seeds)
+FioBlockSizes::FioBlockSizes(const JobOptions& job, const std::array<uint64_t, 3>& seeds)
     : unaligned_(job.bs_unaligned) {
   for (int d = 0; d < 3; d++) {
     PerDir& p = dir_[size_t(d)];
@@ -32,7 +32,7 @@ FioBlockSizes::FioBlockSizes(const JobOptions& job, const std::array<uint32_t, 3
     std::stable_sort(p.split.begin(), p.split.end(),
                      [](const Split& a, const Split& b) { return a.percent < b.percent; });
     p.seed = seeds[size_t(d)];
-    p.rand.seed_with(p.seed);
+    p.rand.seed_with(p.seed, job.tausworthe64);
   }
 }
 
@@ -45,13 +45,12 @@ uint64_t FioBlockSizes::next(Dir d, uint64_t off, uint64_t end) {
   if (p.min == p.max) return p.min;
   auto fits = [&](uint64_t len) { return off <= end && len <= end - off; };
   if (!fits(p.min)) return 0;
-  constexpr uint64_t kRandMax = 0xffffffffull;
   const bool pow2 = (p.min & (p.min - 1)) == 0;
   uint64_t len = 0;
   do {
     const uint64_t r = p.rand.next();
     if (p.split.empty()) {
-      len = p.min + uint64_t(double(p.max) * (double(r) / (double(kRandMax) + 1.0)));
+      len = p.min + uint64_t(double(p.max) * (double(r) / p.rand.max_plus_one()));
     } else {
       uint64_t perc = 0;
       bool any_fits = false;
@@ -60,7 +59,7 @@ uint64_t FioBlockSizes::next(Dir d, uint64_t off, uint64_t end) {
         len = s.bs;
         perc += s.percent;
         any_fits = any_fits || fits(len);
-        if (r / perc <= kRandMax / 100 && fits(len)) break;
+        if (r / perc <= p.rand.max() / 100 && fits(len)) break;
       }
       // No entry with a share fits (fio would draw forever): the pass ends.
       if (!any_fits) return 0;

@@ -4,7 +4,7 @@
 //
 // Per direction: min and max are fio's min_bs/max_bs (FioMinBs, FioMaxBs in
 // jobfile/job.h).  A fixed size (min == max) is returned as is.  Otherwise each
-// draw takes one number r from the direction's own FioTaus88 and
+// draw takes one number r from the direction's own FioRand and
 // * bsrange: min + max * r / 2^32, rounded down to a multiple of min (unless
 //   bs_unaligned) and capped at max;
 // * bssplit: the entries in order of rising percentage (equal ones as
@@ -36,13 +36,13 @@ namespace blk::bench {
 // The read, write and trim seeds of a clone's block size generators, as
 // fio's for `thread_number`; `random_seed` (the clone's) where fio's would
 // come from the system RNG.
-std::array<uint32_t, 3> FioBsSeeds(const JobOptions& job, uint32_t thread_number,
+std::array<uint64_t, 3> FioBsSeeds(const JobOptions& job, uint32_t thread_number,
                                    uint64_t random_seed);
 
 class FioBlockSizes {
  public:
   FioBlockSizes() = default;
-  FioBlockSizes(const JobOptions& job, const std::array<uint32_t, 3>& seeds);
+  FioBlockSizes(const JobOptions& job, const std::array<uint64_t, 3>& seeds);
 
   uint64_t min(Dir d) const { return dir_[Index(d)].min; }
   uint64_t max(Dir d) const { return dir_[Index(d)].max; }
@@ -61,8 +61,8 @@ class FioBlockSizes {
   struct PerDir {
     uint64_t min = 4096, max = 4096;
     std::vector<Split> split;  // by rising percentage, stable
-    uint32_t seed = 0;
-    FioTaus88 rand;
+    uint64_t seed = 0;
+    FioRand rand;
   };
   static int Index(Dir d) { return d == Dir::kRead ? 0 : d == Dir::kWrite ? 1 : 2; }
 

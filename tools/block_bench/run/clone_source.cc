@@ -71,10 +71,11 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
     cs.source = std::make_unique<IoGenerator>(std::move(gens[0]));
   } else {
     const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
-    const uint32_t file_seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, rand_thread,
+    const uint64_t file_seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, rand_thread,
                                            kFioRandFileOff, res->seed ^ 0x5555);
     cs.source = std::make_unique<MultiFileSource>(std::move(gens), job.file_service,
-                                                  job.file_service_ios, file_seed);
+                                                  job.file_service_ios, file_seed,
+                                                  job.tausworthe64);
   }
   if (rate_paced) res->schedule.kind = ScheduleResult::Kind::kRate;
   return cs;

@@ -77,12 +77,12 @@ uint64_t FileSeed(uint64_t clone_seed, uint32_t file) {
 }
 
 MultiFileSource::MultiFileSource(std::vector<IoGenerator> gens, FileService service,
-                                 uint32_t ios_per_pick, uint32_t file_seed)
+                                 uint32_t ios_per_pick, uint64_t file_seed, bool use64)
     : gens_(std::move(gens)),
       done_(gens_.size(), false),
       service_(service),
       per_pick_(std::max<uint32_t>(1, ios_per_pick)),
-      file_rand_(file_seed),
+      file_rand_(file_seed, use64),
       live_(uint32_t(gens_.size())) {
   if (service_ == FileService::kRandom) advance();
   left_ = per_pick_;
@@ -95,7 +95,7 @@ void MultiFileSource::advance() {
     // fio's get_next_file_rand: nr_files x r / 2^32 from its
     // next_file_state, drawn again while the file is done.
     do {
-      cur_ = uint32_t(double(n) * (double(file_rand_.next()) / 4294967296.0));
+      cur_ = uint32_t(double(n) * (double(file_rand_.next()) / file_rand_.max_plus_one()));
     } while (done_[cur_]);
   } else {
     do {

@@ -52,9 +52,9 @@ uint64_t FileSeed(uint64_t clone_seed, uint32_t file);
 class MultiFileSource final : public IoSource {
  public:
   // REQUIRES: gens.size() >= 1.  `file_seed`: fio's FIO_RAND_FILE_OFF seed
-  // (FioSlotSeed), for file_service_type=random.
+  // (FioSlotSeed), for file_service_type=random; `use64`: tausworthe64.
   MultiFileSource(std::vector<IoGenerator> gens, FileService service, uint32_t ios_per_pick,
-                  uint32_t file_seed);
+                  uint64_t file_seed, bool use64 = false);
 
   // Next I/O with its file in u->file; false when every file is done.
   bool next(IoUnit* u) override;
@@ -74,7 +74,7 @@ class MultiFileSource final : public IoSource {
   std::vector<bool> done_;
   FileService service_;
   uint32_t per_pick_;
-  FioTaus88 file_rand_;  // fio's next_file_state
+  FioRand file_rand_;  // fio's next_file_state
   uint32_t cur_ = 0;
   uint32_t left_ = 0;           // I/Os before the next pick (roundrobin, random)
   uint64_t bytes_on_cur_ = 0;   // sequential: bytes issued to cur_ since it was picked

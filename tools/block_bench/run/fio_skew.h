@@ -60,7 +60,7 @@ class FioSkew {
 
   Distribution kind_;
   uint64_t nranges_;
-  FioTaus88 rand_;
+  FioRand rand_;
   uint64_t rand_off_ = 0;
   // zipf
   double theta_ = 0, zetan_ = 0, zeta2_ = 0;

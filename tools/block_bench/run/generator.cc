@@ -27,12 +27,12 @@ uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone) {
 // fio's rand_seeds[FIO_RAND_BLOCK_OFF]: FIO_RANDSEED x thread_number when
 // randrepeat (td_fill_rand_seeds), else from randseed or allrandrepeat as
 // the other slots, else the system's (here: the clone's random seed).
-uint32_t FioBlockSeed(const JobOptions& job, uint32_t thread_number, uint64_t random_seed) {
+uint64_t FioBlockSeed(const JobOptions& job, uint32_t thread_number, uint64_t random_seed) {
   constexpr int kBlockOff = 6;
-  if (job.randrepeat) return uint32_t(kFioRandSeedConst * thread_number);
-  if (job.allrandrepeat) return uint32_t(FioAllRepeatSeeds(thread_number)[kBlockOff]);
-  if (job.randseed) return uint32_t(FioSeeds(*job.randseed, thread_number)[kBlockOff]);
-  return uint32_t(random_seed);
+  if (job.randrepeat) return kFioRandSeedConst * thread_number;
+  if (job.allrandrepeat) return FioAllRepeatSeeds(thread_number)[kBlockOff];
+  if (job.randseed) return FioSeeds(*job.randseed, thread_number)[kBlockOff];
+  return random_seed;
 }
 
 std::shared_ptr<RwMix> NewRwMix(const JobOptions& job, uint64_t seed, uint32_t thread_number) {
@@ -46,7 +46,7 @@ std::shared_ptr<RwMix> NewRwMix(const JobOptions& job, uint64_t seed, uint32_t t
 void FioJobRand::reseed() {
   off.seed_with(off_seed);
   sizes.reseed();
-  for (FioTaus88& r : seq_rand) r.seed_with(seq_rand_seed);
+  for (FioRand& r : seq_rand) r.seed_with(seq_rand_seed);
   zone.seed_with(zone_seed);
 }
 
@@ -103,7 +103,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   g.rand_ = std::make_shared<FioJobRand>();
   FioJobRand& jr = *g.rand_;
   jr.off_seed = FioBlockSeed(job, thread_number, seed ^ 0x1111);
-  jr.off.seed_with(jr.off_seed);
+  jr.off.seed_with(jr.off_seed, job.tausworthe64);
   jr.sizes = FioBlockSizes(job, FioBsSeeds(job, thread_number, seed ^ 0x3333));
   {
     // fio seeds every direction's seq_rand_state from one slot,
@@ -111,7 +111,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
     jr.seq_rand_seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number,
                                    kFioRandSeqRandReadOff, seed ^ 0x4444);
-    for (FioTaus88& r : jr.seq_rand) r.seed_with(jr.seq_rand_seed);
+    for (FioRand& r : jr.seq_rand) r.seed_with(jr.seq_rand_seed, false);
   }
   g.max_bs_ = 0;
   if (job.bs_is_seq_rand && job.verify != VerifyMethod::kNone)
@@ -163,15 +163,15 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     const uint64_t fsize = std::min(dev_size, g.size_);
     const uint32_t seed32 =
         FioSkewSeed(job.randrepeat, job.randseed.has_value(), file_name, thread_number,
-                    jr.off_seed);
+                    uint32_t(jr.off_seed));
     g.skew_.emplace(kind, (fsize + range - 1) / range, job.random_distribution.parameter,
                     job.random_distribution.center, seed32);
   }
   if (g.random_ && (kind == Distribution::kZoned || kind == Distribution::kZonedAbs)) {
     const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
     jr.zone_seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, thread_number,
-                               kFioRandZoneOff, uint32_t(seed ^ 0x7777));
-    jr.zone.seed_with(jr.zone_seed);
+                               kFioRandZoneOff, seed ^ 0x7777);
+    jr.zone.seed_with(jr.zone_seed, false);
     g.build_zone_index();
   }
   return g;
@@ -231,8 +231,8 @@ uint64_t IoGenerator::fio_last_block(Dir d) const {
 }
 
 uint64_t IoGenerator::fio_rand_in(uint64_t last) {
-  const uint32_t r = rand_->off.next();
-  return uint64_t(double(last) * (double(r) / 4294967296.0));
+  const uint64_t r = rand_->off.next();
+  return uint64_t(double(last) * (double(r) / rand_->off.max_plus_one()));
 }
 
 std::optional<uint64_t> IoGenerator::draw_block(Dir d) {

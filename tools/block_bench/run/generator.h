@@ -36,7 +36,7 @@
 //   at its end; an I/O past the target's end ends the job (fio's
 //   setup_strided_zone_mode, get_next_offset and fill_io_u);
 // * without norandommap, uniform random I/O draws its blocks as fio's
-//   get_next_rand_offset (FioTaus88 seeded as fio's FIO_RAND_BLOCK_OFF,
+//   get_next_rand_offset (FioRand seeded as fio's FIO_RAND_BLOCK_OFF,
 //   last x r / 2^32) under fio's random map (BlockMap, one bit per
 //   rw_min_bs bytes, the smallest block size of the three directions): a
 //   pick whose bit is set moves on to the next clear one, a random I/O
@@ -98,15 +98,18 @@ std::shared_ptr<RwMix> NewRwMix(const JobOptions& job, uint64_t seed, uint32_t t
 // fio's per-job random states (its thread_data's): the uniform offsets
 // (FIO_RAND_BLOCK_OFF), the block sizes, percentage_random's seq_rand and
 // the zoned distributions' zone state.  The files of a clone share one, as
-// fio's one thread_data draws for all of a job's files.
+// fio's one thread_data draws for all of a job's files.  With
+// random_generator=tausworthe64 the offsets and block sizes are fio's
+// 64-bit generator, seq_rand and zone its 32-bit one (as fio 3.33's
+// td_fill_rand_seeds_internal).
 struct FioJobRand {
-  FioTaus88 off;
-  uint32_t off_seed = 0;
+  FioRand off;
+  uint64_t off_seed = 0;
   FioBlockSizes sizes;  // each I/O's length, as fio's get_next_buflen
-  FioTaus88 seq_rand[kNumDirs];
-  uint32_t seq_rand_seed = 0;
-  FioTaus88 zone;
-  uint32_t zone_seed = 0;
+  FioRand seq_rand[kNumDirs];
+  uint64_t seq_rand_seed = 0;
+  FioRand zone;
+  uint64_t zone_seed = 0;
   // A pass's start with randrepeat: every state from its seed again.
   void reseed();
 };

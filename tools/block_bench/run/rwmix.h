@@ -4,7 +4,7 @@
 //
 // The rule: the mix stays in its current direction until that direction
 // has issued `rwmix_issues` I/Os in total; then it draws 1..100 from its
-// own FioTaus88 (read when the draw is <= rwmixread).  On a switch from
+// own FioRand (read when the draw is <= rwmixread).  On a switch from
 // direction A to B, rwmix_issues becomes issues(A) * rwmix(B) / 100, so a
 // direction that lags its share keeps the mix until it has caught up.  At
 // the start the mix is on reads with rwmix_issues 0 (a draw is due).
@@ -29,9 +29,10 @@ namespace blk::bench {
 
 class RwMix {
  public:
-  // `rwmixread`: percent of reads (0..100).  `seed`: the FioTaus88 seed
-  // (fio's rand_seeds[FIO_RAND_MIX_OFF]).  `reseed_on_loop`: randrepeat.
-  RwMix(uint32_t rwmixread, uint32_t seed, bool reseed_on_loop)
+  // `rwmixread`: percent of reads (0..100).  `seed`: the FioRand seed
+  // (fio's rand_seeds[FIO_RAND_MIX_OFF]; fio 3.33 draws the mix from its
+  // 32-bit generator also with tausworthe64).  `reseed_on_loop`: randrepeat.
+  RwMix(uint32_t rwmixread, uint64_t seed, bool reseed_on_loop)
       : read_pct_(rwmixread), seed_(seed), reseed_(reseed_on_loop), rand_(seed) {}
 
   Dir next() {
@@ -62,9 +63,9 @@ class RwMix {
   uint64_t Pct(Dir d) const { return d == Dir::kRead ? read_pct_ : 100 - read_pct_; }
 
   uint32_t read_pct_;
-  uint32_t seed_;
+  uint64_t seed_;
   bool reseed_;
-  FioTaus88 rand_;
+  FioRand rand_;
   Dir cur_ = Dir::kRead;
   uint64_t rwmix_issues_ = 0;
   uint64_t issues_[2] = {0, 0};
@@ -72,7 +73,7 @@ class RwMix {
 
 // The mix seed of a clone, as fio's: rand_seeds[FIO_RAND_MIX_OFF]
 // (FioSlotSeed).
-inline uint32_t RwMixSeed(bool randrepeat, bool allrandrepeat, const uint64_t* randseed,
+inline uint64_t RwMixSeed(bool randrepeat, bool allrandrepeat, const uint64_t* randseed,
                           uint32_t thread_number, uint64_t random_seed) {
   return FioSlotSeed(randrepeat, allrandrepeat, randseed, thread_number, kFioRandMixOff,
                      random_seed);

@@ -60,7 +60,7 @@ TEST(FioBlockSizes, SplitTakesEntriesInRisingPercentage) {
   // 20 % of the range is 4k.
   JobOptions j = ParseJob({"--name=a", "--bssplit=64k/80:4k/20"});
   FioBlockSizes s(j, {99, 99, 99});
-  FioTaus88 r(99);
+  FioRand r(99);
   int small = 0;
   for (int i = 0; i < 5000; i++) {
     const uint32_t x = r.next();
@@ -101,7 +101,7 @@ TEST(FioBsSeeds, SlotsAsFio) {
   JobOptions j = ParseJob({"--name=a", "--rw=randrw"});
   const auto seeds = FioSeeds(kFioDefaultRandSeed, 3);
   auto s = FioBsSeeds(j, 3, 0);
-  for (int i = 0; i < 3; i++) EXPECT_EQ(s[size_t(i)], uint32_t(seeds[size_t(i)])) << i;
+  for (int i = 0; i < 3; i++) EXPECT_EQ(s[size_t(i)], seeds[size_t(i)]) << i;
   // A verifying writer draws its writes with the reads' seed.
   JobOptions v = ParseJob({"--name=a", "--rw=randwrite", "--verify=crc32c"});
   s = FioBsSeeds(v, 3, 0);

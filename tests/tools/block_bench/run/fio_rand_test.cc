@@ -1,4 +1,4 @@
-// FioTaus88, FioSeeds and RwMix: fio's random numbers and its read/write
+// FioRand, FioSeeds and RwMix: fio's random numbers and its read/write
 // mix rule.  That they equal fio 3.33's output is checked end to end by
 // fio_sequence_e2e_test; these tests pin the rules themselves.
 #include "tools/block_bench/run/fio_rand.h"
@@ -12,14 +12,14 @@
 namespace blk::bench {
 namespace {
 
-std::vector<uint32_t> Draws(FioTaus88& r, int n) {
+std::vector<uint32_t> Draws(FioRand& r, int n) {
   std::vector<uint32_t> v;
   for (int i = 0; i < n; i++) v.push_back(r.next());
   return v;
 }
 
-TEST(FioTaus88, SameSeedSameSequenceAndReseedStartsOver) {
-  FioTaus88 a(1234), b(1234), c(1235);
+TEST(FioRand, SameSeedSameSequenceAndReseedStartsOver) {
+  FioRand a(1234), b(1234), c(1235);
   const auto va = Draws(a, 64);
   EXPECT_EQ(va, Draws(b, 64));
   EXPECT_NE(va, Draws(c, 64));
@@ -27,8 +27,8 @@ TEST(FioTaus88, SameSeedSameSequenceAndReseedStartsOver) {
   EXPECT_EQ(va, Draws(a, 64));
 }
 
-TEST(FioTaus88, BetweenStaysInRangeAndReachesBothEnds) {
-  FioTaus88 r(0x89);
+TEST(FioRand, BetweenStaysInRangeAndReachesBothEnds) {
+  FioRand r(0x89);
   int lo = 0, hi = 0;
   for (int i = 0; i < 100000; i++) {
     const uint32_t x = r.between(1, 100);
@@ -40,6 +40,34 @@ TEST(FioTaus88, BetweenStaysInRangeAndReachesBothEnds) {
   // Each end is 1 % of the draws: 1000 expected.
   EXPECT_GT(lo, 800);
   EXPECT_GT(hi, 800);
+}
+
+TEST(FioRand, Tausworthe64IsFiosAndUsesAll64SeedBits) {
+  // fio 3.33's first blocks of --rw=randread --size=1m --norandommap
+  // --random_generator=tausworthe64 on null (seed FIO_RANDSEED x 1):
+  // 256 x r / 2^64.
+  FioRand r(kFioRandSeedConst, true);
+  std::vector<uint64_t> blocks;
+  for (int i = 0; i < 8; i++) blocks.push_back(uint64_t(256.0 * (double(r.next()) / r.max_plus_one())));
+  EXPECT_EQ(blocks, (std::vector<uint64_t>{240, 6, 20, 25, 135, 6, 112, 85}));
+  // A 64-bit state takes the seed's high bits, a 32-bit one drops them.
+  FioRand a(1, true), b(1 | (uint64_t(1) << 40), true), c(1), d(1 | (uint64_t(1) << 40));
+  EXPECT_NE(a.next(), b.next());
+  EXPECT_EQ(c.next(), d.next());
+  // between() over the 64-bit range reaches both ends of a small one.
+  FioRand e(0x89, true);
+  int lo = 0, hi = 0;
+  for (int i = 0; i < 10000; i++) {
+    const uint64_t x = e.between(1, 4);
+    ASSERT_GE(x, 1u);
+    ASSERT_LE(x, 4u);
+    lo += x == 1;
+    hi += x == 4;
+  }
+  EXPECT_GT(lo, 2000);
+  EXPECT_GT(hi, 2000);
+  EXPECT_EQ(e.max(), UINT64_MAX);
+  EXPECT_EQ(c.max(), 0xffffffffu);
 }
 
 TEST(FioSeeds, ThreadNumberScalesEverySlot) {
@@ -57,14 +85,15 @@ TEST(FioSeeds, ThreadNumberScalesEverySlot) {
 
 TEST(RwMixSeed, WhichSeedAppliesAsFio) {
   const uint64_t seed = 42;
-  const uint32_t from_default = uint32_t(FioSeeds(kFioDefaultRandSeed, 2)[kFioRandMixOff]);
+  const uint64_t from_default = FioSeeds(kFioDefaultRandSeed, 2)[kFioRandMixOff];
   EXPECT_EQ(RwMixSeed(true, false, nullptr, 2, 777), from_default);
   // randseed= applies with or without randrepeat.
-  EXPECT_EQ(RwMixSeed(false, false, &seed, 2, 777), uint32_t(FioSeeds(42, 2)[kFioRandMixOff]));
-  EXPECT_EQ(RwMixSeed(true, false, &seed, 2, 777), uint32_t(FioSeeds(42, 2)[kFioRandMixOff]));
+  EXPECT_EQ(RwMixSeed(false, false, &seed, 2, 777), FioSeeds(42, 2)[kFioRandMixOff]);
+  EXPECT_EQ(RwMixSeed(true, false, &seed, 2, 777), FioSeeds(42, 2)[kFioRandMixOff]);
   // allrandrepeat wins over randseed.
-  EXPECT_EQ(RwMixSeed(true, true, &seed, 2, 777), uint32_t(FioAllRepeatSeeds(2)[kFioRandMixOff]));
-  // Neither: the clone's own random seed.
+  EXPECT_EQ(RwMixSeed(true, true, &seed, 2, 777), FioAllRepeatSeeds(2)[kFioRandMixOff]);
+  // Neither: the clone's own random seed.  (Seeds are fio's 64-bit
+  // values; a 32-bit generator takes their low half.)
   EXPECT_EQ(RwMixSeed(false, false, nullptr, 2, 777), 777u);
 }
 

@@ -20,7 +20,7 @@
 # numjobs= are compared by their per-direction counts in JSON.
 #
 # What does not match fio (docs/block-bench.md, "Same I/O as fio") is not
-# listed here: random_generator other than tausworthe, rate-paced mixes,
+# listed here: random_generator=lfsr, rate-paced mixes,
 # and files of nrfiles > 1 near their ends (fio's passes are the job's, and
 # its file service draws on done files).
 set -u
@@ -142,6 +142,15 @@ same 3 --rw=randrw --random_distribution=zipf:1.1 --size=4m --bs=4k,16k
 same 1024 --rw=randread --random_distribution=zoned:60/10:30/20:10/70 --size=4m
 same 838 --rw=randread --random_distribution=zoned:50/10:50/90 --size=4m --bsrange=4k-16k --loops=2
 same 2048 --rw=randread --random_distribution=zoned_abs:60/256k:40/768k --size=4m --loops=2
+
+# random_generator=tausworthe64: fio's 64-bit generator for offsets, block
+# sizes and the file service, from 64-bit seeds; its mix, seq_rand and zone
+# state stay 32-bit, as fio 3.33's.
+same 256 --rw=randread --size=1m --norandommap --random_generator=tausworthe64
+same 664 --rw=randread --bsrange=4k-64k --size=8m --random_generator=tausworthe64 --loops=2
+same 1062 --rw=randrw --bssplit=4k/50:16k/50 --size=8m --random_generator=tausworthe64
+same 1024 --rw=randread --percentage_random=50 --size=4m --random_generator=tausworthe64
+same 1024 --rw=randread --random_distribution=zoned:50/10:50/90 --size=4m --random_generator=tausworthe64
 
 # Several files: one set of the job's random states for all of them, files
 # taken round robin, at random (fio's file state) or one after another.
