@@ -73,9 +73,20 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
     const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
     const uint64_t file_seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, rand_thread,
                                            kFioRandFileOff, res->seed ^ 0x5555);
+    // The job's passes over all its files: size= (else the files' regions
+    // together), io_size= of that.
+    const JobOptions cj = CloneJob(job, res->clone);
+    uint64_t total = 0;
+    for (const IoGenerator& g : gens) total += g.region_size();
+    if (cj.size && !cj.size->percent) total = cj.size->value;
+    uint64_t io_size = 0;
+    if (cj.io_size)
+      io_size = cj.io_size->percent ? uint64_t(__uint128_t(total) * cj.io_size->value / 100)
+                                    : cj.io_size->value;
     cs.source = std::make_unique<MultiFileSource>(std::move(gens), job.file_service,
                                                   job.file_service_ios, file_seed,
-                                                  job.tausworthe64);
+                                                  job.tausworthe64,
+                                                  PassLimits::Of(cj, total, io_size));
   }
   if (rate_paced) res->schedule.kind = ScheduleResult::Kind::kRate;
   return cs;

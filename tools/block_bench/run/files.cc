@@ -77,13 +77,17 @@ uint64_t FileSeed(uint64_t clone_seed, uint32_t file) {
 }
 
 MultiFileSource::MultiFileSource(std::vector<IoGenerator> gens, FileService service,
-                                 uint32_t ios_per_pick, uint64_t file_seed, bool use64)
+                                 uint32_t ios_per_pick, uint64_t file_seed, bool use64,
+                                 const PassLimits& limits)
     : gens_(std::move(gens)),
       done_(gens_.size(), false),
       service_(service),
       per_pick_(std::max<uint32_t>(1, ios_per_pick)),
       file_rand_(file_seed, use64),
+      passes_(limits),
       live_(uint32_t(gens_.size())) {
+  for (IoGenerator& g : gens_) g.set_external_passes();
+  passes_.set_unlimited(gens_[0].unlimited());
   if (service_ == FileService::kRandom) advance();
   left_ = per_pick_;
 }
@@ -106,7 +110,35 @@ void MultiFileSource::advance() {
   bytes_on_cur_ = 0;
 }
 
+bool MultiFileSource::end_pass(bool out_of_io) {
+  if (!passes_.next_pass(out_of_io)) return false;
+  // fio's clear_io_state: every file from its start, the shared states
+  // re-seeded once (randrepeat).
+  gens_[0].restart_shared();
+  for (IoGenerator& g : gens_) g.restart_pass();
+  std::fill(done_.begin(), done_.end(), false);
+  live_ = uint32_t(gens_.size());
+  return true;
+}
+
 bool MultiFileSource::next(IoUnit* u) {
+  for (;;) {
+    if (!passes_.may_issue()) {
+      if (!end_pass(false)) return false;
+      continue;
+    }
+    if (live_ == 0) {
+      if (!end_pass(true)) return false;
+      continue;
+    }
+    if (!next_in_pass(u)) continue;
+    passes_.issued(u->dir, u->len);
+    u->pass = passes_.pass();
+    return true;
+  }
+}
+
+bool MultiFileSource::next_in_pass(IoUnit* u) {
   while (live_ > 0) {
     if (done_[cur_]) {
       advance();
@@ -146,19 +178,15 @@ uint64_t MultiFileSource::max_bs() const {
   return m;
 }
 
-uint64_t MultiFileSource::io_limit() const {
-  uint64_t s = 0;
-  for (const IoGenerator& g : gens_) s += g.io_limit();
-  return s;
-}
+uint64_t MultiFileSource::io_limit() const { return passes_.budget(); }
 
 void MultiFileSource::reset_budget() {
   for (IoGenerator& g : gens_) g.reset_budget();
-  std::fill(done_.begin(), done_.end(), false);
-  live_ = uint32_t(gens_.size());
+  passes_.restart_budget();
 }
 
 void MultiFileSource::set_unlimited(bool u) {
+  passes_.set_unlimited(u);
   for (IoGenerator& g : gens_) g.set_unlimited(u);
 }
 

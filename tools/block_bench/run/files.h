@@ -11,8 +11,11 @@
 //  * random: a file drawn as fio's (its next_file_state, seeded from the
 //    FIO_RAND_FILE_OFF slot; a done file drawn again), again after every
 //    N I/Os.
-// A file whose generator is exhausted (its share done) is skipped; the
-// source ends when every file's is.  Offsets stay within each file.
+// The passes are the job's, as fio's (FioPasses over the job's size,
+// io_size, loops and number_ios): a file whose generator found no more I/O
+// (the end of its region, a full map) is done and skipped; when every file
+// is done, or the job's bytes end the pass, another may begin with every
+// file from its start.  Offsets stay within each file.
 //
 // Thread-safety: one source per clone, used on its worker thread.
 #pragma once
@@ -23,6 +26,7 @@
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/fio_rand.h"
 #include "tools/block_bench/run/generator.h"
+#include "tools/block_bench/run/passes.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/source.h"
 
@@ -53,8 +57,11 @@ class MultiFileSource final : public IoSource {
  public:
   // REQUIRES: gens.size() >= 1.  `file_seed`: fio's FIO_RAND_FILE_OFF seed
   // (FioSlotSeed), for file_service_type=random; `use64`: tausworthe64.
+  // `limits`: the job's passes over all its files (FioPasses, as fio's:
+  // the job's bytes and I/Os, a pass ending when every file is done); the
+  // files' generators then end only for want of I/O.
   MultiFileSource(std::vector<IoGenerator> gens, FileService service, uint32_t ios_per_pick,
-                  uint64_t file_seed, bool use64 = false);
+                  uint64_t file_seed, bool use64, const PassLimits& limits);
 
   // Next I/O with its file in u->file; false when every file is done.
   bool next(IoUnit* u) override;
@@ -69,12 +76,19 @@ class MultiFileSource final : public IoSource {
 
  private:
   void advance();  // to the next file by the service type
+  // The job's pass ended (for want of I/O when every file is done); true:
+  // another began, every file from its start again.
+  bool end_pass(bool out_of_io);
+  // The next I/O of the current pass from the files not done; false: every
+  // file is done.
+  bool next_in_pass(IoUnit* u);
 
   std::vector<IoGenerator> gens_;
   std::vector<bool> done_;
   FileService service_;
   uint32_t per_pick_;
   FioRand file_rand_;  // fio's next_file_state
+  FioPasses passes_;   // the job's passes
   uint32_t cur_ = 0;
   uint32_t left_ = 0;           // I/Os before the next pick (roundrobin, random)
   uint64_t bytes_on_cur_ = 0;   // sequential: bytes issued to cur_ since it was picked

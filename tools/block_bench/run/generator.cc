@@ -385,7 +385,17 @@ void IoGenerator::start_pass() {
   for (DirState& s : st_) s.pos = first_pos();
 }
 
+void IoGenerator::restart_shared() {
+  if (job_.randrepeat) rand_->reseed();
+  if (mix_) mix_->new_loop();
+}
+
 bool IoGenerator::next(IoUnit* io) {
+  if (external_passes_) {
+    if (!next_unit(io)) return false;
+    if (mixed_ && !io->flush) mix_->issued(io->dir);
+    return true;
+  }
   for (;;) {
     const bool may = passes_.may_issue();
     if (may && next_unit(io)) {

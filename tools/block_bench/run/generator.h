@@ -140,6 +140,13 @@ class IoGenerator final : public IoSource {
   void share_mix(std::shared_ptr<RwMix> mix) {
     if (mixed_) mix_ = std::move(mix), mix_shared_ = true;
   }
+  // One file of several (MultiFileSource): the job's passes are counted
+  // there, so next() ends only for want of I/O, and restart_pass() begins
+  // the file's next pass (positions, map); restart_shared() re-seeds the
+  // states the files share, once per pass.
+  void set_external_passes() { external_passes_ = true; }
+  void restart_pass() { start_pass(); }
+  void restart_shared();
   // The files of one clone draw from one set of fio's job states (file 0's:
   // job_rand()), as fio's; a shared set is not re-seeded by a pass.
   std::shared_ptr<FioJobRand> job_rand() const { return rand_; }
@@ -262,6 +269,7 @@ class IoGenerator final : public IoSource {
   std::shared_ptr<RwMix> mix_;  // rw/randrw
   bool mix_shared_ = false;
   FioPasses passes_;  // where a pass ends, whether another begins
+  bool external_passes_ = false;  // MultiFileSource counts the passes
   std::optional<FioSkew> skew_;  // zipf, pareto, normal
   // zoned/zoned_abs: fio's index of the zones (its zone_state: rand_).
   std::vector<ZoneSpan> zone_index_[kNumDirs];

@@ -131,7 +131,8 @@ std::vector<uint32_t> Files(const std::vector<std::string>& extra, size_t n, uin
     g->set_unlimited(j.time_based);
     gens.push_back(std::move(*g));
   }
-  MultiFileSource src(std::move(gens), j.file_service, j.file_service_ios, 1);
+  MultiFileSource src(std::move(gens), j.file_service, j.file_service_ios, 1, false,
+                      PassLimits::Of(j, uint64_t(files) * 64 * 1024, 0));
   std::vector<uint32_t> out;
   IoUnit u;
   while (out.size() < n && src.next(&u)) {

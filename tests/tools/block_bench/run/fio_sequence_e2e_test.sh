@@ -20,9 +20,7 @@
 # numjobs= are compared by their per-direction counts in JSON.
 #
 # What does not match fio (docs/block-bench.md, "Same I/O as fio") is not
-# listed here: random_generator=lfsr, rate-paced mixes,
-# and files of nrfiles > 1 near their ends (fio's passes are the job's, and
-# its file service draws on done files).
+# listed here: random_generator=lfsr, rate-paced mixes.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -162,6 +160,15 @@ same 512 --nrfiles=2 --rw=randread --size=2m --random_distribution=zipf:1.1
 same 256 --nrfiles=4 --rw=read --size=1m --file_service_type=random
 same 386 --nrfiles=3 --rw=read --size=3m --file_service_type=sequential --bsrange=4k-12k
 same 512 --nrfiles=2 --rw=randrw --size=2m
+same 246 --nrfiles=2 --rw=randrw --size=2m --bsrange=4k-16k
+same 512 --nrfiles=2 --rw=randread --size=2m --file_service_type=sequential
+same 768 --nrfiles=3 --rw=randread --size=3m --file_service_type=random:3
+# The job's passes: its bytes, not a file's share (sequential service
+# without a map stays on the first file), loops and io_size over all files.
+same 512 --nrfiles=2 --rw=randread --norandommap --file_service_type=sequential --size=2m
+same 1024 --nrfiles=2 --rw=randread --size=2m --loops=2
+same 768 --nrfiles=2 --rw=read --size=2m --io_size=3m
+same 100 --nrfiles=2 --rw=randread --size=2m --number_ios=100
 
 # Time based: each tool's first I/Os (as many as both issued in 1 s at 2000
 # IOPS) are the same; 64k holds 16 blocks, so the map fills and starts over
