@@ -140,6 +140,12 @@ struct SizeSpec {
   friend bool operator==(const SizeSpec&, const SizeSpec&) = default;
 };
 
+// `s` in bytes: N % of `base`, else its value.
+inline uint64_t ResolveSize(const SizeSpec& s, uint64_t base) {
+  if (!s.percent) return s.value;
+  return uint64_t((__uint128_t(base) * s.value) / 100);
+}
+
 // startdelay: each clone picks a delay in [min, max].
 struct TimeRange {
   std::chrono::microseconds min{0};

@@ -58,8 +58,9 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
     g->set_unlimited(job.time_based && time_limited);
     gens.push_back(std::move(*g));
   }
+  const JobOptions cj = CloneJob(job, res->clone);
   if (gens.size() > 1) {  // one mix and one set of job states, as fio's per job
-    auto mix = NewRwMix(CloneJob(job, res->clone), res->seed, rand_thread);
+    auto mix = NewRwMix(cj, res->seed, rand_thread);
     auto states = gens[0].job_rand();
     for (IoGenerator& g : gens) {
       g.share_mix(mix);
@@ -75,14 +76,10 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
                                            kFioRandFileOff, res->seed ^ 0x5555);
     // The job's passes over all its files: size= (else the files' regions
     // together), io_size= of that.
-    const JobOptions cj = CloneJob(job, res->clone);
     uint64_t total = 0;
     for (const IoGenerator& g : gens) total += g.region_size();
     if (cj.size && !cj.size->percent) total = cj.size->value;
-    uint64_t io_size = 0;
-    if (cj.io_size)
-      io_size = cj.io_size->percent ? uint64_t(__uint128_t(total) * cj.io_size->value / 100)
-                                    : cj.io_size->value;
+    const uint64_t io_size = cj.io_size ? ResolveSize(*cj.io_size, total) : 0;
     cs.source = std::make_unique<MultiFileSource>(std::move(gens), job.file_service,
                                                   job.file_service_ios, file_seed,
                                                   job.tausworthe64,

@@ -9,11 +9,6 @@ namespace {
 
 constexpr uint64_t kFixedSeed = 0x5EEDB10CB3AC4ull;  // randrepeat=1
 
-uint64_t Resolve(const SizeSpec& s, uint64_t base) {
-  if (!s.percent) return s.value;
-  return uint64_t((__uint128_t(base) * s.value) / 100);
-}
-
 }  // namespace
 
 uint64_t JobSeed(const JobOptions& job, uint32_t job_index, uint32_t clone) {
@@ -72,7 +67,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   }
   g.random_ = IsRandom(job.rw);
   g.no_map_ = job.norandommap || BlockalignTurnsOffRandomMap(job);
-  g.start_ = Resolve(job.offset, dev_size);
+  g.start_ = ResolveSize(job.offset, dev_size);
   if (job.offset.percent) {
     // fio aligns a percentage offset up, to offset_align or the smallest
     // block size of any direction.
@@ -85,13 +80,13 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
                                   " is at or beyond the end of the target (" +
                                   std::to_string(dev_size) + " bytes)");
   uint64_t avail = dev_size - g.start_;
-  g.size_ = job.size ? Resolve(*job.size, dev_size) : avail;
+  g.size_ = job.size ? ResolveSize(*job.size, dev_size) : avail;
   if (g.size_ == 0) g.size_ = avail;
   if (g.size_ > avail)
     return MakeError(-EINVAL, "offset+size (" + std::to_string(g.start_) + "+" +
                                   std::to_string(g.size_) + ") is beyond the end of the target (" +
                                   std::to_string(dev_size) + " bytes)");
-  const uint64_t io_size = job.io_size ? Resolve(*job.io_size, g.size_) : 0;
+  const uint64_t io_size = job.io_size ? ResolveSize(*job.io_size, g.size_) : 0;
   g.unlimited_ = job.time_based;
   g.passes_ = FioPasses(PassLimits::Of(job, g.size_, io_size));
   g.dev_size_ = dev_size;
@@ -277,7 +272,6 @@ std::optional<uint64_t> IoGenerator::pick_block(Dir d) {
   if (!job_.lfsr || job_.random_distribution.kind != Distribution::kRandom) return rand_block(d);
   if (s.perm_index == s.blocks) {
     s.perm_index = 0;
-    s.pass++;
     s.perm = Permutation(s.blocks, rand_off_.next());
   }
   return s.perm(s.perm_index++);
@@ -325,7 +319,6 @@ void IoGenerator::reset_positions() {
     s.last_start.reset();
     if (s.perm_index > 0) {
       s.perm_index = 0;
-      s.pass++;
       s.perm = Permutation(s.blocks, rand_off_.next());
     }
   }
@@ -374,9 +367,8 @@ void IoGenerator::plain_seq_advance(DirState& s, uint64_t off, uint64_t len) {
 void IoGenerator::start_pass() {
   // fio's clear_io_state: rwmix_issues and zone_bytes 0, the file's offset
   // and positions from the start, its map empty, and when randrepeat every
-  // generator re-seeded.
-  // (The files of a clone share the job's states and run their passes
-  // apart: none of them re-seeds what the others draw from.)
+  // generator re-seeded.  States shared by the files of a clone are
+  // MultiFileSource's to re-seed, once per pass (restart_shared).
   if (job_.randrepeat && !rand_shared_) rand_->reseed();
   if (mixed_ && !mix_shared_) mix_->new_loop();
   zone_bytes_ = 0;

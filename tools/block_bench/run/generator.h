@@ -177,7 +177,6 @@ class IoGenerator final : public IoSource {
     std::optional<uint64_t> last_start;  // offset of the direction's last I/O
     Permutation perm;
     uint64_t perm_index = 0;  // position in the current pass
-    uint64_t pass = 0;
   };
   // fio's zone_split_index entry: a zone's start and end, in percent of the
   // region (zoned) or bytes (zoned_abs).

@@ -27,19 +27,25 @@ TEST(FioRand, SameSeedSameSequenceAndReseedStartsOver) {
   EXPECT_EQ(va, Draws(a, 64));
 }
 
-TEST(FioRand, BetweenStaysInRangeAndReachesBothEnds) {
-  FioRand r(0x89);
-  int lo = 0, hi = 0;
-  for (int i = 0; i < 100000; i++) {
-    const uint32_t x = r.between(1, 100);
+// `n` draws of r.between(1, hi) stay in [1, hi] and hit each end more than
+// `min_end` times.
+void ExpectBetweenReachesBothEnds(FioRand& r, uint64_t hi, int n, int min_end) {
+  int lo_hits = 0, hi_hits = 0;
+  for (int i = 0; i < n; i++) {
+    const uint64_t x = r.between(1, hi);
     ASSERT_GE(x, 1u);
-    ASSERT_LE(x, 100u);
-    lo += x == 1;
-    hi += x == 100;
+    ASSERT_LE(x, hi);
+    lo_hits += x == 1;
+    hi_hits += x == hi;
   }
+  EXPECT_GT(lo_hits, min_end);
+  EXPECT_GT(hi_hits, min_end);
+}
+
+TEST(FioRand, BetweenStaysInRangeAndReachesBothEnds) {
   // Each end is 1 % of the draws: 1000 expected.
-  EXPECT_GT(lo, 800);
-  EXPECT_GT(hi, 800);
+  FioRand r(0x89);
+  ExpectBetweenReachesBothEnds(r, 100, 100000, 800);
 }
 
 TEST(FioRand, Tausworthe64IsFiosAndUsesAll64SeedBits) {
@@ -56,16 +62,7 @@ TEST(FioRand, Tausworthe64IsFiosAndUsesAll64SeedBits) {
   EXPECT_EQ(c.next(), d.next());
   // between() over the 64-bit range reaches both ends of a small one.
   FioRand e(0x89, true);
-  int lo = 0, hi = 0;
-  for (int i = 0; i < 10000; i++) {
-    const uint64_t x = e.between(1, 4);
-    ASSERT_GE(x, 1u);
-    ASSERT_LE(x, 4u);
-    lo += x == 1;
-    hi += x == 4;
-  }
-  EXPECT_GT(lo, 2000);
-  EXPECT_GT(hi, 2000);
+  ExpectBetweenReachesBothEnds(e, 4, 10000, 2000);
   EXPECT_EQ(e.max(), UINT64_MAX);
   EXPECT_EQ(c.max(), 0xffffffffu);
 }
