@@ -578,9 +578,8 @@ FioOptionSpec Make(std::string_view name, std::vector<std::string_view> aliases,
 namespace {
 
 // fio's random_generator: tausworthe (its default), tausworthe64 or lfsr.
-// block-bench draws from fio's 32-bit or 64-bit tausworthe for the first
-// two (fio's sequence); lfsr keeps its property (every block once per pass
-// without a map), not fio's sequence.
+// block-bench draws from fio's own generator for each (fio's sequence:
+// run/fio_rand.h, run/fio_lfsr.h).
 FioOptionSpec RandomGenerator() {
   FioOptionSpec s;
   s.name = "random_generator";
@@ -596,8 +595,8 @@ FioOptionSpec RandomGenerator() {
     if (job.tausworthe64) out.push_back({std::string(n), "tausworthe64"});
   };
   s.help =
-      "tausworthe (default) or tausworthe64 (fio's own generators and seeds, so offsets and "
-      "lengths are fio's), or lfsr (every block once per pass, also with norandommap)";
+      "tausworthe (default), tausworthe64 or lfsr: fio's own generators and seeds, so offsets "
+      "and lengths are fio's (lfsr: every block once per pass without a map)";
   return s;
 }
 

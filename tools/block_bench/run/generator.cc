@@ -93,7 +93,6 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   g.zoned_ = job.zonemode_strided && job.zonesize > 0;
   g.zone_start_ = g.start_;
   g.zone_range_ = job.zonerange ? job.zonerange : job.zonesize;
-  g.rand_off_ = Rng(seed ^ 0x1111);
   if (g.mixed_) g.mix_ = NewRwMix(job, seed, thread_number);
   g.rand_ = std::make_shared<FioJobRand>();
   FioJobRand& jr = *g.rand_;
@@ -135,7 +134,6 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
       s.blocks = std::max<uint64_t>(1, (g.zone_range_ > tail ? g.zone_range_ - tail : 0) / s.align);
     }
     s.pos = g.first_pos();
-    s.perm = Permutation(s.blocks, seed ^ (0x5555 + d));
   }
   // fio's random map (one axmap per file; in zones, of zonerange and
   // cleared with each zone), for uniform draws only (fio keeps none for
@@ -150,6 +148,16 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   if (g.random_ && kind == Distribution::kRandom && !g.no_map_ && !job.lfsr) {
     g.map_unit_ = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
     g.map_.reset(std::max<uint64_t>(1, (g.zoned_ ? g.zone_range_ : g.size_) / g.map_unit_));
+  }
+  if (g.random_ && job.lfsr && !skewed) {
+    // fio's init_random_map: an LFSR over min(file, size) (strided:
+    // zonerange) in rw_min_bs blocks, from the FIO_RAND_BLOCK_OFF seed.
+    const uint64_t unit = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+    const uint64_t fsize = g.zoned_ ? g.zone_range_ : std::min(dev_size, g.size_);
+    g.lfsr_.emplace();
+    if (!g.lfsr_->init(fsize / unit, jr.off_seed))
+      return MakeError(-EINVAL, "random_generator=lfsr: fio's LFSR cannot be set up for " +
+                                    std::to_string(fsize / unit) + " blocks with this seed");
   }
   if (g.random_ && skewed) {
     // fio's __init_rand_distribution: ranges of the smaller of the read and
@@ -246,9 +254,11 @@ std::optional<uint64_t> IoGenerator::draw_block(Dir d) {
 }
 
 std::optional<uint64_t> IoGenerator::draw_in(uint64_t last) {
-  // fio's __get_next_rand_offset: the drawn block if its bit is clear (a
-  // block past the map's end counts as clear), else the next clear bit; a
-  // full map fails after its draw.
+  // fio's __get_next_rand_offset: the LFSR's next block (whatever `last`
+  // is), or the drawn block if its bit is clear (a block past the map's end
+  // counts as clear), else the next clear bit; a full map fails after its
+  // draw.
+  if (lfsr_) return lfsr_->next();
   const uint64_t b = fio_rand_in(last);
   if (!map_unit_ || b >= map_.blocks() || !map_.is_visited(b)) return b;
   if (map_.full()) return std::nullopt;
@@ -265,18 +275,6 @@ std::optional<uint64_t> IoGenerator::rand_block(Dir d) {
   return draw_block(d);
 }
 
-std::optional<uint64_t> IoGenerator::pick_block(Dir d) {
-  DirState& s = st_[int(d)];
-  // random_generator=lfsr visits every block once per pass without a map,
-  // whatever norandommap says (fio's LFSR is a full-period sequence).
-  if (!job_.lfsr || job_.random_distribution.kind != Distribution::kRandom) return rand_block(d);
-  if (s.perm_index == s.blocks) {
-    s.perm_index = 0;
-    s.perm = Permutation(s.blocks, rand_off_.next());
-  }
-  return s.perm(s.perm_index++);
-}
-
 void IoGenerator::claim(Dir d, uint64_t off, uint64_t* len) {
   // fio's mark_random_map: bits from (off - file offset) / min_bs[ddir]
   // (in zones fio's file offset is the zone's start).
@@ -286,17 +284,6 @@ void IoGenerator::claim(Dir d, uint64_t off, uint64_t* len) {
   const uint64_t want = (*len + unit - 1) / unit;
   const uint64_t got = map_.claim(b, want);
   if (got > 0 && got * unit < *len) *len = got * unit;
-}
-
-std::optional<uint64_t> IoGenerator::fallback_block(Dir d) {
-  DirState& s = st_[int(d)];
-  // fio's get_next_rand_block (rand_block); lfsr: a random block not yet
-  // visited in this pass.
-  if (job_.lfsr && job_.random_distribution.kind == Distribution::kRandom) {
-    if (s.perm_index < s.blocks) return s.perm(s.perm_index + rand_off_.below(s.blocks - s.perm_index));
-    return rand_off_.below(s.blocks);
-  }
-  return rand_block(d);
 }
 
 std::optional<uint64_t> IoGenerator::fio_seq_offset(Dir d) {
@@ -314,13 +301,12 @@ std::optional<uint64_t> IoGenerator::fio_seq_offset(Dir d) {
 
 void IoGenerator::reset_positions() {
   if (map_unit_) map_.reset();
+  // fio_file_reset's lfsr_reset, from the FIO_RAND_BLOCK_OFF seed (as it
+  // is now: a pass may have re-seeded it).
+  if (lfsr_) lfsr_->reset(rand_->off_seed);
   for (DirState& s : st_) {
     s.pos = zone_start_;
     s.last_start.reset();
-    if (s.perm_index > 0) {
-      s.perm_index = 0;
-      s.perm = Permutation(s.blocks, rand_off_.next());
-    }
   }
 }
 
@@ -458,10 +444,13 @@ bool IoGenerator::next_unit(IoUnit* io) {
         // A block that does not fit before the region's end.
         if (!zoned_ && wraps() && off + len > end) off = start_;
       } else if (random_) {
-        std::optional<uint64_t> block = draw ? pick_block(d) : fallback_block(d);
+        // A random offset, or for a sequential I/O that found no room fio's
+        // fallback to get_next_rand_block (not marked visited: claim below
+        // is for draws).
+        std::optional<uint64_t> block = rand_block(d);
         if (!block) return false;
         off = zone_start_ + *block * s.align;
-        if (fixed_len && !map_unit_ && !zoned_ && !skew_ && off + len > end) {
+        if (fixed_len && !map_unit_ && !lfsr_ && !zoned_ && !skew_ && off + len > end) {
           // Pulled back to fit when the block exceeds the alignment at the end.
           const uint64_t last = end - len;
           off = start_ + ((last - start_) / s.align) * s.align;

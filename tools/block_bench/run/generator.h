@@ -45,8 +45,11 @@
 //   a full map fails the draw and ends the pass, or, time based, empties
 //   map and positions and draws again (fio's get_next_rand_block); a
 //   blockalign other than a direction's smallest block size turns the map
-//   off (as norandommap), as fio's; random_generator=lfsr walks a full-period
-//   bijection of each direction's blocks (see Permutation);
+//   off (as norandommap), as fio's; random_generator=lfsr draws from fio's
+//   LFSR instead (FioLfsr, one per file for every direction: each block of
+//   rw_min_bs once per pass without a map, a block number then taken in the
+//   direction's alignment, the draw failing after the last one), also for
+//   zoned distributions, whose zone bounds it ignores as fio's does;
 // * other random_distributions are fio's and use no map, as fio's: zipf,
 //   pareto and normal a range from FioSkew (run/fio_skew.h; an offset past
 //   size= ends the pass), zoned and zoned_abs a zone from fio's zone state
@@ -76,6 +79,7 @@
 #include "tools/block_bench/jobfile/job.h"
 #include "tools/block_bench/run/block_map.h"
 #include "tools/block_bench/run/block_size.h"
+#include "tools/block_bench/run/fio_lfsr.h"
 #include "tools/block_bench/run/fio_skew.h"
 #include "tools/block_bench/run/passes.h"
 #include "tools/block_bench/run/rng.h"
@@ -175,8 +179,6 @@ class IoGenerator final : public IoSource {
     // direction's last I/O (a skip is added when the next offset is made).
     uint64_t pos = 0;
     std::optional<uint64_t> last_start;  // offset of the direction's last I/O
-    Permutation perm;
-    uint64_t perm_index = 0;  // position in the current pass
   };
   // fio's zone_split_index entry: a zone's start and end, in percent of the
   // region (zoned) or bytes (zoned_abs).
@@ -190,9 +192,6 @@ class IoGenerator final : public IoSource {
     const uint64_t back = uint64_t(0) - uint64_t(job_.rw_offset_skip);
     return size_ >= back ? start_ + size_ - back : start_;
   }
-  // A random block for direction `d`; nullopt: the random map is full and
-  // the pass ends.
-  std::optional<uint64_t> pick_block(Dir d);
   // fio's last_block for direction `d`.
   uint64_t fio_last_block(Dir d) const;
   // fio's __get_next_rand_offset draw (before its random map): a block in
@@ -210,11 +209,6 @@ class IoGenerator final : public IoSource {
   // full map, or zoned_abs zones past the region.
   std::optional<uint64_t> zoned_block(Dir d);
   void build_zone_index();
-  // A block for a sequential I/O that found no room (fio's fallback to
-  // get_next_rand_block): fio's random block, the next unvisited one under
-  // the random map (not marked visited); nullopt: the map is full and the
-  // job ends.
-  std::optional<uint64_t> fallback_block(Dir d);
   // The offset of a random job's sequential I/O or of any I/O in a zone,
   // as fio's get_next_seq_offset; nullopt: no room left before the target's
   // end.
@@ -245,6 +239,7 @@ class IoGenerator final : public IoSource {
 
   JobOptions job_;
   BlockMap map_;           // fio's random map, when map_unit_ != 0
+  std::optional<FioLfsr> lfsr_;  // random_generator=lfsr's, of the file
   uint64_t map_unit_ = 0;  // its bytes per bit (fio's rw_min_bs)
   uint64_t start_ = 0, size_ = 0, max_bs_ = 4096;
   uint64_t dev_size_ = 0;
@@ -260,7 +255,6 @@ class IoGenerator final : public IoSource {
   bool mixed_ = false;
   bool trim_write_ = false;                 // rw=trimwrite / randtrimwrite
   std::optional<IoUnit> write_after_trim_;  // trimwrite: the write due next
-  Rng rand_off_;
   // fio's job states (offsets, lengths, seq_rand, zone); shared by the
   // files of a clone when rand_shared_.
   std::shared_ptr<FioJobRand> rand_;

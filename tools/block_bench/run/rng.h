@@ -4,16 +4,9 @@
 // quality for offsets and sizes, and the whole state is one uint64, so a seed
 // fully determines the sequence (randrepeat / randseed).
 //
-// Permutation is a bijection on [0, n) built from invertible operations on
-// k-bit words (xor, odd multiply, xorshift, add, all mod 2^k) with cycle
-// walking to stay below n.  Visiting i = 0, 1, ..., n-1 yields every block
-// exactly once in a scrambled order: block-bench's replacement for fio's
-// random map (norandommap=0) at O(1) memory.
-//
 // Thread-safety: plain values, one per worker.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 namespace blk::bench {
@@ -48,45 +41,5 @@ inline uint64_t Mix64(uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-
-class Permutation {
- public:
-  Permutation() = default;
-  // A bijection on [0, n) chosen by `key`.  n >= 1.
-  Permutation(uint64_t n, uint64_t key) : n_(n) {
-    bits_ = 0;
-    while (bits_ < 64 && (uint64_t{1} << bits_) < n) bits_++;
-    mask_ = bits_ == 64 ? ~uint64_t{0} : (uint64_t{1} << bits_) - 1;
-    shift_ = bits_ / 2 + 1;
-    Rng r(key);
-    k0_ = r.next() & mask_;
-    m1_ = (r.next() | 1) & mask_;
-    m2_ = (r.next() | 1) & mask_;
-    k3_ = r.next() & mask_;
-    if (m1_ == 0) m1_ = 1;
-    if (m2_ == 0) m2_ = 1;
-  }
-  uint64_t size() const { return n_; }
-  // The image of i.  REQUIRES: i < size().
-  uint64_t operator()(uint64_t i) const {
-    if (n_ <= 1) return 0;
-    uint64_t y = round(i);
-    while (y >= n_) y = round(y);
-    return y;
-  }
-
- private:
-  uint64_t round(uint64_t x) const {
-    x ^= k0_;
-    x = (x * m1_) & mask_;
-    x ^= x >> shift_;
-    x = (x * m2_) & mask_;
-    x ^= x >> shift_;
-    x = (x + k3_) & mask_;
-    return x;
-  }
-  uint64_t n_ = 1, mask_ = 0, k0_ = 0, m1_ = 1, m2_ = 1, k3_ = 0;
-  int bits_ = 0, shift_ = 1;
-};
 
 }  // namespace blk::bench

@@ -10,7 +10,8 @@
 # sequential I/Os that leave the map alone), blockalign turning the map off,
 # strided zones, random_distribution (zipf, pareto and normal from fio's
 # generators seeded by the hash of the file's name; zoned and zoned_abs
-# from its zone state and offsets), several files, the seeds (randseed, randrepeat,
+# from its zone state and offsets), random_generator=tausworthe64 and lfsr,
+# several files, the seeds (randseed, randrepeat,
 # allrandrepeat, the job's
 # thread number), offset/norandommap, and fio's passes: where loops=,
 # io_size= and number_ios= end a pass and start another, on a synchronous
@@ -20,7 +21,7 @@
 # numjobs= are compared by their per-direction counts in JSON.
 #
 # What does not match fio (docs/block-bench.md, "Same I/O as fio") is not
-# listed here: random_generator=lfsr, rate-paced mixes.
+# listed here: rate-paced mixes.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -122,6 +123,8 @@ same 768 --rw=randwrite --size=1m --io_size=3m --norandommap
 same 237 --rw=randread:4 --size=1m --loops=2
 same 435 --rw=read --bsrange=3k-12k --size=1m --loops=3
 same 512 --rw=randread --random_distribution=zipf:1.1 --size=2m
+same 1024 --rw=randrw --size=2m --loops=2 --random_generator=lfsr
+same 768 --rw=randwrite --size=1m --io_size=3m --norandommap --random_generator=lfsr
 ENGINE="--ioengine=null"
 
 # random_distribution: zipf, pareto and normal (the seed: the hash of the
@@ -149,6 +152,21 @@ same 664 --rw=randread --bsrange=4k-64k --size=8m --random_generator=tausworthe6
 same 1062 --rw=randrw --bssplit=4k/50:16k/50 --size=8m --random_generator=tausworthe64
 same 1024 --rw=randread --percentage_random=50 --size=4m --random_generator=tausworthe64
 same 1024 --rw=randread --random_distribution=zoned:50/10:50/90 --size=4m --random_generator=tausworthe64
+
+# random_generator=lfsr: fio's LFSR per file (one value per rw_min_bs block,
+# from the FIO_RAND_BLOCK_OFF seed, no map), reset with each pass and zone;
+# zoned distributions take its next block whatever the zone, as fio's.
+same 16384 --rw=randread --size=64m --random_generator=lfsr
+same 512 --rw=randwrite --bs=16k --size=8m --randseed=1234 --random_generator=lfsr
+same 1024 --rw=randrw --size=4m --rwmixread=30 --randrepeat=0 --randseed=7 --random_generator=lfsr
+same 768 --rw=randread --size=1m --loops=3 --random_generator=lfsr
+same 857 --rw=randread --bssplit=4k/50:16k/50 --size=8m --random_generator=lfsr
+same 3 --rw=randrw --bs=4k,16k --size=8m --random_generator=lfsr
+same 25 --rw=randread --size=100k --random_generator=lfsr
+same 256 --rw=randread:4 --size=1m --random_generator=lfsr
+same 2048 --rw=randread --size=8m --zonemode=strided --zonesize=256k --zonerange=1m --zoneskip=1m --random_generator=lfsr
+same 43 --rw=randread --size=8m --random_distribution=zoned:50/10:50/90 --random_generator=lfsr
+same 768 --nrfiles=3 --rw=randrw --size=3m --file_service_type=random --random_generator=lfsr
 
 # Several files: one set of the job's random states for all of them, files
 # taken round robin, at random (fio's file state) or one after another.
@@ -186,6 +204,8 @@ prefix() {
 }
 prefix --rw=randread --size=64k --time_based --runtime=1 --rate_iops=2000
 prefix --rw=randwrite:3 --size=64k --time_based --runtime=1 --rate_iops=2000 --loops=3
+# lfsr: each pass after the first is the first turned by one (fio's reset).
+prefix --rw=randread --size=100k --time_based --runtime=1 --rate_iops=2000 --random_generator=lfsr
 
 # fio warns that blockalign turns its random map off, and --warnings-fatal
 # makes that fatal, as fio's.

@@ -661,19 +661,6 @@ TEST(Generator, RejectsRegionBeyondTarget) {
   EXPECT_NE(g.error().message.find("offset"), std::string::npos);
 }
 
-TEST(Permutation, IsABijection) {
-  for (uint64_t n : {1ull, 2ull, 3ull, 7ull, 100ull, 1000ull, 4096ull, 5000ull}) {
-    Permutation p(n, 12345 + n);
-    std::vector<bool> hit(n);
-    for (uint64_t i = 0; i < n; i++) {
-      uint64_t y = p(i);
-      ASSERT_LT(y, n);
-      EXPECT_FALSE(hit[y]) << n << " " << i;
-      hit[y] = true;
-    }
-  }
-}
-
 // bs_is_seq_rand: the read block size for sequential I/O, the write one for
 // random I/O, whatever the direction (fio's get_next_buflen).
 TEST(Generator, BsIsSeqRandSizesByRandomnessNotDirection) {
