@@ -119,6 +119,13 @@ bool BlockalignTurnsOffRandomMap(const JobOptions& job) {
 std::vector<std::string> FioWarnings(const JobOptions& job) {
   std::vector<std::string> out;
   if (BlockalignTurnsOffRandomMap(job)) out.push_back("Any use of blockalign= turns off randommap");
+  // fio's fixup_options: norandommap and verify without one block size for
+  // every direction.
+  bool fixed = true;
+  for (int d = 0; d < kNumDirs; d++)
+    fixed &= FioMinBs(job, d) == FioMaxBs(job, d) && FioMinBs(job, d) == FioMinBs(job, 0);
+  if (job.norandommap && job.verify != VerifyMethod::kNone && !fixed)
+    out.push_back("norandommap given for variable block sizes, verify limited");
   return out;
 }
 

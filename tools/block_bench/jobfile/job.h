@@ -812,7 +812,9 @@ uint64_t FioMaxBs(const JobOptions& job, int d);
 bool BlockalignTurnsOffRandomMap(const JobOptions& job);
 
 // The warnings fio 3.33 prints on standard error for `job` when it reads it
-// (without "fio: "); --warnings-fatal makes them fatal, as fio's.
+// (without "fio: "): blockalign turning the map off, norandommap with
+// verify and variable block sizes; --warnings-fatal makes them fatal, as
+// fio's.
 std::vector<std::string> FioWarnings(const JobOptions& job);
 
 }  // namespace blk::bench

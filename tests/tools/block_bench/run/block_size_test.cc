@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "bench_test_util.h"
@@ -128,6 +129,23 @@ TEST(FioMinBs, BsSplitCountsEveryEntry) {
   EXPECT_FALSE(BlockalignTurnsOffRandomMap(same));
   JobOptions seq = ParseJob({"--name=a", "--rw=read", "--bs=4k", "--blockalign=512"});
   EXPECT_FALSE(BlockalignTurnsOffRandomMap(seq));
+}
+
+// fio's "norandommap given for variable block sizes, verify limited": any
+// direction's range, or directions of different sizes (trim's too).
+TEST(FioWarnings, NorandommapWithVerifyAndVariableBlockSizes) {
+  const auto warns = [](std::vector<std::string> extra) {
+    std::vector<std::string> a = {"--name=a", "--norandommap", "--verify=crc32c"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return FioWarnings(ParseJob(a)).size();
+  };
+  EXPECT_EQ(warns({"--rw=randwrite", "--bs=4k"}), 0u);
+  EXPECT_EQ(warns({"--rw=write", "--bs=4k,8k"}), 1u);
+  EXPECT_EQ(warns({"--rw=randwrite", "--bsrange=4k-8k"}), 1u);
+  EXPECT_EQ(warns({"--rw=randwrite", "--bssplit=4k/50:8k/50"}), 1u);
+  EXPECT_EQ(warns({"--rw=randwrite", "--bs=4k,4k,8k"}), 1u);
+  EXPECT_EQ(FioWarnings(ParseJob({"--name=a", "--bsrange=4k-8k", "--verify=crc32c"})).size(), 0u);
+  EXPECT_EQ(FioWarnings(ParseJob({"--name=a", "--bsrange=4k-8k", "--norandommap"})).size(), 0u);
 }
 
 }  // namespace

@@ -124,6 +124,10 @@ same 237 --rw=randread:4 --size=1m --loops=2
 same 435 --rw=read --bsrange=3k-12k --size=1m --loops=3
 same 512 --rw=randread --random_distribution=zipf:1.1 --size=2m
 same 1024 --rw=randrw --size=2m --loops=2 --random_generator=lfsr
+# verify without a map at depth > 1: writes of one block in flight together
+# are read back once, as fio's (block-bench takes either's data).
+same 413 --rw=randwrite --size=1m --norandommap --verify=crc32c
+same 104 --rw=randwrite --size=256k --norandommap --verify=md5 --iodepth=16
 same 768 --rw=randwrite --size=1m --io_size=3m --norandommap --random_generator=lfsr
 ENGINE="--ioengine=null"
 

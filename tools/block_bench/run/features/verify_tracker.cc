@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <cerrno>
 #include <cstring>
 #include <numeric>
@@ -85,16 +86,17 @@ class VerifyTracker::Reader : public IoSource {
   Reader(VerifyTracker& t, const IoSource& dirs) : t_(t), dirs_(dirs), it_(t.written_.begin()) {}
   bool next(IoUnit* u) override {
     // Blocks whose write failed hold no verify data, and an ambiguous one
-    // has two candidates: not read back (they count as not verified).
-    // Those a verify_backlog point checked are done.
+    // may hold a mix: not read back (they count as not verified).  Those a
+    // verify_backlog point checked are done.
     while (it_ != t_.written_.end() &&
-           (!it_->second.done || it_->second.ambiguous || (t_.o_.skip_checked && it_->second.checked)))
+           (!it_->second.readable() || (t_.o_.skip_checked && it_->second.checked)))
       ++it_;
     if (it_ == t_.written_.end()) return false;
     *u = t_.keys_.read_at(it_->first, it_->second.len);
     const VerifyState* state = t_.o_.loaded_state;
     if (state && VerifyStateShouldStop(*state, reads_, u->file, u->offset)) {
       // The state says the write job stopped before these: nothing to check.
+      t_.alt_gens_.erase(t_.alt_gens_.lower_bound(it_->first), t_.alt_gens_.end());
       t_.written_.erase(it_, t_.written_.end());
       it_ = t_.written_.end();
       return false;
@@ -180,15 +182,26 @@ void VerifyTracker::on_complete(const DoneIo& io) {
     }
   } else if (u.dir == Dir::kRead) {
     check_read(io.slot, u);
-  } else if (u.dir == Dir::kWrite) {
-    if (o_.state_log && !u.flush) o_.state_log->completed(u.file, u.offset);
-    // Only if the entry is still this write's (a later write replaces it).
-    auto it = written_.find(keys_.key(u));
-    if (it != written_.end() && it->second.gen == slot_[io.slot].write_gen) {
-      it->second.done = true;
-      if (o_.backlog) backlog_.push_back(it->first);
+  }
+  if (u.dir != Dir::kWrite) return;
+  if (io.st.ok() && o_.state_log && !u.flush) o_.state_log->completed(u.file, u.offset);
+  // Only if the entry is still this write's (a later write replaces it), or
+  // this write is the entry's alternative.
+  auto it = written_.find(keys_.key(u));
+  if (it == written_.end()) return;
+  Written& w = it->second;
+  const uint64_t gen = slot_[io.slot].write_gen;
+  const bool was_readable = w.readable();
+  if (w.gen == gen) {
+    w.done = io.st.ok();
+  } else if (w.alts_pending > 0) {
+    const std::vector<uint64_t>& alts = alt_gens_[it->first];
+    if (std::find(alts.begin(), alts.end(), gen) != alts.end()) {
+      w.alts_pending--;
+      if (!io.st.ok()) w.ambiguous = true;  // the block may hold a part of it
     }
   }
+  if (o_.backlog && !was_readable && w.readable()) backlog_.push_back(it->first);
 }
 
 void VerifyTracker::plan_read(uint32_t slot, const IoUnit& u) {
@@ -200,11 +213,12 @@ void VerifyTracker::plan_read(uint32_t slot, const IoUnit& u) {
     s.check = true;  // read-only job: check everything, writer unknown
     return;
   }
+  s.want_alts.clear();
   auto it = written_.find(keys_.key(u));
-  if (it != written_.end() && it->second.len == u.len && it->second.done &&
-      !it->second.ambiguous) {
+  if (it != written_.end() && it->second.len == u.len && it->second.readable()) {
     s.check = true;
     s.want_gen = it->second.gen;
+    if (auto a = alt_gens_.find(it->first); a != alt_gens_.end()) s.want_alts = a->second;
     s.want_zero = it->second.trimmed;
   }
 }
@@ -224,13 +238,15 @@ void VerifyTracker::check_read(uint32_t slot, const IoUnit& u) {
   // verify_only: the blocks may be another run's (or fio's): as fio, the
   // header's rand_seed is taken as it is.
   const uint64_t gen = record_only_ ? 0 : s.want_gen;
+  if (record_only_) s.want_alts.clear();
   if (o_.async) {
     s.settling = true;
     s.read = u;
     s.check_gen = gen;
+    s.check_alts = s.want_alts;
     return;
   }
-  const std::string msg = verdict(slots_[slot].buf.data(), u, s.want_zero, gen);
+  const std::string msg = verdict(slots_[slot].buf.data(), u, s.want_zero, gen, s.want_alts);
   if (!msg.empty()) errors_.verify_error(msg, o_.fatal);
 }
 
@@ -241,14 +257,18 @@ Task<void> VerifyTracker::settle(uint32_t slot) {
   const IoUnit u = s.read;
   const bool zero = s.want_zero;
   const uint64_t gen = s.check_gen;
-  const std::string msg =
-      co_await o_.async->run(*o_.home, [this, p, u, zero, gen] { return verdict(p, u, zero, gen); });
+  // A named function: GCC 12 destroys a temporary with non-trivial captures
+  // twice when it is built inside the co_await expression.
+  std::function<std::string()> check = [this, p, u, zero, gen, alts = s.check_alts] {
+    return verdict(p, u, zero, gen, alts);
+  };
+  const std::string msg = co_await o_.async->run(*o_.home, std::move(check));
   s.settling = false;
   if (!msg.empty()) errors_.verify_error(msg, o_.fatal);
 }
 
 std::string VerifyTracker::verdict(const uint8_t* p, const IoUnit& u, bool want_zero,
-                                   uint64_t gen) const {
+                                   uint64_t gen, const std::vector<uint64_t>& alts) const {
   const std::string& name = names_[u.file];
   if (want_zero) {
     // As fio's verify_trimmed_io_u: the offset of the first non-zero byte.
@@ -262,6 +282,11 @@ std::string VerifyTracker::verdict(const uint8_t* p, const IoUnit& u, bool want_
   uint64_t bad_at = 0, bad_len = u.len;
   const std::string bad = CheckVerifyBlock(p, u.len, u.offset, gen, layout_, &bad_at, &bad_len);
   if (bad.empty()) return "";
+  for (uint64_t alt : alts) {
+    // A write in flight beside gen's may have landed last.
+    uint64_t at = 0, len = u.len;
+    if (CheckVerifyBlock(p, u.len, u.offset, alt, layout_, &at, &len).empty()) return "";
+  }
   std::string msg = "verify failed on '" + name + "' at offset " + std::to_string(u.offset) +
                     " length " + std::to_string(u.len) + ": " + bad;
   if (o_.dump) msg += dump(p, u, bad_at, bad_len);
@@ -316,18 +341,29 @@ void VerifyTracker::erase_written(uint64_t k, uint64_t len) {
     auto p = std::prev(it);
     if (p->first + p->second.len > k) it = p;
   }
-  while (it != written_.end() && it->first < k + len) it = written_.erase(it);
+  while (it != written_.end() && it->first < k + len) {
+    alt_gens_.erase(it->first);
+    it = written_.erase(it);
+  }
 }
 
 void VerifyTracker::note_written(uint32_t slot, const IoUnit& u, uint64_t gen) {
   const uint64_t k = keys_.key(u);
   erase_written(k, u.len);
-  // Another write to an overlapping range still in flight (norandommap,
-  // randrw at depth > 1) may land before or after this one.
-  bool overlap = false;
-  for (const SlotState& o : slot_)
-    overlap |= o.writing && o.write_key < k + u.len && k < o.write_key + o.write_len;
-  written_.emplace(k, Written{u.len, gen, false, overlap, false, false});
+  // Other writes to an overlapping range still in flight (norandommap,
+  // randrw at depth > 1) may land before or after this one: those of
+  // exactly this range are the block's alternatives, one of a part of it
+  // makes it ambiguous.
+  Written w{u.len, gen, false, false, false, false};
+  std::vector<uint64_t> alts;
+  for (const SlotState& o : slot_) {
+    if (!o.writing || o.write_key >= k + u.len || k >= o.write_key + o.write_len) continue;
+    if (o.write_key == k && o.write_len == u.len) alts.push_back(o.write_gen);
+    else w.ambiguous = true;
+  }
+  w.alts_pending = uint32_t(alts.size());
+  written_.emplace(k, w);
+  if (!alts.empty()) alt_gens_.emplace(k, std::move(alts));
   SlotState& s = slot_[slot];
   s.writing = true;
   s.write_key = k;
@@ -358,8 +394,7 @@ bool VerifyTracker::pop_backlog(IoUnit* u) {
     auto it = written_.find(backlog_.front());
     backlog_.pop_front();
     if (hist_len_) hist_len_--;
-    if (it == written_.end() || !it->second.done || it->second.ambiguous || it->second.checked)
-      continue;
+    if (it == written_.end() || !it->second.readable() || it->second.checked) continue;
     *u = keys_.read_at(it->first, it->second.len);
     return true;
   }
@@ -375,7 +410,7 @@ bool VerifyTracker::trimmable(uint64_t key, uint64_t gen) const {
 bool VerifyTracker::trim(uint64_t key, uint64_t gen, bool keep, IoUnit* u) {
   if (!trimmable(key, gen)) return false;
   auto it = written_.find(key);
-  if (!it->second.done || it->second.ambiguous) return false;  // the write failed, or raced
+  if (!it->second.readable()) return false;  // the write failed, or raced
   *u = keys_.read_at(it->first, it->second.len);
   u->dir = Dir::kTrim;
   if (keep) {
@@ -383,6 +418,7 @@ bool VerifyTracker::trim(uint64_t key, uint64_t gen, bool keep, IoUnit* u) {
     return true;
   }
   // fio drops the block from its verify list: not read back.
+  alt_gens_.erase(it->first);
   written_.erase(it);
   auto b = std::find(backlog_.begin(), backlog_.end(), key);
   if (b != backlog_.end()) backlog_.erase(b);

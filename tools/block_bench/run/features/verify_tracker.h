@@ -3,11 +3,15 @@
 //
 // Every write is filled with a verify block (run/verify.h) of a new
 // generation and recorded by key (FileKeys: the files laid end to end).  A
-// write whose range overlaps another write still in flight (norandommap,
-// randrw at depth > 1) is marked ambiguous: the device may apply either
-// last, so it is never checked.  A read is checked only if, when it is
-// issued, the block's write completed and was not ambiguous, and no write
-// to it is issued before the read completes (the read could see either);
+// write of exactly the range of other writes still in flight (norandommap
+// at depth > 1) may land before or after them: once all completed, the
+// block is checked against any of their generations (fio checks the last
+// one only, so the blocks read back are fio's, and a reordering device
+// fails none).  A write overlapping a part of one in flight is marked
+// ambiguous and never checked (fio checks it: "verify limited").  A
+// read is checked only if, when it is issued, the block's writes completed
+// and it is not ambiguous, and no write to it is issued before the read
+// completes (the read could see either);
 // a read-only job checks every read (the writer is unknown).  A block
 // trimmed by trim_backlog with trim_verify_zero must read back as zeros.
 // Bad blocks go to CloneErrors::verify_error (fio's verify_fatal and
@@ -155,11 +159,17 @@ class VerifyTracker : public SubmitHook {
     bool ambiguous;  // issued while an overlapping write was in flight
     bool checked;    // read back and checked
     bool trimmed;    // trimmed by trim_backlog: reads back as zeros
+    // How many of the writes of the same range in flight when this one was
+    // issued (their generations: alt_gens_) have not completed.
+    uint32_t alts_pending = 0;
+    // Completed, unambiguous: its content is gen's or one of alt_gens_'.
+    bool readable() const { return done && alts_pending == 0 && !ambiguous; }
   };
   // Per slot: the read's check, or the write in flight.
   struct SlotState {
     bool check = false;
     uint64_t want_gen = 0;  // 0: unknown (a read-only job)
+    std::vector<uint64_t> want_alts;  // the other generations the block may hold
     bool want_zero = false;
     bool writing = false;
     uint64_t write_key = 0, write_len = 0, write_gen = 0;
@@ -168,6 +178,7 @@ class VerifyTracker : public SubmitHook {
     bool settling = false;
     IoUnit read;
     uint64_t check_gen = 0;
+    std::vector<uint64_t> check_alts;
   };
   class Reader;
   class RecordOnly;
@@ -175,8 +186,10 @@ class VerifyTracker : public SubmitHook {
   void check_read(uint32_t slot, const IoUnit& u);
   // What is wrong with the block read into p[0, u.len) ("" if good):
   // zeros expected (trim_verify_zero), else the verify block of generation
-  // `gen` (0: as read).  Any thread: reads only the layout and names.
-  std::string verdict(const uint8_t* p, const IoUnit& u, bool want_zero, uint64_t gen) const;
+  // `gen` (0: as read) or of one of `alts`.  Any thread: reads only the
+  // layout and names.
+  std::string verdict(const uint8_t* p, const IoUnit& u, bool want_zero, uint64_t gen,
+                      const std::vector<uint64_t>& alts) const;
   // verify_dump's files for the bad block p[0, u.len); what was written
   // (", received data dumped as ..."), or why not.
   std::string dump(const uint8_t* p, const IoUnit& u, uint64_t bad_at, uint64_t bad_len) const;
@@ -198,6 +211,10 @@ class VerifyTracker : public SubmitHook {
   CloneErrors& errors_;
   CloneResult* res_;
   std::map<uint64_t, Written> written_;
+  // By key, for the few entries that have them: the generations of the
+  // writes of the same range in flight when the entry's was issued (the
+  // block may hold any of them).  Kept with written_ (erase_written).
+  std::map<uint64_t, std::vector<uint64_t>> alt_gens_;
   std::vector<SlotState> slot_;
   std::deque<uint64_t> backlog_;  // keys of completed writes, completion order
   uint64_t hist_len_ = 0;
