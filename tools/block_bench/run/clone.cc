@@ -401,6 +401,11 @@ bool Clone::add_verify(bool writes) {
   o.fatal = job_.verify_fatal;
   o.dump = job_.verify_dump;
   o.fake_io = job_.ioengine == IoEngine::kNull;
+  // fio keeps its written blocks in issue order when the job has its
+  // random map (log_io_piece: file_randommap), else sorted.
+  o.issue_order = IsRandom(job_.rw) && !job_.norandommap && !job_.lfsr &&
+                  !BlockalignTurnsOffRandomMap(job_) &&
+                  job_.random_distribution.kind == Distribution::kRandom && !files_.trace();
   if (job_.verify_state_save && writes) {
     features_.state_log = std::make_unique<VerifyStateLog>(job_.iodepth, files_.size());
     o.state_log = features_.state_log.get();
@@ -418,8 +423,10 @@ bool Clone::add_verify(bool writes) {
   VerifyTracker& t = *features_.verify;
   loop_->add_hook(&t);
   if (job_.verify_only && writes) loop_->set_source(t.record_only(*source_.source));
-  if (job_.do_verify && writes)
+  if (job_.do_verify && writes) {
     loop_->set_next_phase([&t, &src]() -> IoSource& { return t.verify_reader(src); });
+    loop_->set_phase_each_pass([&t](bool ran) { t.close_pass(ran); });
+  }
   if (job_.verify_backlog) {
     features_.backlog =
         std::make_unique<VerifyBacklog>(job_.verify_backlog, job_.verify_backlog_batch, t, time_);

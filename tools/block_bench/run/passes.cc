@@ -39,6 +39,7 @@ PassLimits PassLimits::Of(const JobOptions& job, uint64_t size, uint64_t io_size
   l.number_ios = job.number_ios;
   l.max_bs = std::max({FioMaxBs(job, 0), FioMaxBs(job, 1), FioMaxBs(job, 2)});
   l.unlimited = job.time_based;
+  l.verify = job.verify != VerifyMethod::kNone;
   // fio's io_bytes_exceeded: td_rw, else td_write, else td_read, else trim.
   switch (job.rw) {
     case RwMode::kReadWrite: case RwMode::kRandReadWrite:
@@ -72,7 +73,7 @@ FioPasses::FioPasses(const PassLimits& l) : l_(l), loops_left_(l.loops - 1) {}
 uint64_t FioPasses::byte_limit() const { return SatMul(l_.io_size ? l_.io_size : l_.size, l_.loops); }
 
 bool FioPasses::may_issue() const {
-  if (l_.unlimited) return true;
+  if (l_.unlimited) return !(l_.verify && l_.pass_cut && pass_bytes_ >= l_.pass_cut);
   if (counted_bytes_ >= byte_limit()) return false;
   if (l_.number_ios && ios_ >= SatMul(l_.number_ios, l_.loops)) return false;
   return !(l_.pass_cut && pass_bytes_ >= l_.pass_cut);

@@ -21,7 +21,10 @@
 // another while number_ios is not reached and the job's bytes in every
 // direction lie below io_size (else size) by at least the largest block
 // size, if io_size was given or the pass did not run out of I/O.
-// A time based job never ends a pass by bytes or I/Os; one that runs out of
+// A time based job never ends a pass by bytes or I/Os, but with verify= a
+// pass ends after those size bytes on an engine that queues (fio's do_io
+// breaks "to run verification": each pass is then read back, and the job
+// writes and verifies by turns until its runtime); one that runs out of
 // I/O starts another.
 //
 // Thread-safety: a plain value, one per generator.
@@ -49,6 +52,7 @@ struct PassLimits {
   uint64_t max_bs = 0;      // the largest block size of any direction
   unsigned counted = 0;     // mask of 1 << Dir counted toward the job's bytes
   bool unlimited = false;   // time based
+  bool verify = false;      // verify= (a time based pass still ends at pass_cut)
 
   // fio's limits for `job` on a region of `size` bytes with `io_size`
   // (resolved, 0 when not given).

@@ -30,10 +30,16 @@ Task<void> SubmitLoop::run() {
     }
     if (restart) continue;
     const bool fetched = pending_.have || prefetch();
-    const int64_t now = NowNs();
-    if (!fetched || (now >= p_.time.end_ns && !p_.time.verify_phase)) {
+    if (fetched && pass_ended()) {
       end_batch();
-      const bool next = co_await next_phase();
+      co_await begin_between_passes();
+      continue;
+    }
+    const int64_t now = NowNs();
+    const bool runtime_over = now >= p_.time.end_ns && !p_.time.verify_phase;
+    if (!fetched || runtime_over) {
+      end_batch();
+      const bool next = co_await next_phase(fetched && runtime_over);
       if (next) continue;
       break;
     }
@@ -78,9 +84,45 @@ Task<void> SubmitLoop::run() {
   co_await wait_all();
 }
 
-Task<bool> SubmitLoop::next_phase() {
+bool SubmitLoop::pass_ended() {
+  if (!pass_closed_ || !next_phase_ || p_.time.verify_phase || pending_.injected) return false;
+  const uint32_t pass = pending_.u.pass;
+  const bool ended = main_pass_ && *main_pass_ != pass;
+  main_pass_ = pass;
+  return ended;
+}
+
+Task<void> SubmitLoop::begin_between_passes() {
+  co_await wait_all();
+  if (p_.errors.stopped()) co_return;
+  main_source_ = source_;
+  main_pending_ = pending_;
+  pending_.have = false;
+  between_ = true;
+  p_.time.verify_phase = true;
+  source_ = &next_phase_();
+}
+
+Task<bool> SubmitLoop::next_phase(bool runtime_over) {
+  if (between_) {
+    // The phase between passes is done: back to the main one, with the I/O
+    // that began the new pass.
+    co_await wait_all();
+    between_ = false;
+    p_.time.verify_phase = false;
+    pass_closed_(true);
+    source_ = main_source_;
+    pending_ = main_pending_;
+    co_return !p_.errors.stopped();
+  }
   // Finish the main phase; then, with verify, read back what was written.
   if (!next_phase_ || p_.time.verify_phase || p_.errors.stopped()) co_return false;
+  if (runtime_over && pass_closed_) {
+    // fio: the runtime ends the job before its do_verify.
+    co_await wait_all();
+    pass_closed_(false);
+    co_return false;
+  }
   co_await wait_all();
   if (p_.errors.stopped()) co_return false;
   p_.time.verify_phase = true;

@@ -6,7 +6,11 @@
 //   2. the next I/O: queued by a hook (inject()), else from the phase's
 //      source; none left, or the runtime ended: the main phase is done,
 //      and with a next phase (verify's read-back, set_next_phase) the loop
-//      lets every request complete and goes on with that source;
+//      lets every request complete and goes on with that source; with
+//      set_phase_each_pass, the main source's first I/O of a new pass
+//      (IoUnit::pass) waits while every request completes and the next
+//      phase runs, then the main phase goes on with it (fio's thread_main:
+//      do_verify after each do_io);
 //   3. not yet due (Pacing): wait for its time (the pacer holds it);
 //   4. the depth full (iodepth, or a hook's cap: set_depth_cap): wait
 //      until the requests in flight fell to iodepth_low and at least
@@ -42,6 +46,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "tools/block_bench/jobfile/job.h"
@@ -101,6 +106,14 @@ class SubmitLoop {
   // After the main phase: the source of the next one (verify's read-back),
   // asked once every request completed.
   void set_next_phase(std::function<IoSource&()> next) { next_phase_ = std::move(next); }
+  // The next phase also runs between the main source's passes (fio's
+  // do_verify after each do_io), and not at all when the runtime ended the
+  // main phase (fio's terminate).  `closed(ran)` is called after each run
+  // between passes, once its requests completed (ran: true), and when the
+  // runtime skipped the last one (false).
+  void set_phase_each_pass(std::function<void(bool ran)> closed) {
+    pass_closed_ = std::move(closed);
+  }
 
   // The submitter: until the phases are done or the clone stops, then every
   // request completed.
@@ -120,6 +133,7 @@ class SubmitLoop {
   // Fetches the next I/O now if none is pending; false: none left.
   bool prefetch() {
     if (pending_.have) return true;
+    pending_.injected = !injected_.empty();
     if (!fetch(&pending_.u)) return false;
     pending_.have = true;
     pending_.held = false;
@@ -178,6 +192,7 @@ class SubmitLoop {
     int64_t due = 0;    // when it is due (0: now)
     int64_t waited_from = 0;  // when it was first found not yet due (0: never)
     bool held = false;  // it waited for room after it was due
+    bool injected = false;  // a hook's (inject()), not the source's
   };
   uint32_t cap() const { return cap_ ? *cap_ : shape_.depth; }
   bool fetch(IoUnit* u) {
@@ -186,8 +201,15 @@ class SubmitLoop {
     injected_.pop_front();
     return true;
   }
-  // The main phase is done: true when a next phase starts.
-  Task<bool> next_phase();
+  // The main phase is done: true when a next phase starts (or, after one
+  // between passes, the main phase goes on).
+  // `runtime_over`: the runtime ended the main phase.
+  Task<bool> next_phase(bool runtime_over);
+  // Whether the pending I/O is the main source's first of a new pass and
+  // the next phase is to run first (set_phase_each_pass).
+  bool pass_ended();
+  // Runs the next phase between passes, the pending I/O kept for after it.
+  Task<void> begin_between_passes();
   // A wake-up after waiting for completions: how many it saw.
   void note_wakeup() {
     p_.res->complete[BatchBucket(completions_since_wake_)]++;
@@ -223,6 +245,12 @@ class SubmitLoop {
   const uint32_t rw_flags_;  // every read's and write's request flags (nowait: kReqNoWait)
   const uint32_t* cap_ = nullptr;
   std::function<IoSource&()> next_phase_;
+  std::function<void(bool)> pass_closed_;
+  std::optional<uint32_t> main_pass_;  // the pass of the main source's last I/O
+  // Between passes: the main phase's source and pending I/O, for after.
+  bool between_ = false;
+  IoSource* main_source_ = nullptr;
+  Pending main_pending_;
   Pending pending_;
   std::deque<IoUnit> injected_;
   uint32_t batched_ = 0;  // issued in the current batch

@@ -128,6 +128,11 @@ same 1024 --rw=randrw --size=2m --loops=2 --random_generator=lfsr
 # are read back once, as fio's (block-bench takes either's data).
 same 413 --rw=randwrite --size=1m --norandommap --verify=crc32c
 same 104 --rw=randwrite --size=256k --norandommap --verify=md5 --iodepth=16
+# verify after every pass (fio's do_verify after each do_io), in the order
+# of the writes with the random map (fio's io_hist list), else by offset.
+same 96 --rw=randwrite --size=64k --verify=crc32c --loops=3 --iodepth=4
+same 208 --rw=randwrite --size=256k --norandommap --verify=crc32c --loops=2
+same 268 --rw=randwrite --bsrange=4k-16k --size=1m --verify=crc32c --iodepth=4
 same 768 --rw=randwrite --size=1m --io_size=3m --norandommap --random_generator=lfsr
 ENGINE="--ioengine=null"
 
@@ -210,6 +215,21 @@ prefix --rw=randread --size=64k --time_based --runtime=1 --rate_iops=2000
 prefix --rw=randwrite:3 --size=64k --time_based --runtime=1 --rate_iops=2000 --loops=3
 # lfsr: each pass after the first is the first turned by one (fio's reset).
 prefix --rw=randread --size=100k --time_based --runtime=1 --rate_iops=2000 --random_generator=lfsr
+
+# Time based with verify: size= bytes written, then read back, by turns
+# until the runtime (fio's do_io breaks "to run verification").
+ENGINE="--ioengine=libaio --iodepth=4 --filename=$T/data"
+prefix --rw=randwrite --size=64k --verify=crc32c --time_based --runtime=1 --rate_iops=2000
+ENGINE="--ioengine=null"
+# The runtime ending the writes skips the verify phase, as fio's.
+reads_of() {
+  "$@" --name=j --ioengine=libaio --filename="$T/data" --rw=randwrite --size=16m --runtime=1 \
+    --rate_iops=300 --verify=crc32c --output-format=json 2>/dev/null |
+    python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print(j["read"]["total_ios"], j["write"]["total_ios"] > 100)'
+}
+[ "$(reads_of fio)" = "0 True" ] || fail "fio: $(reads_of fio)"
+[ "$(reads_of "$BB")" = "0 True" ] || fail "block-bench read back after its runtime: $(reads_of "$BB")"
+echo "runtime=1 ends the writes: no verify phase in either"
 
 # fio warns that blockalign turns its random map off, and --warnings-fatal
 # makes that fatal, as fio's.

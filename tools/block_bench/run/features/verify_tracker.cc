@@ -71,7 +71,7 @@ Expected<VerifyLayout> MakeVerifyLayout(const JobOptions& job, const IoSource& d
     if (!p.ok()) return p.error();
     if (p->size() > kMaxVerifyPattern)
       return LayoutError("verify_pattern: " + std::to_string(p->size()) + " bytes, at most " +
-                         std::to_string(kMaxVerifyPattern) + " (as fio)");
+                         "64 MiB");
     layout.pattern = std::move(*p);
   }
   if (!verify) return layout;
@@ -83,26 +83,37 @@ Expected<VerifyLayout> MakeVerifyLayout(const JobOptions& job, const IoSource& d
 // The verify phase: a read of every block still to check, in key order.
 class VerifyTracker::Reader : public IoSource {
  public:
-  Reader(VerifyTracker& t, const IoSource& dirs) : t_(t), dirs_(dirs), it_(t.written_.begin()) {}
+  Reader(VerifyTracker& t, const IoSource& dirs) : t_(t), dirs_(dirs) {
+    order_.reserve(t.written_.size());
+    for (const auto& [key, w] : t.written_) order_.push_back(key);
+    if (t.o_.issue_order) {
+      std::sort(order_.begin(), order_.end(), [&](uint64_t a, uint64_t b) {
+        return t.written_.at(a).seq < t.written_.at(b).seq;
+      });
+    }
+  }
   bool next(IoUnit* u) override {
     // Blocks whose write failed hold no verify data, and an ambiguous one
     // may hold a mix: not read back (they count as not verified).  Those a
     // verify_backlog point checked are done.
-    while (it_ != t_.written_.end() &&
-           (!it_->second.readable() || (t_.o_.skip_checked && it_->second.checked)))
-      ++it_;
-    if (it_ == t_.written_.end()) return false;
-    *u = t_.keys_.read_at(it_->first, it_->second.len);
+    const Written* w = nullptr;
+    for (; i_ < order_.size(); i_++) {
+      w = &t_.written_.at(order_[i_]);
+      if (w->readable() && !(t_.o_.skip_checked && w->checked)) break;
+    }
+    if (i_ == order_.size()) return false;
+    *u = t_.keys_.read_at(order_[i_], w->len);
     const VerifyState* state = t_.o_.loaded_state;
     if (state && VerifyStateShouldStop(*state, reads_, u->file, u->offset)) {
       // The state says the write job stopped before these: nothing to check.
-      t_.alt_gens_.erase(t_.alt_gens_.lower_bound(it_->first), t_.alt_gens_.end());
-      t_.written_.erase(it_, t_.written_.end());
-      it_ = t_.written_.end();
+      for (; i_ < order_.size(); i_++) {
+        t_.alt_gens_.erase(order_[i_]);
+        t_.written_.erase(order_[i_]);
+      }
       return false;
     }
     reads_++;
-    ++it_;
+    i_++;
     return true;
   }
   bool has_dir(Dir d) const override { return dirs_.has_dir(d); }
@@ -112,8 +123,9 @@ class VerifyTracker::Reader : public IoSource {
  private:
   VerifyTracker& t_;
   const IoSource& dirs_;
-  std::map<uint64_t, Written>::iterator it_;
-  uint64_t reads_ = 0;  // verify reads issued
+  std::vector<uint64_t> order_;  // the keys to read, in the phase's order
+  size_t i_ = 0;                 // the next of them
+  uint64_t reads_ = 0;           // verify reads issued
 };
 
 // verify_only: the job's writes recorded as done, nothing issued.
@@ -355,6 +367,7 @@ void VerifyTracker::note_written(uint32_t slot, const IoUnit& u, uint64_t gen) {
   // exactly this range are the block's alternatives, one of a part of it
   // makes it ambiguous.
   Written w{u.len, gen, false, false, false, false};
+  w.seq = gen_counter_;
   std::vector<uint64_t> alts;
   for (const SlotState& o : slot_) {
     if (!o.writing || o.write_key >= k + u.len || k >= o.write_key + o.write_len) continue;
@@ -375,14 +388,27 @@ void VerifyTracker::note_unwritten(const IoUnit& u) {
   const uint64_t g = next_gen();
   const uint64_t k = keys_.key(u);
   erase_written(k, u.len);
-  written_.emplace(k, Written{u.len, g, /*done=*/true, false, false, false});
+  Written w{u.len, g, /*done=*/true, false, false, false};
+  w.seq = gen_counter_;
+  written_.emplace(k, w);
   if (o_.state_log) {
     o_.state_log->issued();
     o_.state_log->completed(u.file, u.offset);
   }
 }
 
-uint64_t VerifyTracker::not_verified() const {
+void VerifyTracker::close_pass(bool ran) {
+  if (ran) closed_unverified_ += unchecked();
+  written_.clear();
+  alt_gens_.clear();
+  backlog_.clear();
+  hist_len_ = 0;
+  verify_phase_ = false;
+}
+
+uint64_t VerifyTracker::not_verified() const { return closed_unverified_ + unchecked(); }
+
+uint64_t VerifyTracker::unchecked() const {
   uint64_t n = 0;
   for (const auto& [key, w] : written_)
     if (!w.checked) n++;

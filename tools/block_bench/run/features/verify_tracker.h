@@ -23,7 +23,12 @@
 //
 // After the main phase, verify_reader() is the verify phase's IoSource:
 // a read of every block whose write completed and was not ambiguous (and,
-// with verify_backlog, not checked already), in key order.  verify_only:
+// with verify_backlog, not checked already), in key order or, with the
+// random map, in the order of their writes (Options::issue_order, fio's
+// choice of its io_hist list or rbtree).  A verify phase
+// also runs after each pass of the job (loops, time based passes: fio's
+// do_verify after each do_io); close_pass() then empties the list, as
+// fio's do_verify consumes its io_hist.  verify_only:
 // record_only() wraps the job's source so that its writes are recorded as
 // done without being issued; their blocks are then checked as fio's
 // verify_only checks them: the header's rand_seed (generation) is taken as
@@ -67,7 +72,7 @@
 namespace blk::bench {
 
 // fio's MAX_PATTERN_SIZE: the longest verify_pattern.
-inline constexpr size_t kMaxVerifyPattern = 512;
+inline constexpr size_t kMaxVerifyPattern = size_t(64) << 20;
 
 // `dirs`: what the job issues (the blocks verified are the writes', else
 // the reads').  Error (EINVAL, or the pattern file's) naming the option.
@@ -91,6 +96,10 @@ class VerifyTracker : public SubmitHook {
     // marked read back, but nothing is checked or counted as verified, as
     // fio's verify_io_u answers at once for an engine that moves no data.
     bool fake_io = false;
+    // The verify phase reads the blocks in the order their writes were
+    // issued (fio's io_hist list, kept when the job has its random map),
+    // else in key order (its rbtree: file, then offset).
+    bool issue_order = false;
     // verify_state_save: the writes issued and completed (and verify_only's
     // recorded writes, as fio's dry run counts them) go to this log; null:
     // none.  Outlives the tracker.
@@ -128,6 +137,11 @@ class VerifyTracker : public SubmitHook {
   // verify_only: a source over `job_source` whose next() records every
   // write as done and issues nothing.
   IoSource& record_only(IoSource& job_source);
+  // The end of a verify phase between passes (`ran`), or of a pass whose
+  // verify phase the runtime skipped (!ran, as fio's): the list starts
+  // empty for the next pass; the blocks it held unchecked count as not
+  // verified only if the phase ran (else fio would not have read them).
+  void close_pass(bool ran);
   // Blocks written but never checked.
   uint64_t not_verified() const;
 
@@ -162,6 +176,7 @@ class VerifyTracker : public SubmitHook {
     // How many of the writes of the same range in flight when this one was
     // issued (their generations: alt_gens_) have not completed.
     uint32_t alts_pending = 0;
+    uint64_t seq = 0;  // the write's number among the clone's writes
     // Completed, unambiguous: its content is gen's or one of alt_gens_'.
     bool readable() const { return done && alts_pending == 0 && !ambiguous; }
   };
@@ -197,6 +212,8 @@ class VerifyTracker : public SubmitHook {
   void note_unwritten(const IoUnit& u);
   // Drops the entries that [k, k + len) overlaps.
   void erase_written(uint64_t k, uint64_t len);
+  // The entries of the list not checked.
+  uint64_t unchecked() const;
   // A new generation, from the clone's seed (odd: never 0, "unknown").
   uint64_t next_gen() {
     gen_ = Mix64(o_.seed + ++gen_counter_) | 1;
@@ -217,6 +234,7 @@ class VerifyTracker : public SubmitHook {
   std::map<uint64_t, std::vector<uint64_t>> alt_gens_;
   std::vector<SlotState> slot_;
   std::deque<uint64_t> backlog_;  // keys of completed writes, completion order
+  uint64_t closed_unverified_ = 0;  // not verified in passes closed already
   uint64_t hist_len_ = 0;
   uint64_t gen_counter_ = 0, gen_ = 0;
   std::unique_ptr<Reader> reader_;

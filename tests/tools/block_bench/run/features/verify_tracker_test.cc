@@ -573,18 +573,25 @@ TEST(MakeVerifyLayout, VerifyIntervalDividesTheSmallestAndLargestBlocksElseTheir
             "verify_interval=16 is smaller than verify=crc32c's 44-byte header");
 }
 
-TEST(MakeVerifyLayout, APatternOfMoreThan512BytesIsRefused) {
+// A pattern longer than fio 3.33's 512 bytes is taken whole (fio 3.33 cuts
+// it; later fios take it, t0027), up to 64 MiB.
+TEST(MakeVerifyLayout, APatternIsTakenWholeUpTo64MiB) {
   ScriptedSource w = Writes();
-  JobOptions j = VerifyJob(VerifyMethod::kCrc32c, 4096);
-  j.verify_pattern = {PatternPiece{false, std::string(512, 'x'), false}};
+  JobOptions j = VerifyJob(VerifyMethod::kPattern, 16384);
+  std::string p(16384, 'x');
+  for (size_t i = 0; i < p.size(); i++) p[i] = char(i * 7 + i / 251);
+  j.verify_pattern = {PatternPiece{false, p, false}};
   auto ok = MakeVerifyLayout(j, w);
   ASSERT_TRUE(ok.ok());
-  EXPECT_EQ(ok->pattern, std::string(512, 'x'));
-  j.verify_pattern.push_back(PatternPiece{false, "y", false});
+  EXPECT_EQ(ok->pattern, p);
+  std::vector<uint8_t> block(16384);
+  FillVerifyBlock(block.data(), block.size(), 0, 1, *ok);
+  EXPECT_EQ(std::string(block.begin(), block.end()), p);
+  j.verify_pattern = {PatternPiece{false, std::string((size_t(64) << 20) + 1, 'y'), false}};
   auto bad = MakeVerifyLayout(j, w);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, -EINVAL);
-  EXPECT_EQ(bad.error().message, "verify_pattern: 513 bytes, at most 512 (as fio)");
+  EXPECT_EQ(bad.error().message, "verify_pattern: 67108865 bytes, at most 64 MiB");
 }
 
 // verify=0 with a verify_pattern: the pattern is written, nothing checked,
