@@ -152,6 +152,28 @@ TEST(FioPasses, TimeBasedEndsPassesOnlyForWantOfIo) {
   EXPECT_FALSE(p.may_issue());
 }
 
+// Time based with verify: fio's do_io breaks after size bytes "to run
+// verification" (an engine that queues), and the job goes on; a
+// synchronous engine's pass never ends so.
+TEST(FioPasses, TimeBasedWithVerifyEndsAPassAfterSizeBytes) {
+  JobOptions j = Job(RwMode::kRandWrite, IoEngine::kLibaio);
+  j.time_based = true;
+  j.verify = VerifyMethod::kCrc32c;
+  FioPasses p(PassLimits::Of(j, 8192, 0));
+  p.issued(Dir::kWrite, 4096);
+  EXPECT_TRUE(p.may_issue());
+  p.issued(Dir::kWrite, 4096);
+  EXPECT_FALSE(p.may_issue());
+  EXPECT_TRUE(p.next_pass(false));
+  EXPECT_EQ(p.pass(), 1u);
+  EXPECT_TRUE(p.may_issue());
+  JobOptions s = j;
+  s.ioengine = IoEngine::kPsync;
+  FioPasses q(PassLimits::Of(s, 8192, 0));
+  for (int i = 0; i < 10; i++) q.issued(Dir::kWrite, 4096);
+  EXPECT_TRUE(q.may_issue());
+}
+
 TEST(FioPasses, RestartBudgetCountsAgain) {
   JobOptions j = Job(RwMode::kRead, IoEngine::kNull);
   FioPasses p(PassLimits::Of(j, 8192, 0));

@@ -268,6 +268,37 @@ TEST(VerifyTracker, TheReaderReadsCompletedUnambiguousBlocksInKeyOrder) {
   EXPECT_EQ(r.t.not_verified(), 2u);
 }
 
+// With the random map fio reads back in the order of the writes (its
+// io_hist list), else by file and offset (its rbtree).
+TEST(VerifyTracker, TheReaderFollowsTheWritesWithIssueOrder) {
+  VerifyTracker::Options o;
+  o.issue_order = true;
+  VerifyRig r(o);
+  for (uint64_t off : {3 * 4096, 0, 5 * 4096, 4096}) r.io(Write(off));
+  ScriptedSource job_src({Write(0)});
+  EXPECT_EQ(Offsets(r.drain(r.t.verify_reader(job_src))),
+            (std::vector<uint64_t>{3 * 4096, 0, 5 * 4096, 4096}));
+}
+
+// Between passes: the list starts empty for the next pass; what a verify
+// phase that ran left unchecked counts as not verified, what a skipped one
+// (the runtime) held does not.
+TEST(VerifyTracker, ClosingAPassEmptiesTheList) {
+  VerifyRig r;
+  r.io(Write(0));
+  r.io(Write(4096), Status(-EIO));  // never readable
+  ScriptedSource job_src({Write(0)});
+  for (const IoUnit& u : r.drain(r.t.verify_reader(job_src))) r.io(u);
+  EXPECT_EQ(r.res.verified, 1u);
+  r.t.close_pass(true);
+  EXPECT_EQ(r.t.not_verified(), 1u);
+  r.io(Write(8192));
+  EXPECT_EQ(Offsets(r.drain(r.t.verify_reader(job_src))), (std::vector<uint64_t>{8192}));
+  r.t.close_pass(false);
+  EXPECT_EQ(r.t.not_verified(), 1u);
+  EXPECT_TRUE(r.drain(r.t.verify_reader(job_src)).empty());
+}
+
 TEST(VerifyTracker, NotVerifiedCountsBlocksNeverChecked) {
   VerifyRig r;
   r.io(Write(0));
