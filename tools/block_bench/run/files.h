@@ -69,6 +69,7 @@ class MultiFileSource final : public IoSource {
   uint64_t max_bs() const override;
   uint64_t io_limit() const override;
   void reset_budget() override;
+  void note_other_io(uint64_t len) override { passes_.other_io(len); }
   void set_unlimited(bool u);
   void set_dir_chooser(DirChooser* c) override;
 

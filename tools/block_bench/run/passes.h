@@ -78,6 +78,9 @@ class FioPasses {
   uint64_t budget() const;
   // ramp_time ended: the bytes and I/Os count from 0 again.
   void restart_budget();
+  // Bytes of other I/O (verify's read-back between passes), which count
+  // toward io_size (else size) when deciding whether another pass begins.
+  void other_io(uint64_t len) { all_bytes_ += len; }
   void set_unlimited(bool u) { l_.unlimited = u; }
 
  private:

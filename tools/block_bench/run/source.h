@@ -60,6 +60,10 @@ class IoSource {
   virtual uint64_t io_limit() const = 0;
   // ramp_time ended: a budget-limited source starts its budget again.
   virtual void reset_budget() {}
+  // `len` bytes of I/O not from the source went out between its passes
+  // (verify's read-back): fio counts them in the bytes that decide whether
+  // another pass begins (keep_running's io_bytes).
+  virtual void note_other_io(uint64_t len) { (void)len; }
   // From now on a read/write mix asks `c` (null: nobody) for the direction
   // of each I/O once the mix drew one; `c` outlives the source.  Sources
   // without a mix (a trace, one direction) ignore it.

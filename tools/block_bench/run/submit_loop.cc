@@ -179,6 +179,7 @@ void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited
   // A write's first use of its slot fills it (SlotPool): set-up, not the
   // request's latency.
   if (u.dir == Dir::kWrite && !u.flush && p_.slots.fill_for_write(slot, u.len)) now = NowNs();
+  if (between_) main_source_->note_other_io(u.len);
   inflight_++;
   p_.res->depth[DepthBucket(inflight_)]++;
   const bool measured = p_.time.measured(now);

@@ -133,6 +133,9 @@ same 104 --rw=randwrite --size=256k --norandommap --verify=md5 --iodepth=16
 same 96 --rw=randwrite --size=64k --verify=crc32c --loops=3 --iodepth=4
 same 208 --rw=randwrite --size=256k --norandommap --verify=crc32c --loops=2
 same 268 --rw=randwrite --bsrange=4k-16k --size=1m --verify=crc32c --iodepth=4
+# io_size counts the read-back too (keep_running's io_bytes): 2 passes.
+same 64 --rw=randwrite --size=64k --io_size=192k --verify=crc32c --iodepth=4
+same 66 --rw=randrw --size=64k --io_size=192k --verify=crc32c --iodepth=4
 same 768 --rw=randwrite --size=1m --io_size=3m --norandommap --random_generator=lfsr
 ENGINE="--ioengine=null"
 

@@ -174,6 +174,20 @@ TEST(FioPasses, TimeBasedWithVerifyEndsAPassAfterSizeBytes) {
   EXPECT_TRUE(q.may_issue());
 }
 
+// verify's read-back between passes counts toward io_size when fio's
+// keep_running decides on another pass.
+TEST(FioPasses, OtherIoCountsTowardAnotherPass) {
+  JobOptions j = Job(RwMode::kRandWrite, IoEngine::kLibaio);
+  FioPasses p(PassLimits::Of(j, 8192, 3 * 8192));
+  for (int i = 0; i < 2; i++) p.issued(Dir::kWrite, 4096);
+  EXPECT_FALSE(p.may_issue());  // the pass's size bytes
+  p.other_io(8192);
+  EXPECT_TRUE(p.next_pass(false));  // 16k of 24k
+  for (int i = 0; i < 2; i++) p.issued(Dir::kWrite, 4096);
+  p.other_io(8192);
+  EXPECT_FALSE(p.next_pass(false));  // 32k: no room left
+}
+
 TEST(FioPasses, RestartBudgetCountsAgain) {
   JobOptions j = Job(RwMode::kRead, IoEngine::kNull);
   FioPasses p(PassLimits::Of(j, 8192, 0));
