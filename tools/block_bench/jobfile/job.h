@@ -470,12 +470,12 @@ struct JobOptions {
   std::optional<uint64_t> randseed;
   bool norandommap = false;
   // fio's softrandommap: go on without the random map when it cannot be
-  // allocated.  block-bench's map is a keyed permutation that allocates
-  // nothing, so there is never a failure to go on from (kept for the round trip).
+  // allocated.  block-bench allocates the map with the job (run/resources.h
+  // counts it), so it changes nothing (kept for the round trip).
   bool softrandommap = false;
-  // random_generator=lfsr: every block once per pass even with norandommap
-  // (not fio's sequence).  tausworthe (the default) and tausworthe64 are
-  // fio's own generators (run/fio_rand.h).
+  // random_generator=lfsr (run/fio_lfsr.h): every block once per pass, also
+  // with norandommap.  tausworthe (the default) and tausworthe64 are fio's
+  // Tausworthe generators (run/fio_rand.h).  All three are fio's sequences.
   bool lfsr = false;
   bool tausworthe64 = false;
   // Written data: all zeros instead of random bytes (fio's zero_buffers).

@@ -812,9 +812,9 @@ std::vector<FioOptionSpec> PatternOptions() {
   v.push_back(RandSeed());
   v.push_back(FlagOption<&JobOptions::norandommap>("norandommap", "random offsets without coverage map"));
   v.push_back(BoolOption<&JobOptions::softrandommap>(
-      "softrandommap", "go on without the random map if it cannot be allocated: block-bench's "
-                       "map (a keyed permutation) allocates nothing and never fails, so nothing "
-                       "changes"));
+      "softrandommap", "go on without the random map if it cannot be allocated: block-bench "
+                       "allocates it (one bit per block) with the job, before any I/O, so a job "
+                       "that cannot have it fails to start either way"));
   {
     FioOptionSpec s;
     s.name = "percentage_random";

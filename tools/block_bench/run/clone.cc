@@ -591,7 +591,10 @@ void Clone::interrupt() {
 }
 
 void Clone::end_now() {
-  if (life_.finished || life_.interrupted || life_.io_finished || time_.verify_phase) return;
+  // The last read-back is not time limited; one between passes is.
+  if (life_.finished || life_.interrupted || life_.io_finished ||
+      (time_.verify_phase && !(loop_ && loop_->between_passes())))
+    return;
   if (!ctx_ || time_.start_ns == 0) {
     // Not started yet (run() not entered, start delay, set-up): end as soon
     // as the I/O would start.

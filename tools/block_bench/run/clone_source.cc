@@ -67,6 +67,10 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
       g.share_rand(states);
     }
   }
+  for (uint32_t i = 0; i < gens.size(); i++) {
+    if (auto e = gens[i].lfsr_error())
+      return Error{e->code, ShortenName(files.display(i)) + ": " + e->message};
+  }
   CloneSource cs;
   if (gens.size() == 1) {
     cs.source = std::make_unique<IoGenerator>(std::move(gens[0]));

@@ -24,8 +24,10 @@ namespace blk::bench {
 
 class FioLfsr {
  public:
-  // fio's lfsr_init(nums, seed, spin = 0); false where it fails.
+  // fio's lfsr_init(nums, seed, spin = 0); false where it fails (then
+  // next() has no values).
   bool init(uint64_t nums, uint64_t seed) {
+    ready_ = false;
     int bits = 3;
     while (bits < 64 && (uint64_t(1) << bits) <= nums) bits++;
     if (bits == 64 || nums == 0) return false;
@@ -47,13 +49,17 @@ class FioLfsr {
     const uint64_t mask = (top_bit_ << 1) - 1;
     count_ = 0;
     state_ = seed & mask;
-    return state_ != mask;
+    ready_ = state_ != mask;
+    return ready_;
   }
+  // Whether the last init or reset succeeded.
+  bool ready() const { return ready_; }
 
   // fio's lfsr_next: the next value in [0, nums); nullopt once nums values
   // came out since the last reset.
   std::optional<uint64_t> next() {
-    if (count_++ > max_val_) return std::nullopt;
+    // (The locked state of a failed init or reset steps to itself forever.)
+    if (!ready_ || count_++ > max_val_) return std::nullopt;
     do {
       step();
       if (first_) {
@@ -92,6 +98,7 @@ class FioLfsr {
   uint64_t state_ = 0;
   uint64_t count_ = 0;
   bool first_ = true;  // fio's cycle_length of 1 after prepare_spin(0)
+  bool ready_ = false;
 };
 
 }  // namespace blk::bench

@@ -154,10 +154,11 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     // zonerange) in rw_min_bs blocks, from the FIO_RAND_BLOCK_OFF seed.
     const uint64_t unit = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
     const uint64_t fsize = g.zoned_ ? g.zone_range_ : std::min(dev_size, g.size_);
+    // (Several files take file 0's seed: share_rand.  The caller asks
+    // lfsr_error() once the seed is final.)
     g.lfsr_.emplace();
-    if (!g.lfsr_->init(fsize / unit, jr.off_seed))
-      return MakeError(-EINVAL, "random_generator=lfsr: fio's LFSR cannot be set up for " +
-                                    std::to_string(fsize / unit) + " blocks with this seed");
+    g.lfsr_blocks_ = fsize / unit;
+    g.lfsr_->init(g.lfsr_blocks_, jr.off_seed);
   }
   if (g.random_ && skewed) {
     // fio's __init_rand_distribution: ranges of the smaller of the read and

@@ -155,9 +155,20 @@ class IoGenerator final : public IoSource {
   // The files of one clone draw from one set of fio's job states (file 0's:
   // job_rand()), as fio's; a shared set is not re-seeded by a pass.
   std::shared_ptr<FioJobRand> job_rand() const { return rand_; }
+  // random_generator=lfsr: fio's error when its LFSR cannot be set up for
+  // the file's blocks with the seed (an XNOR LFSR's locked state).
+  std::optional<Error> lfsr_error() const {
+    if (!lfsr_ || lfsr_->ready()) return std::nullopt;
+    return Error{-EINVAL, "random_generator=lfsr: fio's LFSR cannot be set up for " +
+                              std::to_string(lfsr_blocks_) + " blocks with this seed (fio: "
+                              "\"failed initializing LFSR\")"};
+  }
+  // (random_generator=lfsr: the file's LFSR starts again from the shared
+  // seed, fio's one rand_seeds[FIO_RAND_BLOCK_OFF] for all files.)
   void share_rand(std::shared_ptr<FioJobRand> r) {
     rand_ = std::move(r);
     rand_shared_ = true;
+    if (lfsr_) lfsr_->init(lfsr_blocks_, rand_->off_seed);
   }
   void set_unlimited(bool u) {
     unlimited_ = u;
@@ -241,6 +252,7 @@ class IoGenerator final : public IoSource {
   JobOptions job_;
   BlockMap map_;           // fio's random map, when map_unit_ != 0
   std::optional<FioLfsr> lfsr_;  // random_generator=lfsr's, of the file
+  uint64_t lfsr_blocks_ = 0;     // its values: the file's rw_min_bs blocks
   uint64_t map_unit_ = 0;  // its bytes per bit (fio's rw_min_bs)
   uint64_t start_ = 0, size_ = 0, max_bs_ = 4096;
   uint64_t dev_size_ = 0;

@@ -30,13 +30,15 @@ Task<void> SubmitLoop::run() {
     }
     if (restart) continue;
     const bool fetched = pending_.have || prefetch();
-    if (fetched && pass_ended()) {
+    const int64_t now = NowNs();
+    // The runtime bounds the main phase and the read-backs between its
+    // passes (fio's do_verify checks it too), not the last read-back.
+    const bool runtime_over = now >= p_.time.end_ns && (!p_.time.verify_phase || between_);
+    if (fetched && !runtime_over && pass_ended()) {
       end_batch();
       co_await begin_between_passes();
       continue;
     }
-    const int64_t now = NowNs();
-    const bool runtime_over = now >= p_.time.end_ns && !p_.time.verify_phase;
     if (!fetched || runtime_over) {
       end_batch();
       const bool next = co_await next_phase(fetched && runtime_over);
@@ -110,10 +112,11 @@ Task<bool> SubmitLoop::next_phase(bool runtime_over) {
     co_await wait_all();
     between_ = false;
     p_.time.verify_phase = false;
-    pass_closed_(true);
     source_ = main_source_;
     pending_ = main_pending_;
-    co_return !p_.errors.stopped();
+    // The runtime ended it: fio's do_verify stops, and the job with it.
+    pass_closed_(!runtime_over);
+    co_return !runtime_over && !p_.errors.stopped();
   }
   // Finish the main phase; then, with verify, read back what was written.
   if (!next_phase_ || p_.time.verify_phase || p_.errors.stopped()) co_return false;
@@ -159,7 +162,8 @@ void SubmitLoop::begin_measuring(int64_t now) {
   p_.time.measuring = true;
   p_.time.measure_start_ns = now;
   p_.res->measure_start_ns = now;
-  if (p_.time.ramp_end_ns > p_.time.start_ns && !p_.job.time_based) source_->reset_budget();
+  if (p_.time.ramp_end_ns > p_.time.start_ns && !p_.job.time_based)
+    (between_ ? main_source_ : source_)->reset_budget();
   p_.sampler.begin_measuring(now);
 }
 

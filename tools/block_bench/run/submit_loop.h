@@ -114,6 +114,9 @@ class SubmitLoop {
   void set_phase_each_pass(std::function<void(bool ran)> closed) {
     pass_closed_ = std::move(closed);
   }
+  // Whether the phase running is the one between passes (the main phase
+  // goes on after it).
+  bool between_passes() const { return between_; }
 
   // The submitter: until the phases are done or the clone stops, then every
   // request completed.

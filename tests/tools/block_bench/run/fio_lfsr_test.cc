@@ -77,6 +77,14 @@ TEST(FioLfsr, InitFailsAsFio) {
   EXPECT_FALSE(l.init(0, 1));
   EXPECT_FALSE(l.init(uint64_t(1) << 63, 1));
   EXPECT_TRUE(l.init((uint64_t(1) << 63) - 1, 1));
+  // A failed init or reset gives no values (the locked state would step to
+  // itself forever).
+  EXPECT_FALSE(l.init(64, 0x7f));
+  EXPECT_FALSE(l.ready());
+  EXPECT_FALSE(l.next().has_value());
+  ASSERT_TRUE(l.init(64, 1));
+  EXPECT_FALSE(l.reset(0x7f));
+  EXPECT_FALSE(l.next().has_value());
 }
 
 }  // namespace

@@ -233,6 +233,14 @@ reads_of() {
 [ "$(reads_of fio)" = "0 True" ] || fail "fio: $(reads_of fio)"
 [ "$(reads_of "$BB")" = "0 True" ] || fail "block-bench read back after its runtime: $(reads_of "$BB")"
 echo "runtime=1 ends the writes: no verify phase in either"
+# exitall reaches a job that is reading back between its loops: it ends
+# there (block-bench used to finish all 50 loops).
+"$BB" --name=a --ioengine=libaio --filename="$T/data" --rw=randwrite --size=16m --loops=50 \
+  --verify=crc32c --name=b --ioengine=null --rw=read --size=1m --rate_iops=100 --exitall \
+  --output-format=json 2>/dev/null >ex.json || fail "exitall: exit $?"
+w=$(python3 -c 'import json; print(json.load(open("ex.json"))["jobs"][0]["write"]["total_ios"])')
+[ "$w" -lt $((50 * 4096)) ] || fail "exitall did not end the verifying job: $w writes"
+echo "exitall ended the looping verify job after $w writes"
 
 # fio warns that blockalign turns its random map off, and --warnings-fatal
 # makes that fatal, as fio's.
