@@ -34,7 +34,11 @@ class Connection {
     view_.structured = n.structured;
     view_.base_allocation = n.base_allocation;
   }
-  ~Connection() { ::close(fd_); }
+  // The socket's handler leaves the loop (sock_'s destructor) before the
+  // descriptor is closed (fd_'s, declared before sock_): closed first, its
+  // number could be another connection's by then, accepted on the main
+  // loop, and lose that one its handler.
+  ~Connection() = default;
 
   void start() { Spawn(exp_.ctx(), reader()); }
   // Stops reading new requests; forces the close after `ns` if replies
@@ -80,7 +84,11 @@ class Connection {
   void maybe_close();
 
   NbdExport& exp_;
-  int fd_;
+  struct OwnedFd {
+    int fd;
+    ~OwnedFd() { ::close(fd); }
+    operator int() const { return fd; }
+  } fd_;
   Negotiated neg_;
   ExportView view_;
   AsyncSocket sock_;
