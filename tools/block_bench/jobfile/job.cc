@@ -116,6 +116,11 @@ bool BlockalignTurnsOffRandomMap(const JobOptions& job) {
   return false;
 }
 
+bool FioKeepsRandomMap(const JobOptions& job) {
+  return IsRandom(job.rw) && !job.norandommap && !job.lfsr && !BlockalignTurnsOffRandomMap(job) &&
+         job.random_distribution.kind == Distribution::kRandom;
+}
+
 std::vector<std::string> FioWarnings(const JobOptions& job) {
   std::vector<std::string> out;
   if (BlockalignTurnsOffRandomMap(job)) out.push_back("Any use of blockalign= turns off randommap");

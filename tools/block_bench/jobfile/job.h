@@ -811,6 +811,11 @@ uint64_t FioMaxBs(const JobOptions& job, int d);
 // (fio warns "Any use of blockalign= turns off randommap": FioWarnings).
 bool BlockalignTurnsOffRandomMap(const JobOptions& job);
 
+// Whether fio keeps its random map (an axmap) for `job`: uniform random
+// offsets from a Tausworthe generator, norandommap not given nor forced by
+// blockalign (fio's init_random_map and file_randommap).
+bool FioKeepsRandomMap(const JobOptions& job);
+
 // The warnings fio 3.33 prints on standard error for `job` when it reads it
 // (without "fio: "): blockalign turning the map off, norandommap with
 // verify and variable block sizes; --warnings-fatal makes them fatal, as

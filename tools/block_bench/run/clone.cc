@@ -403,9 +403,7 @@ bool Clone::add_verify(bool writes) {
   o.fake_io = job_.ioengine == IoEngine::kNull;
   // fio keeps its written blocks in issue order when the job has its
   // random map (log_io_piece: file_randommap), else sorted.
-  o.issue_order = IsRandom(job_.rw) && !job_.norandommap && !job_.lfsr &&
-                  !BlockalignTurnsOffRandomMap(job_) &&
-                  job_.random_distribution.kind == Distribution::kRandom && !files_.trace();
+  o.issue_order = FioKeepsRandomMap(job_) && !files_.trace();
   if (job_.verify_state_save && writes) {
     features_.state_log = std::make_unique<VerifyStateLog>(job_.iodepth, files_.size());
     o.state_log = features_.state_log.get();

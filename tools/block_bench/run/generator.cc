@@ -66,7 +66,6 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     case RwMode::kReadWrite: case RwMode::kRandReadWrite: g.mixed_ = true; break;
   }
   g.random_ = IsRandom(job.rw);
-  g.no_map_ = job.norandommap || BlockalignTurnsOffRandomMap(job);
   g.start_ = ResolveSize(job.offset, dev_size);
   if (job.offset.percent) {
     // fio aligns a percentage offset up, to offset_align or the smallest
@@ -145,19 +144,19 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   const Distribution kind = job.random_distribution.kind;
   const bool skewed = kind == Distribution::kZipf || kind == Distribution::kPareto ||
                       kind == Distribution::kNormal;
-  if (g.random_ && kind == Distribution::kRandom && !g.no_map_ && !job.lfsr) {
-    g.map_unit_ = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+  const uint64_t rw_min_bs = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+  if (FioKeepsRandomMap(job)) {
+    g.map_unit_ = rw_min_bs;
     g.map_.reset(std::max<uint64_t>(1, (g.zoned_ ? g.zone_range_ : g.size_) / g.map_unit_));
   }
   if (g.random_ && job.lfsr && !skewed) {
     // fio's init_random_map: an LFSR over min(file, size) (strided:
     // zonerange) in rw_min_bs blocks, from the FIO_RAND_BLOCK_OFF seed.
-    const uint64_t unit = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
     const uint64_t fsize = g.zoned_ ? g.zone_range_ : std::min(dev_size, g.size_);
     // (Several files take file 0's seed: share_rand.  The caller asks
     // lfsr_error() once the seed is final.)
     g.lfsr_.emplace();
-    g.lfsr_blocks_ = fsize / unit;
+    g.lfsr_blocks_ = fsize / rw_min_bs;
     g.lfsr_->init(g.lfsr_blocks_, jr.off_seed);
   }
   if (g.random_ && skewed) {
