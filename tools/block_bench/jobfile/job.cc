@@ -109,6 +109,15 @@ uint64_t FioMaxBs(const JobOptions& job, int d) {
   return m;
 }
 
+uint64_t FioStartOffset(const JobOptions& job, uint64_t file_size) {
+  uint64_t start = ResolveSize(job.offset, file_size);
+  if (!job.offset.percent) return start;
+  uint64_t align = job.offset_align;
+  if (!align) align = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+  if (align > 1 && start % align) start += align - start % align;
+  return start;
+}
+
 bool BlockalignTurnsOffRandomMap(const JobOptions& job) {
   if (!IsRandom(job.rw) || job.norandommap) return false;
   for (int d = 0; d < kNumDirs; d++)

@@ -806,6 +806,11 @@ uint64_t DedupeWorkingSetBlocks(const JobOptions& job);
 uint64_t FioMinBs(const JobOptions& job, int d);
 uint64_t FioMaxBs(const JobOptions& job, int d);
 
+// Where fio's I/O region of a file of `file_size` bytes starts
+// (get_start_offset): offset=, or offset=N% of the file aligned up to
+// offset_align or the smallest block size of any direction.
+uint64_t FioStartOffset(const JobOptions& job, uint64_t file_size);
+
 // fio's fixup_options: a random job whose blockalign differs from a
 // direction's min_bs runs without the random map, as if norandommap=1
 // (fio warns "Any use of blockalign= turns off randommap": FioWarnings).

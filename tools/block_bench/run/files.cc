@@ -1,6 +1,7 @@
 #include "tools/block_bench/run/files.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "tools/block_bench/run/clone_source.h"
@@ -47,12 +48,17 @@ JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file) {
   else f.filenames = {FileNameOf(job, clone, file)};
   auto share = [&](uint64_t total) { return total / n + (file < total % n ? 1 : 0); };
   if (job.filesize) {
-    // fio: each file is filesize bytes; size= then caps the job's I/O over
-    // all of them (size=N%: N % of each file).
+    // fio: each file is filesize bytes, and its I/O region runs from the
+    // start offset to its end (setup_files: io_size = file size -
+    // file_offset); size= then caps the job's I/O over all of them
+    // (size=N%: N % of each file).  An offset at or past the end leaves no
+    // region: the generator refuses it.
     const uint64_t fsize = FileSizeOf(job, clone, file);
+    const uint64_t start = FioStartOffset(job, fsize);
+    const uint64_t region = start < fsize ? fsize - start : 0;
     f.filesize = fsize;
     f.filesize_max = fsize;
-    f.size = SizeSpec{fsize, false};
+    f.size = region ? std::optional<SizeSpec>(SizeSpec{region, false}) : std::nullopt;
     if (job.size && job.size->percent) {
       const uint64_t unit = SmallestBlock(job);
       uint64_t part = uint64_t((unsigned __int128)fsize * job.size->value / 100);
@@ -60,7 +66,8 @@ JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file) {
       f.size = SizeSpec{std::max<uint64_t>(1, part), false};
       f.filesize = f.filesize_max = f.size->value;  // fio lays out only that much
     } else if (job.size && !job.io_size) {
-      f.io_size = SizeSpec{std::clamp<uint64_t>(share(job.size->value), 1, fsize), false};
+      const uint64_t cap = std::max<uint64_t>(region, 1);
+      f.io_size = SizeSpec{std::clamp<uint64_t>(share(job.size->value), 1, cap), false};
     }
   } else if (job.size && !job.size->percent) {
     f.size = SizeSpec{std::max<uint64_t>(1, job.size->value / n), false};

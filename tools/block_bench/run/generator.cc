@@ -66,14 +66,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
     case RwMode::kReadWrite: case RwMode::kRandReadWrite: g.mixed_ = true; break;
   }
   g.random_ = IsRandom(job.rw);
-  g.start_ = ResolveSize(job.offset, dev_size);
-  if (job.offset.percent) {
-    // fio aligns a percentage offset up, to offset_align or the smallest
-    // block size of any direction.
-    uint64_t align = job.offset_align;
-    if (!align) align = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
-    if (align > 1 && g.start_ % align) g.start_ += align - g.start_ % align;
-  }
+  g.start_ = FioStartOffset(job, dev_size);
   if (g.start_ >= dev_size)
     return MakeError(-EINVAL, "offset=" + std::to_string(g.start_) +
                                   " is at or beyond the end of the target (" +

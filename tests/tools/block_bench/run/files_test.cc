@@ -61,6 +61,24 @@ TEST(FileJob, FileSizeSizesTheJob) {
   EXPECT_EQ(FileJob(cap, 0, 3).io_size->value, 256u << 10);
 }
 
+// With filesize=, a file's I/O region runs from the start offset to the
+// file's end (fio's setup_files: io_size = file size - file_offset), and
+// size= caps the job's bytes to what the regions hold.
+TEST(FileJob, FileSizeRegionStartsAtTheOffset) {
+  JobOptions j = FileJob(ParseJob({"--name=m", "--filesize=64k", "--offset=32k", "--size=64k"}), 0, 0);
+  EXPECT_EQ(j.filesize, 64u << 10);
+  EXPECT_EQ(j.size->value, 32u << 10);
+  EXPECT_EQ(j.io_size->value, 32u << 10);
+  // offset=N% is of the file, aligned up to the smallest block.
+  JobOptions pct = FileJob(ParseJob({"--name=m", "--filesize=64k", "--offset=30%", "--bs=4k"}), 0, 0);
+  EXPECT_EQ(pct.size->value, (64u << 10) - (20u << 10));
+  // Nothing left past the offset: no region (the generator refuses it).
+  EXPECT_FALSE(FileJob(ParseJob({"--name=m", "--filesize=64k", "--offset=80k"}), 0, 0).size);
+  // Without an offset the region is the whole file.
+  EXPECT_EQ(FileJob(ParseJob({"--name=m", "--filesize=64k", "--size=16k"}), 0, 0).size->value,
+            64u << 10);
+}
+
 // filesize=LOW-HIGH: each file's size drawn in the range, rounded down to
 // the block size, the same on every call (the target and the generator ask
 // separately), and not the same for every file.

@@ -97,6 +97,14 @@ same 2048 --rw=randwrite --bs=4k --blockalign=8k --size=8m
 same 293 --rw=randread --bsrange=4k-64k --size=8m --zonemode=strided --zonesize=1m --zonerange=2m
 same 2048 --rw=randrw --bs=4k --size=8m --zonemode=strided --zonesize=4m --zonerange=1m
 same 3 --rw=read --size=10k --filesize=1m
+# With filesize=, the region runs from offset= to the file's end, and size=
+# is capped to it (offset=N% is of the file).
+same 8 --rw=read --offset=32k --size=64k --filesize=64k
+same 16 --rw=randrw --offset=32k --size=64k --filesize=64k --loops=2
+same 16 --rw=read --offset=32k --size=64k --filesize=64k --io_size=64k
+same 16 --rw=read --offset=32k --size=128k --filesize=64k --nrfiles=2
+same 8 --rw=randread --offset=50% --size=64k --filesize=64k
+same 8 --rw=read --offset=32k --size=64k --filesize=64k --zonemode=strided --zonesize=8k --zonerange=16k
 same 2 --rw=randread --size=10k
 same 3 --rw=randread --size=1m --io_size=10k
 # Passes.  A full map ends one (10k holds two 4k blocks: 3 passes of 2); a
