@@ -21,5 +21,6 @@
 #include "tools/block_bench/report/clients.h"
 #include "tools/block_bench/report/json.h"
 #include "tools/block_bench/report/logs.h"
+#include "tools/block_bench/report/terse.h"
 #include "tools/block_bench/report/text.h"
 #include "tools/block_bench/report/units.h"

@@ -74,10 +74,11 @@ std::string Direction(const json& d, int version) {
   const json& clat = d.contains("clat_ns") ? d["clat_ns"] : json();
   out += LatUs(d.contains("slat_ns") ? d["slat_ns"] : json());
   out += LatUs(clat);
-  // fio prints the total-latency percentiles instead with lat_percentiles=1
-  // (then clat_ns has none and lat_ns has them).
+  // fio prints the total-latency percentiles with lat_percentiles=1, also
+  // when clat_percentiles=1 gives clat_ns its own (show_ddir_status_terse
+  // asks lat_percentiles first).
   const json& lat = d.contains("lat_ns") ? d["lat_ns"] : json();
-  out += Percentiles(clat.contains("percentile") ? clat : lat);
+  out += Percentiles(lat.contains("percentile") ? lat : clat);
   out += LatUs(lat);
   const uint64_t bw_samples = U64(d, "bw_samples");
   if (bw_samples > 0) {

@@ -405,5 +405,27 @@ TEST(Report, NotStartedClonesAreCounted) {
   EXPECT_FALSE(JsonReport(RunJobs(jobs), false).contains("not_started"));
 }
 
+// The terse line's 20 percentile fields (17-36, after version;fio;name;
+// group;error and the read direction's 12 numbers) are the total latency's
+// when lat_percentiles gave lat_ns some, also beside clat_ns's (fio's
+// show_ddir_status_terse asks lat_percentiles first), else clat_ns's.
+TEST(ReportTerse, PercentilesOfTotalLatencyFirst) {
+  auto field = [](const std::string& line, size_t i) {
+    size_t at = 0;
+    for (size_t k = 0; k < i; k++) at = line.find(';', at) + 1;
+    return line.substr(at, line.find(';', at) - at);
+  };
+  nlohmann::json doc;
+  nlohmann::json read;
+  read["clat_ns"] = {{"N", 1}, {"min", 5000}, {"max", 5000}, {"mean", 5000.0},
+                     {"percentile", {{"50.000000", 5000}}}};
+  read["lat_ns"] = {{"N", 1}, {"min", 9000}, {"max", 9000}, {"mean", 9000.0},
+                    {"percentile", {{"50.000000", 9000}}}};
+  doc["jobs"] = nlohmann::json::array({{{"jobname", "t"}, {"read", read}}});
+  EXPECT_EQ(field(TerseReport(doc, 3), 17), "50.000000%=9");
+  doc["jobs"][0]["read"]["lat_ns"].erase("percentile");
+  EXPECT_EQ(field(TerseReport(doc, 3), 17), "50.000000%=5");
+}
+
 }  // namespace
 }  // namespace blk::bench
