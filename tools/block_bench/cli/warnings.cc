@@ -16,6 +16,10 @@ std::vector<std::string> JobNotes(const JobOptions& j) {
         "read_iolog_chunked: the trace is read whole (24 bytes per record); the replay is the "
         "same");
   }
+  if (j.numjobs > 1 && !j.write_iolog.empty()) {
+    lines.push_back("write_iolog: clone N > 0 of numjobs records to " + j.write_iolog +
+                    ".N (fio 3.33 appends every job to " + j.write_iolog + ")");
+  }
   if (j.log_compression) {
     lines.push_back(
         "log_compression: the logs are kept uncompressed in memory; the log files are the same");

@@ -182,7 +182,9 @@ std::vector<FioOptionSpec> ReplayOptions() {
       "merge_blktrace_iters", "per read_iolog file (':'-separated), how many passes over it the "
                               "merge takes, each starting where the last ended"));
   v.push_back(StringOption<&JobOptions::write_iolog>(
-      "write_iolog", "record the issued I/O to this file (fio iolog v3), also when replaying"));
+      "write_iolog",
+      "record the issued I/O to this file (fio iolog v3), also when replaying; clone N > 0 "
+      "of numjobs to FILE.N (fio appends every job to FILE)"));
   return v;
 }
 

@@ -49,5 +49,15 @@ TEST(JobNotes, LogCompressionOnlyWhenSet) {
                   "the same"});
 }
 
+// Each clone records its own iolog, where fio appends them all to one.
+TEST(JobNotes, WriteIologOfClonesOnlyWithNumjobs) {
+  EXPECT_EQ(JobNotes(Jobs({"--name=w", "--ioengine=null", "--size=1m", "--write_iolog=w.log"})[0]),
+            Lines{});
+  EXPECT_EQ(JobNotes(Jobs({"--name=w", "--ioengine=null", "--size=1m", "--write_iolog=w.log",
+                           "--numjobs=3"})[0]),
+            Lines{"write_iolog: clone N > 0 of numjobs records to w.log.N (fio 3.33 appends "
+                  "every job to w.log)"});
+}
+
 }  // namespace
 }  // namespace blk::bench::cli
