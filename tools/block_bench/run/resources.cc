@@ -62,11 +62,10 @@ uint64_t VerifyBytes(const JobOptions& job) {
 }
 
 // The random map (run/block_map.h): a bit per block of the smallest block
-// size, for a uniform random job with a map and a size= in bytes.
+// size, for a job fio keeps one for (FioKeepsRandomMap) with a size= in
+// bytes.
 uint64_t RandomMapBytes(const JobOptions& job) {
-  if (!IsRandom(job.rw) || job.norandommap || job.lfsr ||
-      job.random_distribution.kind != Distribution::kRandom || !job.size || job.size->percent)
-    return 0;
+  if (!FioKeepsRandomMap(job) || !job.size || job.size->percent) return 0;
   uint64_t m = UINT64_MAX;
   for (int d = 0; d < kNumDirs; d++) {
     m = std::min(m, job.bs[d].min);

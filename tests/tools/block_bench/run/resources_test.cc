@@ -103,6 +103,14 @@ TEST(Resources, MemoryEstimateIsDepthTimesLargestBlockPlusVerifyState) {
   EXPECT_EQ(one({"--name=a", "--ioengine=null", "--rw=randread", "--size=64g", "--norandommap"}),
             4096u);
   EXPECT_EQ(one({"--name=a", "--ioengine=null", "--rw=read", "--size=64g"}), 4096u);
+  // Nor when fio keeps none: a blockalign other than the block size turns
+  // it off, and so does a skewed distribution.
+  EXPECT_EQ(one({"--name=a", "--ioengine=null", "--rw=randread", "--size=64g",
+                 "--blockalign=8k"}),
+            4096u);
+  EXPECT_EQ(one({"--name=a", "--ioengine=null", "--rw=randread", "--size=64g",
+                 "--random_distribution=zipf:1.2"}),
+            4096u);
   ResourceLimits l;
   l.memory = uint64_t(8) << 30;
   l.memory_source = "--blkstack-max-memory";
