@@ -22,7 +22,7 @@
 namespace blk::bench::cli {
 namespace {
 
-// --help, --version, --cmdhelp, --showcmd and --parse-only: the exit status
+// --help, --version, --cmdhelp, --showcmd, --inflate-log and --parse-only: the exit status
 // once answered; nullopt when the jobs are to run.
 std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
   const ToolFlags& flags = cl.flags;
@@ -46,6 +46,12 @@ std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
   if (flags.debug_list) {
     std::printf("block-bench: dumping debug options:%s\n", DebugCategoryList().c_str());
     return 0;
+  }
+  if (flags.inflate_log) {
+    Expected<void> r = InflateLog(*flags.inflate_log, stdout);
+    if (r.ok()) return 0;
+    std::fprintf(stderr, "block-bench: --inflate-log: %s\n", r.error().message.c_str());
+    return 1;
   }
   if (flags.parse_only) return 0;
   return std::nullopt;

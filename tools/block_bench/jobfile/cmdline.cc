@@ -77,7 +77,8 @@ class Parser {
     Expected<std::vector<JobOptions>> jobs = BuildJobs(groups_, defaults);
     if (!jobs.ok()) return jobs.error();
     out_.jobs = std::move(jobs.value());
-    if (out_.flags.help || out_.flags.version || out_.flags.cmdhelp || out_.flags.debug_list)
+    if (out_.flags.help || out_.flags.version || out_.flags.cmdhelp || out_.flags.debug_list ||
+        out_.flags.inflate_log)
       return std::move(out_);
     std::vector<std::string> files_without_jobs;
     for (size_t k = 0; k < out_.job_files.size(); ++k) {
@@ -213,6 +214,12 @@ class Parser {
       auto& f = out_.flags.output_formats;
       if (name == "minimal") f = {OutputFormat::kTerse};
       else if (std::find(f.begin(), f.end(), OutputFormat::kTerse) == f.end()) f.push_back(OutputFormat::kTerse);
+      return {};
+    }
+    if (name == "inflate-log") {
+      Expected<std::string> v = FlagValue(name, value);
+      if (!v.ok()) return v.error();
+      out_.flags.inflate_log = v.value();
       return {};
     }
     if (name == "cmdhelp") {
@@ -354,6 +361,8 @@ std::string UsageText(std::string_view program) {
       "  --parse-only               parse the jobs and exit\n"
       "  --merge-blktrace-only      write the jobs' merge_blktrace_file merges and exit\n"
       "  --showcmd                  print the jobs as a command line and exit\n"
+      "  --inflate-log=FILE         print a log_store_compressed=1 log (.fz) as the plain\n"
+      "                             log's lines and exit\n"
       "  --eta=WHEN                 always, never or auto (default)\n"
       "  --eta-newline=TIME         start a new progress line this often (default unit ms)\n"
       "  --debug=CAT[,CAT...]       fio's debug categories (--debug=? lists them): parse, file,\n"

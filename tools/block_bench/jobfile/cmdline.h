@@ -53,6 +53,9 @@ struct ToolFlags {
   // option ("all": every option it supports), then exit.
   std::optional<std::string> cmdhelp;
   bool parse_only = false;
+  // --inflate-log=FILE: print a log_store_compressed=1 log as plain lines,
+  // then exit (fio's).
+  std::optional<std::string> inflate_log;
   // --merge-blktrace-only: merge_blktrace_file's merges, then exit (fio's).
   bool merge_blktrace_only = false;
   bool showcmd = false;

@@ -335,7 +335,7 @@ FioOptionSpec LogStoreCompressed() {
     else if (job.log_store_compressed_zero) out.push_back({std::string(n), "0"});
   };
   s.help = "1: the lat/clat/slat/bw/iops logs are written zlib-compressed as fio's <name>.log.fz "
-           "(fio --inflate-log prints them)";
+           "(fio --inflate-log and block-bench --inflate-log print them)";
   return s;
 }
 

@@ -60,6 +60,18 @@ Expected<void> WriteCompressed(FILE* f, const std::string& path, const std::vect
   return {};
 }
 
+// One sample as a line of fio 3.33's plain log (flush_samples): msec,
+// value, direction, bs, [offset,] priority: the ioprio value as 0x%04x with
+// log_prio, else 1 for the real-time class and 0 for the others.
+void PrintSample(FILE* f, uint64_t msec, uint64_t value, uint32_t dir, uint64_t bs,
+                 const std::optional<uint64_t>& offset, uint16_t prio, bool log_prio) {
+  std::fprintf(f, "%llu, %llu, %u, %llu, ", (unsigned long long)msec, (unsigned long long)value,
+               dir, (unsigned long long)bs);
+  if (offset) std::fprintf(f, "%llu, ", (unsigned long long)*offset);
+  if (log_prio) std::fprintf(f, "0x%04x\n", unsigned(prio));
+  else std::fprintf(f, "%d\n", (prio >> 13) == 1 ? 1 : 0);
+}
+
 // As fio: a per-job log replaces the file, a shared one (per_job_logs=0)
 // is appended to, by each job in turn and across runs.
 FILE* OpenLog(const std::string& path, const JobOptions& job) {
@@ -95,15 +107,10 @@ Expected<void> WriteLogs(const RunResult& run, const std::string& tag) {
         if (std::fclose(f) != 0 && w.ok()) return MakeError(-errno, path + ": " + ErrnoString(-errno));
         return w;
       }
-      // fio 3.33's columns: msec, value, direction, bs, [offset,] priority:
-      // the ioprio value as 0x%04x with log_prio, else 1 for the
-      // real-time class and 0 for the others.
       for (const LogEntry& e : entries) {
-        std::fprintf(f, "%llu, %llu, %d, %llu, ", (unsigned long long)(e.msec + c.log_epoch_ms),
-                     (unsigned long long)e.value, e.dir, (unsigned long long)e.bs);
-        if (job.log_offset) std::fprintf(f, "%llu, ", (unsigned long long)e.offset);
-        if (job.log_prio) std::fprintf(f, "0x%04x\n", unsigned(e.prio));
-        else std::fprintf(f, "%d\n", (e.prio >> 13) == 1 ? 1 : 0);
+        PrintSample(f, e.msec + c.log_epoch_ms, e.value, uint32_t(e.dir), e.bs,
+                    job.log_offset ? std::optional<uint64_t>(e.offset) : std::nullopt, e.prio,
+                    job.log_prio);
       }
       if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
       return {};
@@ -156,6 +163,73 @@ Expected<void> WriteAggregateBwLogs(const RunResult& run, const std::string& dir
                    (unsigned long long)(sum[i] / 1024), d);
     if (std::fclose(f) != 0) return MakeError(-errno, path + ": " + ErrnoString(-errno));
   }
+  return {};
+}
+
+Expected<void> InflateLog(const std::string& path, FILE* out) {
+  FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) return MakeError(-errno, path + ": " + ErrnoString(-errno));
+  std::string z;
+  char chunk[1 << 16];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, in)) > 0) z.append(chunk, n);
+  const bool read_error = std::ferror(in);
+  std::fclose(in);
+  if (read_error) return MakeError(-EIO, path + ": read error");
+  if (z.size() > UINT32_MAX) return MakeError(-EFBIG, path + ": larger than 4 GiB");
+  // The streams one after the other (fio's inflate_chunk resets the stream
+  // at each end).
+  std::string raw;
+  z_stream st{};
+  if (inflateInit(&st) != Z_OK) return MakeError(-ENOMEM, path + ": zlib could not start");
+  st.next_in = reinterpret_cast<Bytef*>(z.data());
+  st.avail_in = uInt(z.size());
+  // Empty: an empty log (fio writes no stream for one).
+  bool ended = z.empty();
+  while (!z.empty()) {
+    st.next_out = reinterpret_cast<Bytef*>(chunk);
+    st.avail_out = sizeof chunk;
+    const int rc = inflate(&st, Z_NO_FLUSH);
+    raw.append(chunk, sizeof chunk - st.avail_out);
+    if (rc == Z_STREAM_END) {
+      ended = true;
+      if (st.avail_in == 0) break;
+      inflateReset(&st);
+      continue;
+    }
+    ended = false;
+    // Z_OK with output room left and no input: the stream was cut short.
+    if (rc != Z_OK || (st.avail_in == 0 && st.avail_out > 0)) break;
+  }
+  const std::string why = st.msg ? st.msg : "the stream ends early";
+  inflateEnd(&st);
+  // The samples: 32 bytes, 40 with an offset (flag 0x80000000).
+  size_t at = 0;
+  while (at + 32 <= raw.size()) {
+    uint64_t msec, value, bs, offset = 0;
+    uint32_t ddir;
+    uint16_t prio;
+    std::memcpy(&msec, raw.data() + at, 8);
+    std::memcpy(&value, raw.data() + at + 8, 8);
+    std::memcpy(&ddir, raw.data() + at + 16, 4);
+    std::memcpy(&prio, raw.data() + at + 20, 2);
+    std::memcpy(&bs, raw.data() + at + 24, 8);
+    const bool has_offset = ddir & 0x80000000u;
+    if (has_offset) {
+      if (at + 40 > raw.size()) break;
+      std::memcpy(&offset, raw.data() + at + 32, 8);
+    }
+    PrintSample(out, msec, value, ddir & 0xffffu, bs,
+                has_offset ? std::optional<uint64_t>(offset) : std::nullopt, prio,
+                ddir & 0x40000000u);
+    at += has_offset ? 40 : 32;
+  }
+  if (!ended)
+    return MakeError(-EINVAL, path + ": cut short, or not a log written with log_store_compressed=1 (zlib: " +
+                                  why + ")");
+  if (at != raw.size())
+    return MakeError(-EINVAL, path + ": " + std::to_string(raw.size() - at) +
+                                  " bytes after the last whole sample");
   return {};
 }
 

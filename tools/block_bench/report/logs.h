@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,6 +31,13 @@ Expected<void> WithCpuAffinity(const std::vector<uint32_t>& cpus,
 // clone's thread number, prefix = the option's value or the job name.
 // `tag` (MPI ranks: ".rank2") goes after the prefix.
 Expected<void> WriteLogs(const RunResult& run, const std::string& tag = "");
+
+// fio's --inflate-log: the samples of a log written with
+// log_store_compressed=1 (one zlib stream after another) printed to `out`
+// as the lines of the plain log.  A file that is missing, not zlib, or
+// ends inside a sample is an Error naming it (the whole samples before are
+// printed).
+Expected<void> InflateLog(const std::string& path, FILE* out);
 
 // fio's --bandwidth-log: dir/agg-read_bw.log (and write, trim for the
 // directions that ran): per sample interval, the bandwidth of all clones

@@ -5,7 +5,8 @@
 # log_offset and log_prio too), whose values are the run's (their sum is
 # the JSON's clat/lat mean times N); the samples decoded here with Python's
 # zlib print the same lines as fio does; an empty log (no slat on psync) is
-# an empty file, as fio's.  fio is required (skip, or fail under
+# an empty file, as fio's; block-bench's --inflate-log prints fio's lines,
+# also of a file cut short.  fio is required (skip, or fail under
 # BLK_TEST_NO_SKIP).
 set -euo pipefail
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
@@ -18,6 +19,9 @@ head -c 2M /dev/urandom > data.img
 
 check() {  # check PREFIX KIND JSONKEY COLUMNS
   fio --inflate-log="$1_$2.1.log.fz" > "$1_$2.txt" 2>"$1.err" || fail "fio --inflate-log $1_$2: $(cat "$1.err")"
+  # block-bench's --inflate-log prints what fio's does.
+  "$BB" --inflate-log="$1_$2.1.log.fz" > "$1_$2.bb.txt" 2>"$1.err" || fail "block-bench --inflate-log $1_$2: $(cat "$1.err")"
+  cmp -s "$1_$2.txt" "$1_$2.bb.txt" || fail "--inflate-log $1_$2: block-bench's lines differ from fio's: $(diff "$1_$2.txt" "$1_$2.bb.txt" | head -4)"
   python3 - "$@" <<'PY' || fail "$1 $2"
 import json, struct, sys, zlib
 prefix, kind, key, cols = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -60,4 +64,17 @@ check a lat lat_ns 5
 check b clat clat_ns 6
 check b slat slat_ns 6
 grep -q ', 0x4002$' b_clat.txt || fail "log_prio: $(head -1 b_clat.txt)"
+
+# --inflate-log of a file cut short prints the whole samples before the cut,
+# as fio's, and fails naming the file; a missing file or one that is not
+# zlib fails too.
+head -c $(( $(stat -c %s b_clat.1.log.fz) / 2 )) b_clat.1.log.fz > cut.fz
+fio --inflate-log=cut.fz > cut.fio 2>/dev/null || true
+if "$BB" --inflate-log=cut.fz > cut.bb 2>cut.err; then fail "--inflate-log of a cut file: exit 0"; fi
+grep -q "cut.fz: cut short" cut.err || fail "--inflate-log cut: $(cat cut.err)"
+[ -s cut.bb ] && cmp -s cut.fio cut.bb || fail "--inflate-log cut: $(wc -l < cut.bb) lines, fio $(wc -l < cut.fio)"
+if "$BB" --inflate-log=missing.fz 2>err.txt; then fail "--inflate-log of a missing file: exit 0"; fi
+grep -q "missing.fz: .*No such file" err.txt || fail "--inflate-log missing: $(cat err.txt)"
+if "$BB" --inflate-log=b_clat.txt >/dev/null 2>err.txt; then fail "--inflate-log of a text file: exit 0"; fi
+grep -q "b_clat.txt: cut short, or not a log" err.txt || fail "--inflate-log text: $(cat err.txt)"
 echo PASS
