@@ -149,13 +149,6 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
                                   ": offset_increment with a percentage offset is not supported "
                                   "(give offset= in bytes)");
   }
-  if (job.openfiles && job.openfiles < job.nrfiles) {
-    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": openfiles=" +
-                                  std::to_string(job.openfiles) + " is below nrfiles=" +
-                                  std::to_string(job.nrfiles) +
-                                  ": opening and closing files during the job is not implemented "
-                                  "(block-bench keeps every file open)");
-  }
   if (job.nrfiles > 1) {
     const auto fail = [&](const std::string& why) {
       return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) + ": nrfiles=" +

@@ -385,7 +385,7 @@ struct JobOptions {
   // that name it (run/file_locks.h).
   enum class FileLock : uint8_t { kNone, kExclusive, kReadWrite };
   FileLock lockfile = FileLock::kNone;
-  uint32_t openfiles = 0;          // fio's open-files cap; only >= nrfiles (all open) runs
+  uint32_t openfiles = 0;          // fio's open-files cap (run/files.h MultiFileSource); 0: nrfiles
   bool allow_file_create = true;   // 0: a missing file is an error
   bool overwrite = false;          // 1: a writing job's new file is written out too
   bool pre_read = false;           // 1: read the region into the page cache first

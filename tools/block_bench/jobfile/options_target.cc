@@ -472,8 +472,9 @@ std::vector<FioOptionSpec> TargetOptions() {
                           "long as before, sparse) before every loop after the first; the last "
                           "loop's files stay"));
   v.push_back(UintOption<&JobOptions::openfiles, 0>(
-      "openfiles", "most files open at once: block-bench keeps every file open, so only a value of "
-      "at least nrfiles (or 0) is accepted"));
+      "openfiles", "most files open at once (0: nrfiles): each I/O's file is fio's pick with at "
+      "most this many open (a file opens when first picked, closes when done); "
+      "block-bench's targets themselves stay open"));
   v.push_back(BoolOption<&JobOptions::allow_file_create>(
       "allow_file_create", "0: a file that does not exist is an error"));
   v.push_back(BoolOption<&JobOptions::overwrite>(

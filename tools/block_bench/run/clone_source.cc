@@ -87,7 +87,8 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
     cs.source = std::make_unique<MultiFileSource>(std::move(gens), job.file_service,
                                                   job.file_service_ios, file_seed,
                                                   job.tausworthe64,
-                                                  PassLimits::Of(cj, total, io_size));
+                                                  PassLimits::Of(cj, total, io_size),
+                                                  job.openfiles);
   }
   if (rate_paced) res->schedule.kind = ScheduleResult::Kind::kRate;
   return cs;

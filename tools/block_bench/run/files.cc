@@ -85,34 +85,50 @@ uint64_t FileSeed(uint64_t clone_seed, uint32_t file) {
 
 MultiFileSource::MultiFileSource(std::vector<IoGenerator> gens, FileService service,
                                  uint32_t ios_per_pick, uint64_t file_seed, bool use64,
-                                 const PassLimits& limits)
+                                 const PassLimits& limits, uint32_t open_cap)
     : gens_(std::move(gens)),
       done_(gens_.size(), false),
       service_(service),
       per_pick_(std::max<uint32_t>(1, ios_per_pick)),
+      file_seed_(file_seed),
       file_rand_(file_seed, use64),
       passes_(limits),
-      live_(uint32_t(gens_.size())) {
+      live_(uint32_t(gens_.size())),
+      open_(gens_.size(), false) {
+  const uint32_t n = uint32_t(gens_.size());
+  open_cap_ = open_cap && open_cap < n ? open_cap : n;
   for (IoGenerator& g : gens_) g.set_external_passes();
   passes_.set_unlimited(gens_[0].unlimited());
-  if (service_ == FileService::kRandom) advance();
-  left_ = per_pick_;
+  // fio opens a file when a pick first lands on it; roundrobin and
+  // sequential begin with the first file.
+  cur_ = n - 1;
+  advance();
+}
+
+void MultiFileSource::set_open(uint32_t f, bool open) {
+  if (open_[f] == open) return;
+  open_[f] = open;
+  if (open) open_count_++;
+  else open_count_--;
 }
 
 void MultiFileSource::advance() {
   const uint32_t n = uint32_t(gens_.size());
   if (live_ == 0) return;
+  // One file not done is always usable: a done file is closed.
   if (service_ == FileService::kRandom) {
     // fio's get_next_file_rand: nr_files x r / 2^32 from its
-    // next_file_state, drawn again while the file is done.
+    // next_file_state, drawn again while the file is done (or closed with
+    // openfiles= open).
     do {
       cur_ = uint32_t(double(n) * (double(file_rand_.next()) / file_rand_.max_plus_one()));
-    } while (done_[cur_]);
+    } while (!usable(cur_));
   } else {
     do {
       cur_ = (cur_ + 1) % n;
-    } while (done_[cur_]);
+    } while (!usable(cur_));
   }
+  set_open(cur_, true);
   left_ = per_pick_;
   bytes_on_cur_ = 0;
 }
@@ -122,9 +138,13 @@ bool MultiFileSource::end_pass(bool out_of_io) {
   // fio's clear_io_state: every file from its start, the shared states
   // re-seeded once (randrepeat).
   gens_[0].restart_shared();
+  file_rand_.seed_with(file_seed_);  // td_fill_rand_seeds: next_file_state too
   for (IoGenerator& g : gens_) g.restart_pass();
   std::fill(done_.begin(), done_.end(), false);
   live_ = uint32_t(gens_.size());
+  // clear_io_state closes every file: the next I/O picks a file anew (the
+  // one after the last, or a new draw) and opens it.
+  for (uint32_t f = 0; f < gens_.size(); f++) set_open(f, false);
   return true;
 }
 
@@ -147,12 +167,13 @@ bool MultiFileSource::next(IoUnit* u) {
 
 bool MultiFileSource::next_in_pass(IoUnit* u) {
   while (live_ > 0) {
-    if (done_[cur_]) {
+    if (done_[cur_] || !open_[cur_]) {
       advance();
       continue;
     }
     if (!gens_[cur_].next(u)) {
       done_[cur_] = true;
+      set_open(cur_, false);
       live_--;
       advance();
       continue;

@@ -43,8 +43,9 @@ JobOptions CloneJob(const JobOptions& job, uint32_t clone);
 //  * filesize=LOW[-HIGH]: the file is filesize bytes (a range: drawn in it
 //    from randseed, the clone and the file, rounded down to the smallest
 //    block size; fio draws from its own generator, so the sizes differ from
-//    fio's), and the job's I/O region on it is the whole file, or N % of it
-//    with size=N%; a size= in bytes caps the I/O, shared out over the files;
+//    fio's), and the job's I/O region on it runs from the start offset to
+//    the file's end, or is N % of the file with size=N%; a size= in bytes
+//    caps the I/O, shared out over the files;
 //  * else size / nrfiles.
 // With one file and no filesize= the job itself.
 JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file);
@@ -59,9 +60,19 @@ class MultiFileSource final : public IoSource {
   // (FioSlotSeed), for file_service_type=random; `use64`: tausworthe64.
   // `limits`: the job's passes over all its files (FioPasses, as fio's:
   // the job's bytes and I/Os, a pass ending when every file is done); the
-  // files' generators then end only for want of I/O.
+  // files' generators then end only for want of I/O.  `open_cap`:
+  // openfiles= (0: every file).
+  //
+  // Which file serves the next I/O is fio's choice with at most `open_cap`
+  // files open: a file opens when a pick first lands on it, closes when it
+  // is done, and every file closes at the end of a pass (clear_io_state);
+  // a pick that lands on a closed file while `open_cap` are open is passed
+  // over (get_next_file_rr/_rand's EBUSY, after which fio picks again).  A file whose last I/O is still in
+  // flight counts as closed (fio closes it when that I/O completes: the same
+  // at iodepth=1).  The targets themselves stay open.
   MultiFileSource(std::vector<IoGenerator> gens, FileService service, uint32_t ios_per_pick,
-                  uint64_t file_seed, bool use64, const PassLimits& limits);
+                  uint64_t file_seed, bool use64, const PassLimits& limits,
+                  uint32_t open_cap = 0);
 
   // Next I/O with its file in u->file; false when every file is done.
   bool next(IoUnit* u) override;
@@ -76,7 +87,10 @@ class MultiFileSource final : public IoSource {
   uint32_t files() const { return uint32_t(gens_.size()); }
 
  private:
-  void advance();  // to the next file by the service type
+  void advance();  // to the next file by the service type (and open it)
+  // Whether a pick may land on file `f`: not done, and open or openable.
+  bool usable(uint32_t f) const { return !done_[f] && (open_[f] || open_count_ < open_cap_); }
+  void set_open(uint32_t f, bool open);
   // The job's pass ended (for want of I/O when every file is done); true:
   // another began, every file from its start again.
   bool end_pass(bool out_of_io);
@@ -88,12 +102,16 @@ class MultiFileSource final : public IoSource {
   std::vector<bool> done_;
   FileService service_;
   uint32_t per_pick_;
+  uint64_t file_seed_;
   FioRand file_rand_;  // fio's next_file_state
   FioPasses passes_;   // the job's passes
   uint32_t cur_ = 0;
   uint32_t left_ = 0;           // I/Os before the next pick (roundrobin, random)
   uint64_t bytes_on_cur_ = 0;   // sequential: bytes issued to cur_ since it was picked
   uint32_t live_ = 0;           // files not done
+  std::vector<bool> open_;      // fio's open files
+  uint32_t open_count_ = 0;
+  uint32_t open_cap_ = 0;       // openfiles=, at most the number of files
 };
 
 }  // namespace blk::bench

@@ -13,7 +13,9 @@
 # from its zone state and offsets), random_generator=tausworthe64 and lfsr,
 # several files, the seeds (randseed, randrepeat,
 # allrandrepeat, the job's
-# thread number), offset/norandommap, and fio's passes: where loops=,
+# thread number), offset/norandommap, which file serves each I/O
+# (file_service_type, openfiles; compared with the files' names on psync),
+# and fio's passes: where loops=,
 # io_size= and number_ios= end a pass and start another, on a synchronous
 # engine (null) and on one that queues (libaio on a file), and a time based
 # job's passes (the first I/Os of each tool's run).  Each job is its own run
@@ -187,6 +189,46 @@ same 256 --rw=randread:4 --size=1m --random_generator=lfsr
 same 2048 --rw=randread --size=8m --zonemode=strided --zonesize=256k --zonerange=1m --zoneskip=1m --random_generator=lfsr
 same 43 --rw=randread --size=8m --random_distribution=zoned:50/10:50/90 --random_generator=lfsr
 same 768 --nrfiles=3 --rw=randrw --size=3m --file_service_type=random --random_generator=lfsr
+
+# same_files WANT_IOS ARGS...: as same, on files (psync, in $T/d) with each
+# I/O's file compared too (the null engine's iolog names no file).
+same_files() {
+  local want=$1; shift
+  local t tool
+  for t in f b; do
+    if [ "$t" = f ]; then tool=fio; else tool=$BB; fi
+    rm -rf d "$t.log" && mkdir d || fail "mkdir d"
+    "$tool" --name=j --ioengine=psync --directory="$T/d" "$@" --write_iolog="$t.log" \
+      >"$t.out" 2>"$t.err" || fail "$tool $*: exit $?: $(cat "$t.err")"
+    awk '$3=="read"||$3=="write"||$3=="trim"{n=split($2,p,"/"); print p[n],$3,$4,$5}' \
+      "$t.log" >"$t.seq"
+  done
+  local n m
+  n=$(wc -l <f.seq); m=$(wc -l <b.seq)
+  [ "$n" = "$want" ] || fail "fio did $n I/Os, not $want: $*"
+  if ! cmp -s f.seq b.seq; then
+    echo "fio | block-bench, first differences:"
+    diff f.seq b.seq | head -6
+    fail "block-bench's $m I/Os (file, direction, offset, length) differ from fio's $n: $*"
+  fi
+  echo "same $n I/Os and files: $*"
+}
+
+# Which file: round robin from the first, at random from fio's file state
+# (re-seeded with each pass), the next pick after a pass; with openfiles=
+# below nrfiles a file opens when first picked, closes when done, and a
+# pick of a closed file with openfiles open is passed over.
+same_files 24 --bs=4k --rw=read --nrfiles=3 --size=48k --loops=2
+same_files 24 --bs=4k --rw=read --nrfiles=3 --size=48k --loops=2 --file_service_type=random
+same_files 24 --bs=4k --rw=read --nrfiles=3 --size=48k --loops=2 --file_service_type=sequential
+same_files 24 --bs=4k --rw=read --nrfiles=3 --size=48k --loops=2 --file_service_type=roundrobin:2
+same_files 12 --bs=4k --rw=write --nrfiles=3 --openfiles=2 --size=48k
+same_files 24 --bs=4k --rw=randwrite --nrfiles=3 --openfiles=2 --size=48k --loops=2
+same_files 15 --bs=4k --rw=read --nrfiles=5 --openfiles=2 --size=60k --file_service_type=random
+same_files 48 --bs=4k --rw=randread --nrfiles=4 --size=64k --loops=3 --file_service_type=random:2 --openfiles=2
+same_files 20 --bs=4k --rw=randread --nrfiles=5 --openfiles=3 --size=100k --file_service_type=roundrobin:3 --bsrange=4k-8k
+same_files 8 --bs=4k --rw=read --nrfiles=4 --openfiles=1 --size=32k
+same_files 16 --bs=4k --rw=randrw --nrfiles=4 --openfiles=2 --size=64k --file_service_type=sequential
 
 # Several files: one set of the job's random states for all of them, files
 # taken round robin, at random (fio's file state) or one after another.

@@ -106,10 +106,38 @@ PY
   --runtime=1 --time_based --write_iolog=t.log --output-format=json --output=t.json || fail "time based"
 [[ $(awk '$3 == "read" || $3 == "write" { print $2 }' t.log | sort -u | wc -l) == 2 ]] || fail "t: not 2 files used"
 
-# unlink=1 deletes the job's files when it ends; openfiles >= nrfiles runs.
+# unlink=1 deletes the job's files when it ends.
 mkdir u && (cd u && "$BB" --name=u --nrfiles=3 --size=3m --rw=randread --bs=64k --unlink=1 \
   --openfiles=3 --output=/dev/null) || fail "unlink run"
 [[ -z "$(ls u)" ]] || fail "unlink=1 left $(ls u)"
+
+# openfiles below nrfiles (fio's t/verify.py test 6): written and verified
+# through every file, with at most 2 of the 3 in use at once.
+mkdir of && (cd of && "$BB" --name=of --filesize=512k --nrfiles=3 --openfiles=2 --rw=randwrite \
+  --bs=4k --verify=crc32c --write_iolog=of.log --output-format=json --output=of.json) \
+  || fail "openfiles=2 nrfiles=3 verify run"
+python3 - of/of.json <<'PY' || fail "openfiles=2 verify counts"
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["error"] == 0, j["error"]
+assert j["write"]["total_ios"] == 384 and j["read"]["total_ios"] == 384, (j["write"]["total_ios"], j["read"]["total_ios"])
+print("openfiles=2: 384 blocks written and read back")
+PY
+# The write phase's files: the third file's first write comes after one of
+# the first two has had its last.
+python3 - of/of.log <<'PY' || fail "openfiles=2: more than 2 files in use at once"
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) == 5 and l.split()[2] == "write"]
+files = [r[1] for r in rows]
+last = {f: i for i, f in enumerate(files)}
+first = {}
+for i, f in enumerate(files):
+    first.setdefault(f, i)
+order = sorted(first, key=first.get)
+assert len(order) == 3, order
+assert first[order[2]] > min(last[order[0]], last[order[1]]), (first, last)
+print("openfiles=2: the third file starts after another is done")
+PY
 
 # offset_increment: clone N starts N * increment further, as fio's; the
 # file ends where fio's does.
@@ -127,7 +155,6 @@ err "offset_increment with a percentage offset" --name=e --size=1m --offset=10% 
 # Errors.
 err "nrfiles=2: filename= names one file" --name=e --filename=x --nrfiles=2 --size=1m
 err "nrfiles=2: blockdev= opens one graph" --name=e --blockdev=driver=null,size=1M --nrfiles=2
-err "openfiles=2 is below nrfiles=3" --name=e --nrfiles=3 --size=3m --openfiles=2
 err "file_service_type=zipf (a distribution over the files) is not implemented" \
   --name=e --nrfiles=2 --size=1m --file_service_type=zipf:1.2
 err "missing2: does not exist (allow_file_create=0)" \
