@@ -22,6 +22,32 @@
 namespace blk::bench::cli {
 namespace {
 
+// --debug=parse: each job's options as parsed (those not at their default,
+// in RenderJobArgs' form), and the lines fio's option parsers print of
+// their own (steadystate's threshold).
+void SayParsed(const DebugLog& debug, const std::vector<JobOptions>& jobs) {
+  if (!debug.on(DebugCategory::kParse)) return;
+  for (const JobOptions& j : jobs) {
+    for (const std::string& a : RenderJobArgs(j)) {
+      const std::string s = a.substr(a.rfind("--", 0) == 0 ? 2 : 0);
+      const size_t eq = s.find('=');
+      if (s == "name=" || s == "name") continue;  // the global options' (no job)
+      debug.print(DebugCategory::kParse, "handle_option=%s, ptr=%s", s.substr(0, eq).c_str(),
+                  eq == std::string::npos ? "" : s.substr(eq + 1).c_str());
+    }
+    if (j.ss != SteadyState{}) {
+      if (j.ss.pct)
+        debug.print(DebugCategory::kParse, "set steady state threshold to %f%%", j.ss.limit);
+      else if (j.ss.metric == SteadyMetric::kIops)
+        debug.print(DebugCategory::kParse, "set steady state IOPS threshold to %f", j.ss.limit);
+      else
+        debug.print(DebugCategory::kParse, "set steady state %s threshold to %llu",
+                    j.ss.metric == SteadyMetric::kBw ? "BW" : "latency",
+                    (unsigned long long)j.ss.limit);
+    }
+  }
+}
+
 // --help, --version, --cmdhelp, --showcmd, --inflate-log and --parse-only: the exit status
 // once answered; nullopt when the jobs are to run.
 std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
@@ -53,7 +79,15 @@ std::optional<int> AnswerWithoutRunning(const CommandLine& cl) {
     std::fprintf(stderr, "block-bench: --inflate-log: %s\n", r.error().message.c_str());
     return 1;
   }
-  if (flags.parse_only) return 0;
+  if (flags.parse_only) {
+    // fio's dry run: the options parsed, with --debug=parse's lines (of the
+    // global options when there is no job).
+    for (const std::string& m : flags.debug.unknown)
+      std::fprintf(stderr, "block-bench: debug mask %s not found\n", m.c_str());
+    const DebugLog debug(stdout, flags.debug.mask);
+    SayParsed(debug, cl.jobs.empty() ? std::vector<JobOptions>{cl.globals} : cl.jobs);
+    return 0;
+  }
   return std::nullopt;
 }
 
@@ -135,20 +169,6 @@ int FinishRun(const RunResult& rr, const ToolFlags& flags, const Outputs& output
       flags, outputs.out, outputs.json_on_stdout, status,
       [&] { return TextReport(rr, flags.blkstack_counters); },
       [&](bool plus) { return JsonReport(rr, plus); });
-}
-
-// --debug=parse: each job's options as parsed (those not at their default,
-// in RenderJobArgs' form).
-void SayParsed(const DebugLog& debug, const std::vector<JobOptions>& jobs) {
-  if (!debug.on(DebugCategory::kParse)) return;
-  for (const JobOptions& j : jobs) {
-    for (const std::string& a : RenderJobArgs(j)) {
-      const std::string s = a.substr(a.rfind("--", 0) == 0 ? 2 : 0);
-      const size_t eq = s.find('=');
-      debug.print(DebugCategory::kParse, "handle_option=%s, ptr=%s", s.substr(0, eq).c_str(),
-                  eq == std::string::npos ? "" : s.substr(eq + 1).c_str());
-    }
-  }
 }
 
 // Everything after the set-up: headers, the run, its end.

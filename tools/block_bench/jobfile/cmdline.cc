@@ -77,6 +77,7 @@ class Parser {
     Expected<std::vector<JobOptions>> jobs = BuildJobs(groups_, defaults);
     if (!jobs.ok()) return jobs.error();
     out_.jobs = std::move(jobs.value());
+    out_.globals = defaults;
     if (out_.flags.help || out_.flags.version || out_.flags.cmdhelp || out_.flags.debug_list ||
         out_.flags.inflate_log)
       return std::move(out_);
@@ -109,6 +110,8 @@ class Parser {
       }
       out_.jobs = std::move(kept);
     }
+    // fio's --parse-only defines no job to parse options.
+    if (out_.jobs.empty() && out_.flags.parse_only) return std::move(out_);
     if (out_.jobs.empty() && !files_without_jobs.empty()) {
       // The file is what lacks a job: name it, not the command line.
       return MakeError(-EINVAL, files_without_jobs.front() +

@@ -91,8 +91,12 @@ struct ToolFlags {
 struct CommandLine {
   ToolFlags flags;
   std::vector<std::string> job_files;  // as given
-  // Command-line jobs first, then each job file's jobs in order.
+  // Command-line jobs first, then each job file's jobs in order.  Empty
+  // only with --parse-only (fio's dry run needs no job).
   std::vector<JobOptions> jobs;
+  // The defaults with the command line's options before its first --name
+  // (fio's global options), for --parse-only --debug=parse without a job.
+  JobOptions globals;
 };
 
 // Parses `args` (argv without the program name).  Job files are read through

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 
 #include "tools/block_bench/jobfile/option_helpers.h"
 #include <blkstack/util/quote.h>
@@ -211,7 +212,10 @@ FioOptionSpec SteadyStateOption() {
     if (job.ss == DefaultJob().ss) return;
     static constexpr const char* kNames[] = {"iops", "bw", "lat"};
     char limit[64];
-    std::snprintf(limit, sizeof limit, "%.17g", job.ss.limit);
+    // The shortest of %.15g and %.17g that reads back as the same value.
+    std::snprintf(limit, sizeof limit, "%.15g", job.ss.limit);
+    if (std::strtod(limit, nullptr) != job.ss.limit)
+      std::snprintf(limit, sizeof limit, "%.17g", job.ss.limit);
     out.push_back({std::string(n), std::string(kNames[int(job.ss.metric)]) +
                                        (job.ss.slope ? "_slope:" : ":") + limit +
                                        (job.ss.pct ? "%" : "")});

@@ -45,12 +45,14 @@ ojson LatJson(const LatencyHistogram& h, bool percentiles, const std::vector<dou
   return j;
 }
 
-// fio's "steadystate" object: ss, duration, attained, criterion (the last
-// evaluation, "%f" with '%' when relative), max_deviation, slope, and the
-// window's data (bw in KiB/s as fio; lat_ns is block-bench's).
+// fio's "steadystate" object: ss (with its limit, "%f" and '%' when
+// relative), duration, attained, criterion (the last evaluation),
+// max_deviation, slope, and the window's data (bw in KiB/s as fio; lat_ns
+// is block-bench's; the intervals not sampled yet are 0, and the means are
+// over the whole window, as fio's).
 ojson SteadyJson(const SteadyStateResult& ss) {
   ojson j;
-  j["ss"] = ss.ss;
+  j["ss"] = Fmt("%s:%f%s", ss.ss.c_str(), ss.limit, ss.pct ? "%" : "");
   j["duration"] = int64_t(ss.duration_s);
   j["attained"] = ss.attained ? 1 : 0;
   j["criterion"] = Fmt("%f%s", ss.evaluated ? ss.last.criterion : 0.0, ss.pct ? "%" : "");

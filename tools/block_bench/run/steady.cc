@@ -40,6 +40,9 @@ SteadyMonitor::SteadyMonitor(const JobOptions& job, std::vector<size_t> clones)
   res_.pct = job.ss.pct;
   res_.duration_s = double(job.ss_dur.count()) / 1e6;
   window_ = size_t(job.ss_dur.count() / job.ss_interval.count());
+  res_.iops.assign(window_, 0);
+  res_.bw_kib.assign(window_, 0);
+  res_.lat_ns.assign(window_, 0);
 }
 
 bool SteadyMonitor::poll(int64_t now, const std::vector<LiveCounters>& live) {
@@ -80,18 +83,23 @@ bool SteadyMonitor::poll(int64_t now, const std::vector<LiveCounters>& live) {
   const double dt = double(now - prev_ns_) / 1e9;
   const uint64_t dios = ios - prev_ios_;
   auto push = [&](std::vector<double>& v, double x) {
+    if (samples_ < window_) {
+      v[samples_] = x;
+      return;
+    }
+    v.erase(v.begin());
     v.push_back(x);
-    if (v.size() > window_) v.erase(v.begin());
   };
   push(res_.iops, dt > 0 ? double(dios) / dt : 0);
   push(res_.bw_kib, dt > 0 ? double(bytes - prev_bytes_) / dt / 1024 : 0);
   push(res_.lat_ns, dios ? double(lat - prev_lat_) / double(dios) : 0);
+  samples_++;
   prev_ns_ = now;
   prev_ios_ = ios, prev_bytes_ = bytes, prev_lat_ = lat;
   // The next boundary on the interval grid, not "now + interval": a late
   // wake-up must not stretch every later interval.
   while (next_ns_ <= now) next_ns_ += interval;
-  if (res_.iops.size() < window_) return false;
+  if (samples_ < window_) return false;
   const std::vector<double>& v = job_->ss.metric == SteadyMetric::kIops ? res_.iops
                                  : job_->ss.metric == SteadyMetric::kBw ? res_.bw_kib
                                                                        : res_.lat_ns;

@@ -46,7 +46,8 @@ struct SteadyStateResult {
   SteadyEvaluation last;    // the last evaluation (of a full window), if any
   bool evaluated = false;
   // The window's values, oldest first: IOPS, bandwidth in KiB/s (fio's
-  // unit), mean completion latency in ns.
+  // unit), mean completion latency in ns; ss_dur / ss_interval of them,
+  // those of the intervals not sampled yet 0 (fio's ring of samples).
   std::vector<double> iops, bw_kib, lat_ns;
   double attained_at_s = 0;  // since the unit started, when attained
 };
@@ -77,6 +78,7 @@ class SteadyMonitor {
   int64_t last_poll_ns_ = 0;
   int64_t prev_ns_ = 0;
   uint64_t prev_ios_ = 0, prev_bytes_ = 0, prev_lat_ = 0;
+  size_t samples_ = 0;  // intervals sampled, up to the window
   bool done_ = false;
 };
 

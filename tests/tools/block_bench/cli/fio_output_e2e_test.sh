@@ -135,6 +135,14 @@ grep -qE '^parse +[0-9]+ +handle_option=rw, ptr=randread$' dbgp.bb/out || fail "
 grep -qE '^file +[0-9]+ +p: file 0 .*: closed$' dbgp.bb/out || fail "file: $(cat dbgp.bb/out)"
 grep -qE '^job +[0-9]+ +p \(clone 0\): done, 2 I/Os$' dbgp.bb/out || fail "job: $(cat dbgp.bb/out)"
 [[ ! -s dbgp.bb/err ]] || fail "debug run stderr: $(cat dbgp.bb/err)"
+# --parse-only needs no job, and --debug=parse prints fio's own lines of the
+# steadystate parser (fio's t/steadystate_tests.py looks for them).
+for a in iops:10 iops:10% iops:.1% bw:10% bw:12; do
+  fio --parse-only --debug=parse --ss_dur=10s --ss=$a --ss_ramp=5 > "ssp.fio" 2>&1 || fail "fio --ss=$a"
+  "$BB" --parse-only --debug=parse --ss_dur=10s --ss=$a --ss_ramp=5 > "ssp.bb" 2>&1 || fail "block-bench --ss=$a: $(cat ssp.bb)"
+  f=$(grep -o 'set steady state.*' ssp.fio); b=$(grep -o 'set steady state.*' ssp.bb)
+  [[ -n "$f" && "$f" == "$b" ]] || fail "--ss=$a parse line: fio [$f] block-bench [$b]"
+done
 
 # ---- 3. JSON echo of the options ----
 cat >g1.fio <<'JOB'

@@ -351,6 +351,20 @@ TEST(Errors, AJobFileWithoutJobsIsNamed) {
   EXPECT_EQ(Ok({"--name=x", "g.fio"}, fake).jobs.size(), 1u);
 }
 
+// --parse-only needs no job (fio's dry run): the global options are parsed
+// (and kept for --debug=parse), and a bad one is still an error.
+TEST(ParseOnly, NeedsNoJob) {
+  FakeEnv fake;
+  fake.files["g.fio"] = "[global]\nbs=4k\n";
+  const CommandLine c = Ok({"--parse-only", "--ss=iops:10", "--ss_dur=10s"});
+  EXPECT_TRUE(c.jobs.empty());
+  EXPECT_EQ(c.globals.ss.limit, 10);
+  EXPECT_FALSE(c.globals.ss.pct);
+  EXPECT_TRUE(Ok({"--parse-only", "g.fio"}, fake).jobs.empty());
+  EXPECT_NE(CmdError({"--parse-only", "--ss=nonsense"}).find("expected iops, iops_slope"),
+            std::string::npos);
+}
+
 // FromSystem's reader refuses a device at once and names it.
 TEST(Errors, ADeviceAsJobFileIsRefused) {
   const auto t0 = std::chrono::steady_clock::now();

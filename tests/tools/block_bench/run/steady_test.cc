@@ -72,7 +72,7 @@ TEST(SteadyTest, PacedJobReachesSteadyStateAndEndsEarly) {
   const auto& job = j["jobs"][0];
   ASSERT_TRUE(job.contains("steadystate")) << job.dump();
   const auto& ss = job["steadystate"];
-  EXPECT_EQ(ss["ss"], "iops");
+  EXPECT_EQ(ss["ss"], "iops:5.000000%");  // fio's: the kind and its limit
   EXPECT_EQ(ss["duration"], 2);
   EXPECT_EQ(ss["attained"], 1);
   EXPECT_EQ(ss["data"]["iops"].size(), 2u);
@@ -95,10 +95,29 @@ TEST(SteadyTest, UnreachableCriterionRunsTheWholeRuntime) {
                     "--ss_dur=2"});
   const auto& job = j["jobs"][0];
   const auto& ss = job["steadystate"];
-  EXPECT_EQ(ss["ss"], "iops_slope");
+  EXPECT_EQ(ss["ss"], "iops_slope:0.000000");
   EXPECT_EQ(ss["attained"], 0);
   EXPECT_EQ(ss["data"]["iops"].size(), 2u);
   EXPECT_GE(int64_t(job["read"]["runtime"]), 2900);
+}
+
+// A ramp longer than the runtime: no interval is sampled, and the window's
+// data are ss_dur zeros with zero means, as fio's ring of samples (fio's
+// t/steadystate_tests.py divides by the window's length).
+TEST(SteadyTest, WindowNotSampledYetIsZeros) {
+  auto j = RunJson({"--name=s", "--ioengine=null", "--size=64m", "--rw=randread",
+                    "--time_based", "--runtime=1", "--ss=bw_slope:0.1%", "--ss_dur=3",
+                    "--ss_ramp=500"});
+  const auto& ss = j["jobs"][0]["steadystate"];
+  EXPECT_EQ(ss["ss"], "bw_slope:0.100000%");
+  EXPECT_EQ(ss["attained"], 0);
+  EXPECT_EQ(ss["criterion"], "0.000000%");
+  for (const char* k : {"iops", "bw", "lat_ns"}) {
+    ASSERT_EQ(ss["data"][k].size(), 3u) << k;
+    for (const auto& v : ss["data"][k]) EXPECT_EQ(v, 0) << k;
+  }
+  EXPECT_EQ(ss["data"]["bw_mean"], 0);
+  EXPECT_EQ(ss["data"]["iops_mean"], 0);
 }
 
 // With group_reporting the group's clones together are one unit: one
