@@ -33,6 +33,10 @@ struct IoUnit {
   // thread's applies.
   uint16_t ioprio = 0;
   bool ioprio_sent = false;
+  // verify_only's job I/O (fio's do_dry_run): taken through the queue and
+  // accounted as done at once, never sent to the target nor recorded in
+  // write_iolog; its writes are what the read-back checks.
+  bool dry = false;
   friend bool operator==(const IoUnit&, const IoUnit&) = default;
 };
 

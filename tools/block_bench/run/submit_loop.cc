@@ -182,7 +182,8 @@ void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited
   const uint32_t slot = p_.slots.take();
   // A write's first use of its slot fills it (SlotPool): set-up, not the
   // request's latency.
-  if (u.dir == Dir::kWrite && !u.flush && p_.slots.fill_for_write(slot, u.len)) now = NowNs();
+  if (u.dir == Dir::kWrite && !u.flush && !u.dry && p_.slots.fill_for_write(slot, u.len))
+    now = NowNs();
   if (between_) main_source_->note_other_io(u.len);
   inflight_++;
   p_.res->depth[DepthBucket(inflight_)]++;
@@ -200,6 +201,13 @@ void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited
   last_dir_ = u.dir;
   if (!last_issue_ns_) p_.res->first_io_ns = now;
   last_issue_ns_ = now;
+  if (u.dry) {
+    // verify_only's dry run: the hooks see it (verify records its writes),
+    // and it completes at once.
+    for (SubmitHook* h : hooks_.on_issue) h->on_issue(IssuedIo{slot, u, now});
+    SpawnNow(do_io(slot, u, now, due, measured));
+    return;
+  }
   if (recorder_) recorder_->record(now, u);
   if (u.flush) {
     if (p_.opts.debug && p_.opts.debug->on(DebugCategory::kIo)) say_io(u);
@@ -236,7 +244,9 @@ Task<Status> SubmitLoop::perform(uint32_t slot, const IoUnit& u, int64_t* done_n
   if (home) co_await offload_->ctx().schedule();
   BlockBackend& b = p_.files.blk(u.file);
   Status st;
-  if (u.flush) {
+  if (u.dry) {
+    // Nothing to send: done.
+  } else if (u.flush) {
     st = co_await b.flush();
   } else if (u.dir == Dir::kTrim) {
     st = co_await b.discard(u.offset, u.len);

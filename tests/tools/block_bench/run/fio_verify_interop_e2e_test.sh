@@ -164,4 +164,26 @@ fio --name=w --filename="$T/f.dat" "${SZ[@]}" --rw=randwrite --do_verify=0 --ver
   > "$T/vo.txt" 2>&1 || fail "verify_only on fio's file: $(grep -m2 'verify failed\|error' "$T/vo.txt")"
 grep -q "verify       : checked=64, errors=0, not_verified=0" "$T/vo.txt" ||
   fail "verify_only counts: $(grep 'verify  ' "$T/vo.txt")"
+# verify_only with loops=3, as fio's: a dry run and a read-back per loop,
+# the same reads in the same order, and the dry run's writes counted as
+# done in the JSON (fio's t/verify_state_save.py checks them).
+for t in fio bb; do
+  if [[ $t == fio ]]; then tool=fio; else tool="$BB"; fi
+  rm -f "$T/vo-$t.log"
+  "$tool" --name=w --filename="$T/f.dat" "${SZ[@]}" --rw=randwrite --verify=xxhash --verify_only \
+    --loops=3 --write_iolog="$T/vo-$t.log" --output-format=json --output="$T/vo-$t.json" \
+    2>"$T/vo-$t.err" || fail "$t verify_only loops=3: $(cat "$T/vo-$t.err")"
+  awk '$3 == "read" || $3 == "write" { print $3, $4, $5 }' "$T/vo-$t.log" > "$T/vo-$t.seq"
+done
+[[ -s "$T/vo-fio.seq" ]] && cmp -s "$T/vo-fio.seq" "$T/vo-bb.seq" ||
+  fail "verify_only loops=3 I/O: fio $(wc -l < "$T/vo-fio.seq"), block-bench $(wc -l < "$T/vo-bb.seq")"
+python3 - "$T/vo-fio.json" "$T/vo-bb.json" <<'PY' || fail "verify_only loops=3 counts"
+import json, sys
+f, b = (json.load(open(p))["jobs"][0] for p in sys.argv[1:])
+for d in ("read", "write"):
+    for k in ("total_ios", "io_bytes"):
+        assert f[d][k] == b[d][k] and f[d][k] > 0, (d, k, f[d][k], b[d][k])
+    assert f[d]["clat_ns"]["N"] == b[d]["clat_ns"]["N"], d
+print("verify_only loops=3: reads and writes as fio's")
+PY
 echo PASS

@@ -128,22 +128,23 @@ class VerifyTracker::Reader : public IoSource {
   uint64_t reads_ = 0;           // verify reads issued
 };
 
-// verify_only: the job's writes recorded as done, nothing issued.
+// verify_only: the job's I/O dry (its writes recorded as done by on_issue).
 class VerifyTracker::RecordOnly : public IoSource {
  public:
-  RecordOnly(VerifyTracker& t, IoSource& inner) : t_(t), inner_(inner) {}
+  explicit RecordOnly(IoSource& inner) : inner_(inner) {}
   bool next(IoUnit* u) override {
-    while (inner_.next(u))
-      if (u->dir == Dir::kWrite && !u->flush) t_.note_unwritten(*u);
-    return false;
+    if (!inner_.next(u)) return false;
+    u->dry = true;
+    return true;
   }
   bool has_dir(Dir d) const override { return inner_.has_dir(d); }
   uint64_t max_bs() const override { return inner_.max_bs(); }
   uint64_t io_limit() const override { return inner_.io_limit(); }
   void reset_budget() override { inner_.reset_budget(); }
+  void note_other_io(uint64_t len) override { inner_.note_other_io(len); }
+  void set_dir_chooser(DirChooser* c) override { inner_.set_dir_chooser(c); }
 
  private:
-  VerifyTracker& t_;
   IoSource& inner_;
 };
 
@@ -168,12 +169,16 @@ IoSource& VerifyTracker::verify_reader(const IoSource& job_source) {
 }
 
 IoSource& VerifyTracker::record_only(IoSource& job_source) {
-  record_only_ = std::make_unique<RecordOnly>(*this, job_source);
+  record_only_ = std::make_unique<RecordOnly>(job_source);
   return *record_only_;
 }
 
 void VerifyTracker::on_issue(const IssuedIo& io) {
   const IoUnit& u = io.u;
+  if (u.dry) {
+    if (u.dir == Dir::kWrite && !u.flush) note_unwritten(u);
+    return;
+  }
   if (u.dir == Dir::kRead) plan_read(io.slot, u);
   if (u.dir != Dir::kWrite) return;
   const uint64_t g = next_gen();
@@ -186,6 +191,7 @@ void VerifyTracker::on_issue(const IssuedIo& io) {
 
 void VerifyTracker::on_complete(const DoneIo& io) {
   const IoUnit& u = io.u;
+  if (u.dry) return;
   if (!io.st.ok()) {
     if (u.dir == Dir::kTrim) {
       // A failed trim leaves the block's content unknown: not checked.

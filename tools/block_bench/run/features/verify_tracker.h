@@ -29,8 +29,9 @@
 // also runs after each pass of the job (loops, time based passes: fio's
 // do_verify after each do_io); close_pass() then empties the list, as
 // fio's do_verify consumes its io_hist.  verify_only:
-// record_only() wraps the job's source so that its writes are recorded as
-// done without being issued; their blocks are then checked as fio's
+// record_only() wraps the job's source so that its I/O is dry (IoUnit::dry:
+// accounted as done, not issued, as fio's do_dry_run), each write recorded
+// as done; their blocks are then checked, after each pass, as fio's
 // verify_only checks them: the header's rand_seed (generation) is taken as
 // read, so a file fio or another seed wrote passes if each block is whole
 // and in its place.
@@ -134,8 +135,8 @@ class VerifyTracker : public SubmitHook {
   // The verify phase's source (see above), from the first block; the job's
   // source answers for its directions and sizes.
   IoSource& verify_reader(const IoSource& job_source);
-  // verify_only: a source over `job_source` whose next() records every
-  // write as done and issues nothing.
+  // verify_only: `job_source` with every I/O dry (on_issue records a dry
+  // write as done).
   IoSource& record_only(IoSource& job_source);
   // The end of a verify phase between passes (`ran`), or of a pass whose
   // verify phase the runtime skipped (!ran, as fio's): the list starts

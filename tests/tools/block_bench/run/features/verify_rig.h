@@ -49,12 +49,13 @@ struct VerifyRig {
     return s;
   }
   // Completes `u` issued from slot s: the device applies it (if `st` is
-  // ok), then the hook sees it and the slot is retired.
+  // ok and it is not dry), then the hook sees it and the slot is retired.
   void complete(uint32_t s, const IoUnit& u, Status st = Status()) {
     uint8_t* at = disk.data() + keys.key(u);
-    if (st.ok() && u.dir == Dir::kWrite) std::memcpy(at, slots[s].buf.data(), u.len);
-    if (st.ok() && u.dir == Dir::kRead) std::memcpy(slots[s].buf.data(), at, u.len);
-    if (st.ok() && u.dir == Dir::kTrim) std::memset(at, 0, u.len);
+    if (u.dry) st = Status();  // never sent
+    else if (st.ok() && u.dir == Dir::kWrite) std::memcpy(at, slots[s].buf.data(), u.len);
+    if (st.ok() && !u.dry && u.dir == Dir::kRead) std::memcpy(slots[s].buf.data(), at, u.len);
+    if (st.ok() && !u.dry && u.dir == Dir::kTrim) std::memset(at, 0, u.len);
     t.on_complete(DoneIo{s, u, 1, 1, 1, nullptr, true, st});
     t.on_retire(s);
     slots.give(s);
