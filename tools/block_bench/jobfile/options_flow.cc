@@ -177,6 +177,33 @@ FioOptionSpec StartDelay() {
   return s;
 }
 
+// flow=N, N <= 1000.  fio 3.33 keeps the weight unsigned and checks only
+// the maximum, so a negative N is 2^32 + N, which wraps the group's total
+// (flow=2 with flow=-2 makes it 0: neither job ever waits); so it is here.
+FioOptionSpec FlowOption() {
+  FioOptionSpec s;
+  s.name = "flow";
+  s.numeric = true;
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    const std::string_view t = Trim(*v);
+    const bool negative = !t.empty() && t.front() == '-';
+    Expected<uint64_t> n = ParseInteger(negative ? t.substr(1) : t, job.kb_base, 0,
+                                        negative ? uint64_t(1) << 31 : 1000);
+    if (!n.ok()) return n.error();
+    job.flow = negative ? uint32_t(0) - uint32_t(n.value()) : uint32_t(n.value());
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.flow == 0) return;
+    out.push_back({std::string(n), job.flow <= 1000 ? std::to_string(job.flow)
+                                                    : std::to_string(int32_t(job.flow))});
+  };
+  s.help = "weight in flow control: the jobs of one flow_id issue I/Os in the ratio of their "
+           "weights (at most 1000; a negative weight is fio 3.33's: 2^32 + N, which wraps the "
+           "group's total)";
+  return s;
+}
+
 FioOptionSpec SteadyStateOption() {
   FioOptionSpec s;
   s.name = "steadystate";
@@ -470,8 +497,7 @@ std::vector<FioOptionSpec> FlowOptions() {
       "thinktime_iotime", "also pause after this much time of I/O (default unit s)"));
   v.push_back(BoolOption<&JobOptions::rate_ignore_thinktime>(
       "rate_ignore_thinktime", "1: after a pause the rate goes on as before, without catching up"));
-  v.push_back(UintOption<&JobOptions::flow, 0, 1000>(
-      "flow", "weight in flow control: the jobs of one flow_id issue I/Os in the ratio of their weights"));
+  v.push_back(FlowOption());
   v.push_back(TimeOption<&JobOptions::latency_target, 1>(
       "latency_target", "find the deepest queue whose I/O latency keeps within this (default unit us)"));
   v.push_back(TimeOption<&JobOptions::latency_window, 1>(

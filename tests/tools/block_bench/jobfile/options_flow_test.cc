@@ -15,6 +15,15 @@ using testing::Cmd;
 using testing::OneError;
 using testing::ParseOne;
 
+// flow= is at most 1000; a negative weight is fio 3.33's unsigned
+// wrap-around (2^32 + N), rendered back as written.
+TEST(FlowOption, NegativeWrapsAsFio) {
+  EXPECT_EQ(ParseOne("flow=3").flow, 3u);
+  EXPECT_EQ(ParseOne("flow=-2").flow, 4294967294u);
+  EXPECT_NE(OneError("flow=1001").find("option 'flow'"), std::string::npos);
+  EXPECT_NE(OneError("flow=x").find("option 'flow'"), std::string::npos);
+}
+
 TEST(IodepthOption, AtLeastOne) {
   EXPECT_EQ(ParseOne("").iodepth, 1u);
   EXPECT_EQ(ParseOne("iodepth=32").iodepth, 32u);

@@ -294,6 +294,7 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"create_fsync", "create_fsync=0"},
       {"create_serialize", "create_serialize=0"},
       {"flow", "flow=3"},
+      {"flow", "flow=-2"},
       {"verify_backlog", "verify=crc32c\nverify_backlog=16"},
       {"verify_backlog_batch", "verify=crc32c\nverify_backlog=16\nverify_backlog_batch=4"},
       {"verify_async", "verify=crc32c\nverify_async=2"},

@@ -501,6 +501,21 @@ TEST(Runner, FlowMembersOfLaterSegmentsHoldNobodyBack) {
   EXPECT_EQ(r.clones[1].dir[0].ios, 1024u);
 }
 
+// fio's butterfly example: flow=2 and flow=-2 in one group.  The weights
+// are fio's unsigned ints, so the total wraps to 0, and neither job waits:
+// both run to the end, interleaved.
+TEST(Runner, FlowWeightsThatWrapToZeroHoldNobodyBack) {
+  std::vector<JobOptions> jobs =
+      ParseJobs({"--name=f", "--ioengine=null", "--size=4m", "--flow=2", "--name=b",
+                 "--ioengine=null", "--size=4m", "--rw=read:-8k", "--flow=-2"});
+  const int64_t t0 = NowNs();
+  RunResult r = RunJobs(jobs);
+  EXPECT_LT(NowNs() - t0, 10'000'000'000);
+  ASSERT_FALSE(r.failed());
+  EXPECT_EQ(r.clones[0].dir[0].ios, 1024u);
+  EXPECT_GT(r.clones[1].dir[0].ios, 0u);
+}
+
 // latency_target on a device whose latency grows with the depth: a
 // throttle of 500 IOPS over null completes the k-th queued request about
 // k x 2 ms after it was issued, so 20 ms allows a depth of about 10.

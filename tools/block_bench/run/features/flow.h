@@ -24,6 +24,8 @@
 
 namespace blk::bench {
 
+// The members' total weight is fio's unsigned int: a negative flow= (2^32
+// + N) wraps it, and a total of 0 holds no member back.
 class FlowGroup {
  public:
   void join(uint32_t weight) { weight_.fetch_add(weight, std::memory_order_relaxed); }
@@ -40,7 +42,7 @@ class FlowGroup {
 
  private:
   std::atomic<uint64_t> issued_{1};  // 1: no member is ahead before any I/O
-  std::atomic<uint64_t> weight_{0};
+  std::atomic<uint32_t> weight_{0};
 };
 
 class FlowMember : public SubmitHook {
