@@ -292,7 +292,8 @@ void CloneFiles::unlink() const {
     if (!job_.unlink || f.target.filename.empty()) continue;
     struct stat st;
     if (stat(f.target.filename.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (::unlink(f.target.filename.c_str()) != 0 && opts_.messages)
+    // ENOENT: a clone sharing the file removed it first (fio says nothing).
+    if (::unlink(f.target.filename.c_str()) != 0 && errno != ENOENT && opts_.messages)
       std::fprintf(opts_.messages, "%s: unlink '%s': %s\n", job_.name.c_str(),
                    f.target.filename.c_str(), ErrnoString(-errno).c_str());
   }

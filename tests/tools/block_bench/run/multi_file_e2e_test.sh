@@ -110,6 +110,13 @@ PY
 mkdir u && (cd u && "$BB" --name=u --nrfiles=3 --size=3m --rw=randread --bs=64k --unlink=1 \
   --openfiles=3 --output=/dev/null) || fail "unlink run"
 [[ -z "$(ls u)" ]] || fail "unlink=1 left $(ls u)"
+# Clones sharing one file each unlink it when they end: the first removes
+# it, the others say nothing (as fio; fio's examples/mobile-storage.fio;
+# time based, so that they end together).
+mkdir us && (cd us && "$BB" --name=us --filename=shared --size=1m --rw=randwrite --bs=4k \
+  --numjobs=6 --unlink=1 --time_based --runtime=1 --output=/dev/null 2>../us.err) ||
+  fail "shared unlink run: $(cat us.err)"
+[[ -z "$(ls us)" && ! -s us.err ]] || fail "shared unlink: left [$(ls us)], stderr [$(cat us.err)]"
 
 # openfiles below nrfiles (fio's t/verify.py test 6): written and verified
 # through every file, with at most 2 of the 3 in use at once.
