@@ -308,7 +308,7 @@ FioOptionSpec FileSize() {
     if (job.filesize_max != job.filesize) v += "-" + std::to_string(job.filesize_max);
     out.push_back({std::string(n), v});
   };
-  s.help = "size of each file, or LOW-HIGH: each file's drawn in the range (default: size / nrfiles)";
+  s.help = "size of each file, or LOW-HIGH: each file's drawn in the range as fio draws it (default: size / nrfiles)";
   return s;
 }
 

@@ -109,7 +109,7 @@ Expected<void> CloneFiles::open(AioContext& ctx, BufferFiller* filler) {
 Expected<void> CloneFiles::open_file(AioContext& ctx, const JobOptions& tj, uint32_t i, uint32_t n,
                                      BufferFiller* filler, OpenFlags flags) {
   File& file = files_[i];
-  JobOptions fj = FileJob(tj, res_->clone, i);
+  JobOptions fj = FileJob(tj, res_->clone, i, RandThread(*res_), res_->seed);
   auto t = JobTarget(fj, res_->clone, n);
   if (!t.ok()) return t.error();
   if (job_.file_append) {

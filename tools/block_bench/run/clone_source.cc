@@ -45,10 +45,10 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
                                       bool rate_paced) {
   if (files.trace()) return TraceCloneSource(job, res, files);
   const bool time_limited = job.runtime.count() > 0;
-  const uint32_t rand_thread = res->rand_thread ? res->rand_thread : res->thread_number;
+  const uint32_t rand_thread = RandThread(*res);
   std::vector<IoGenerator> gens;
   for (uint32_t i = 0; i < files.size(); i++) {
-    JobOptions fj = FileJob(CloneJob(job, res->clone), res->clone, i);
+    JobOptions fj = FileJob(CloneJob(job, res->clone), res->clone, i, rand_thread, res->seed);
     if (const auto& at = files.files()[i].append_at) fj.offset = SizeSpec{*at, false};
     // fio hashes the file's name into a skewed distribution's seed.
     auto g = IoGenerator::Create(fj, files.blk(i).length(), FileSeed(res->seed, i), rand_thread,

@@ -25,21 +25,30 @@ uint64_t SmallestBlock(const JobOptions& job) {
 }
 
 // This file's size when filesize= is given: the value, or for a range one
-// drawn in it (from the job's seed, the clone and the file: the same on
-// every call) and rounded down to the smallest block size, as fio's.
-uint64_t FileSizeOf(const JobOptions& job, uint32_t clone, uint32_t file) {
+// drawn in it as fio's get_rand_file_size: the clone's file-size state
+// (FIO_RAND_FILE_SIZE_OFF) drawn once per file in file order, low + (high
+// - low) x r / 2^32 (2^64 with tausworthe64), rounded down to rw_min_bs.
+uint64_t FileSizeOf(const JobOptions& job, uint32_t file, uint32_t rand_thread,
+                    uint64_t clone_seed) {
   if (job.filesize_max <= job.filesize) return job.filesize;
-  const uint64_t base = job.randseed ? *job.randseed : 0x5EEDF11E5124ull;
-  Rng r(base ^ (uint64_t(clone) << 32) ^ (uint64_t(file) * 0x9E3779B97F4A7C15ull));
-  uint64_t v = job.filesize + r.below(job.filesize_max - job.filesize + 1);
-  const uint64_t unit = SmallestBlock(job);
-  if (unit > 1 && v >= unit) v -= v % unit;
+  const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
+  FioRand r(FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, rand_thread,
+                        kFioRandFileSizeOff, clone_seed ^ 0x7777),
+            job.tausworthe64);
+  uint64_t v = job.filesize;
+  for (uint32_t i = 0; i <= file; i++) {
+    const double x = double(r.next()) / r.max_plus_one();
+    v = job.filesize + uint64_t(double(job.filesize_max - job.filesize) * x);
+  }
+  const uint64_t unit = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+  if (unit > 1) v -= v % unit;
   return v;
 }
 
 }  // namespace
 
-JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file) {
+JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file, uint32_t rand_thread,
+                   uint64_t clone_seed) {
   const uint32_t n = std::max<uint32_t>(1, job.nrfiles);
   if (n == 1 && !job.filesize) return job;
   JobOptions f = job;
@@ -53,7 +62,8 @@ JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file) {
     // file_offset); size= then caps the job's I/O over all of them
     // (size=N%: N % of each file).  An offset at or past the end leaves no
     // region: the generator refuses it.
-    const uint64_t fsize = FileSizeOf(job, clone, file);
+    const uint64_t fsize =
+        FileSizeOf(job, file, rand_thread ? rand_thread : clone + 1, clone_seed);
     const uint64_t start = FioStartOffset(job, fsize);
     const uint64_t region = start < fsize ? fsize - start : 0;
     f.filesize = fsize;

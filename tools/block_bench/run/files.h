@@ -41,14 +41,16 @@ JobOptions CloneJob(const JobOptions& job, uint32_t clone);
 // fio's default "JOB.CLONE.FILE"); io_size and number_ios shared out.  Its
 // size, as fio's:
 //  * filesize=LOW[-HIGH]: the file is filesize bytes (a range: drawn in it
-//    from randseed, the clone and the file, rounded down to the smallest
-//    block size; fio draws from its own generator, so the sizes differ from
-//    fio's), and the job's I/O region on it runs from the start offset to
+//    as fio's, from the clone's file-size state seeded for `rand_thread`,
+//    fio's thread number (0: clone + 1), or `clone_seed` when fio's seeds
+//    would be random; rounded down to the smallest block size), and the
+//    job's I/O region on it runs from the start offset to
 //    the file's end, or is N % of the file with size=N%; a size= in bytes
 //    caps the I/O, shared out over the files;
 //  * else size / nrfiles.
 // With one file and no filesize= the job itself.
-JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file);
+JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file,
+                   uint32_t rand_thread = 0, uint64_t clone_seed = 0);
 
 // The seed of file `file`'s generator (file 0: the clone's seed, so a
 // one-file job draws the sequence it always did).

@@ -91,6 +91,7 @@ class FioRand {
 // fio 3.33's seed slots (enum FIO_RAND_*_OFF, fio.h) that block-bench uses.
 inline constexpr int kFioRandMixOff = 4;
 inline constexpr int kFioRandFileOff = 5;
+inline constexpr int kFioRandFileSizeOff = 7;
 inline constexpr int kFioRandSeqRandReadOff = 10;
 inline constexpr int kFioRandZoneOff = 16;
 inline constexpr int kFioRandNrOffs = 21;

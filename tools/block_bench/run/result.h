@@ -239,6 +239,12 @@ struct CloneResult {
   void merge(const CloneResult& o);
 };
 
+// The thread number fio's random seeds use for `r` (rand_thread, else
+// thread_number).
+inline uint32_t RandThread(const CloneResult& r) {
+  return r.rand_thread ? r.rand_thread : r.thread_number;
+}
+
 inline void CloneResult::merge(const CloneResult& o) {
   for (int d = 0; d < kNumDirs; d++) dir[d].merge(o.dir[d]);
   syncs += o.syncs;

@@ -81,7 +81,8 @@ TEST(FileJob, FileSizeRegionStartsAtTheOffset) {
 
 // filesize=LOW-HIGH: each file's size drawn in the range, rounded down to
 // the block size, the same on every call (the target and the generator ask
-// separately), and not the same for every file.
+// separately), and not the same for every file.  (fio_sequence_e2e_test:
+// the sizes are fio's.)
 TEST(FileJob, FileSizeRangeDrawsEachFile) {
   JobOptions j = ParseJob({"--name=m", "--nrfiles=16", "--filesize=1m-4m", "--bs=4k"});
   EXPECT_EQ(j.filesize, 1u << 20);

@@ -229,6 +229,11 @@ same_files 48 --bs=4k --rw=randread --nrfiles=4 --size=64k --loops=3 --file_serv
 same_files 20 --bs=4k --rw=randread --nrfiles=5 --openfiles=3 --size=100k --file_service_type=roundrobin:3 --bsrange=4k-8k
 same_files 8 --bs=4k --rw=read --nrfiles=4 --openfiles=1 --size=32k
 same_files 16 --bs=4k --rw=randrw --nrfiles=4 --openfiles=2 --size=64k --file_service_type=sequential
+# filesize=LOW-HIGH: each file's size drawn from fio's file-size state.
+same_files 626 --rw=read --bs=4k --filesize=16k-1m --nrfiles=5
+same_files 218 --rw=randread --bsrange=4k-16k --filesize=16k-1m --nrfiles=4
+same_files 146 --rw=read --bs=4k --filesize=100k-300k --nrfiles=3 --random_generator=tausworthe64
+same 14 --rw=read --bs=4k --offset=32k --size=64k --filesize=48k-64k --nrfiles=3
 
 # Several files: one set of the job's random states for all of them, files
 # taken round robin, at random (fio's file state) or one after another.
