@@ -52,7 +52,8 @@ ojson LatJson(const LatencyHistogram& h, bool percentiles, const std::vector<dou
 // over the whole window, as fio's).
 ojson SteadyJson(const SteadyStateResult& ss) {
   ojson j;
-  j["ss"] = Fmt("%s:%f%s", ss.ss.c_str(), ss.limit, ss.pct ? "%" : "");
+  // fio prints its limit as a float.
+  j["ss"] = Fmt("%s:%f%s", ss.ss.c_str(), double(float(ss.limit)), ss.pct ? "%" : "");
   j["duration"] = int64_t(ss.duration_s);
   j["attained"] = ss.attained ? 1 : 0;
   j["criterion"] = Fmt("%f%s", ss.evaluated ? ss.last.criterion : 0.0, ss.pct ? "%" : "");

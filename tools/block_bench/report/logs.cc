@@ -181,7 +181,8 @@ Expected<void> InflateLog(const std::string& path, FILE* out) {
   // at each end).
   std::string raw;
   z_stream st{};
-  if (inflateInit(&st) != Z_OK) return MakeError(-ENOMEM, path + ": zlib could not start");
+  // 15 + 32: zlib or gzip streams, as fio's inflate_chunk takes them.
+  if (inflateInit2(&st, 15 + 32) != Z_OK) return MakeError(-ENOMEM, path + ": zlib could not start");
   st.next_in = reinterpret_cast<Bytef*>(z.data());
   st.avail_in = uInt(z.size());
   // Empty: an empty log (fio writes no stream for one).

@@ -88,7 +88,7 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
                                                   job.file_service_ios, file_seed,
                                                   job.tausworthe64,
                                                   PassLimits::Of(cj, total, io_size),
-                                                  job.openfiles);
+                                                  job.openfiles, job.randrepeat);
   }
   if (rate_paced) res->schedule.kind = ScheduleResult::Kind::kRate;
   return cs;

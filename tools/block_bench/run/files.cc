@@ -1,8 +1,10 @@
 #include "tools/block_bench/run/files.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "tools/block_bench/run/clone_source.h"
 #include "tools/block_bench/run/target.h"
@@ -28,21 +30,35 @@ uint64_t SmallestBlock(const JobOptions& job) {
 // drawn in it as fio's get_rand_file_size: the clone's file-size state
 // (FIO_RAND_FILE_SIZE_OFF) drawn once per file in file order, low + (high
 // - low) x r / 2^32 (2^64 with tausworthe64), rounded down to rw_min_bs.
+// The draws of a clone's files are made once (the callers ask file by
+// file, more than once each): the last clone's are kept per thread.
 uint64_t FileSizeOf(const JobOptions& job, uint32_t file, uint32_t rand_thread,
                     uint64_t clone_seed) {
   if (job.filesize_max <= job.filesize) return job.filesize;
   const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
-  FioRand r(FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, rand_thread,
-                        kFioRandFileSizeOff, clone_seed ^ 0x7777),
-            job.tausworthe64);
-  uint64_t v = job.filesize;
-  for (uint32_t i = 0; i <= file; i++) {
-    const double x = double(r.next()) / r.max_plus_one();
-    v = job.filesize + uint64_t(double(job.filesize_max - job.filesize) * x);
-  }
+  const uint64_t seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, rand_thread,
+                                    kFioRandFileSizeOff, clone_seed ^ 0x7777);
   const uint64_t unit = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
-  if (unit > 1) v -= v % unit;
-  return v;
+  const uint32_t n = std::max<uint32_t>({1, job.nrfiles, file + 1});
+  struct Draws {
+    std::array<uint64_t, 5> key{};
+    bool use64 = false;
+    std::vector<uint64_t> sizes;
+  };
+  thread_local Draws last;
+  const std::array<uint64_t, 5> key = {seed, job.filesize, job.filesize_max, unit, n};
+  if (last.key != key || last.use64 != job.tausworthe64 || last.sizes.size() != n) {
+    FioRand r(seed, job.tausworthe64);
+    last.key = key;
+    last.use64 = job.tausworthe64;
+    last.sizes.resize(n);
+    for (uint64_t& v : last.sizes) {
+      const double x = double(r.next()) / r.max_plus_one();
+      v = job.filesize + uint64_t(double(job.filesize_max - job.filesize) * x);
+      if (unit > 1) v -= v % unit;
+    }
+  }
+  return last.sizes[file];
 }
 
 }  // namespace
@@ -60,8 +76,8 @@ JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file, uint32_
     // fio: each file is filesize bytes, and its I/O region runs from the
     // start offset to its end (setup_files: io_size = file size -
     // file_offset); size= then caps the job's I/O over all of them
-    // (size=N%: N % of each file).  An offset at or past the end leaves no
-    // region: the generator refuses it.
+    // (size=N%: N % of each file, within the region).  An offset at or
+    // past the end leaves no region: the generator refuses it.
     const uint64_t fsize =
         FileSizeOf(job, file, rand_thread ? rand_thread : clone + 1, clone_seed);
     const uint64_t start = FioStartOffset(job, fsize);
@@ -73,8 +89,9 @@ JobOptions FileJob(const JobOptions& job, uint32_t clone, uint32_t file, uint32_
       const uint64_t unit = SmallestBlock(job);
       uint64_t part = uint64_t((unsigned __int128)fsize * job.size->value / 100);
       if (unit > 1 && part >= unit) part -= part % unit;
+      if (region) part = std::min(part, region);  // from the offset, within the file
       f.size = SizeSpec{std::max<uint64_t>(1, part), false};
-      f.filesize = f.filesize_max = f.size->value;  // fio lays out only that much
+      f.filesize = f.filesize_max = start + f.size->value;  // fio lays out only that much
     } else if (job.size && !job.io_size) {
       const uint64_t cap = std::max<uint64_t>(region, 1);
       f.io_size = SizeSpec{std::clamp<uint64_t>(share(job.size->value), 1, cap), false};
@@ -95,12 +112,14 @@ uint64_t FileSeed(uint64_t clone_seed, uint32_t file) {
 
 MultiFileSource::MultiFileSource(std::vector<IoGenerator> gens, FileService service,
                                  uint32_t ios_per_pick, uint64_t file_seed, bool use64,
-                                 const PassLimits& limits, uint32_t open_cap)
+                                 const PassLimits& limits, uint32_t open_cap,
+                                 bool randrepeat)
     : gens_(std::move(gens)),
       done_(gens_.size(), false),
       service_(service),
       per_pick_(std::max<uint32_t>(1, ios_per_pick)),
       file_seed_(file_seed),
+      randrepeat_(randrepeat),
       file_rand_(file_seed, use64),
       passes_(limits),
       live_(uint32_t(gens_.size())),
@@ -148,7 +167,7 @@ bool MultiFileSource::end_pass(bool out_of_io) {
   // fio's clear_io_state: every file from its start, the shared states
   // re-seeded once (randrepeat).
   gens_[0].restart_shared();
-  file_rand_.seed_with(file_seed_);  // td_fill_rand_seeds: next_file_state too
+  if (randrepeat_) file_rand_.seed_with(file_seed_);  // td_fill_rand_seeds: next_file_state too
   for (IoGenerator& g : gens_) g.restart_pass();
   std::fill(done_.begin(), done_.end(), false);
   live_ = uint32_t(gens_.size());
@@ -177,7 +196,10 @@ bool MultiFileSource::next(IoUnit* u) {
 
 bool MultiFileSource::next_in_pass(IoUnit* u) {
   while (live_ > 0) {
-    if (done_[cur_] || !open_[cur_]) {
+    // The next file is picked when the next I/O is wanted, as fio's
+    // get_next_file: a pass the job's bytes end picks none.
+    if (pick_due_ || done_[cur_] || !open_[cur_]) {
+      pick_due_ = false;
       advance();
       continue;
     }
@@ -185,19 +207,21 @@ bool MultiFileSource::next_in_pass(IoUnit* u) {
       done_[cur_] = true;
       set_open(cur_, false);
       live_--;
-      advance();
+      pick_due_ = true;
       continue;
     }
     u->file = cur_;
     if (service_ == FileService::kSequential) {
       // fio stays on the file until it is done (its pass found no more
       // I/O: the next file then, after the draw that failed); a time based
-      // job's never is, so it moves on after the file's region.
+      // job's never is, so it moves on (closing it) after the file's region.
       bytes_on_cur_ += u->len;
-      if (gens_[cur_].unlimited() && bytes_on_cur_ >= gens_[cur_].region_size() && live_ > 1)
-        advance();
+      if (gens_[cur_].unlimited() && bytes_on_cur_ >= gens_[cur_].region_size() && live_ > 1) {
+        set_open(cur_, false);
+        pick_due_ = true;
+      }
     } else if (--left_ == 0) {
-      advance();
+      pick_due_ = true;
     }
     return true;
   }

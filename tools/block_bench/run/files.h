@@ -63,7 +63,8 @@ class MultiFileSource final : public IoSource {
   // `limits`: the job's passes over all its files (FioPasses, as fio's:
   // the job's bytes and I/Os, a pass ending when every file is done); the
   // files' generators then end only for want of I/O.  `open_cap`:
-  // openfiles= (0: every file).
+  // openfiles= (0: every file).  `randrepeat`: the file state is re-seeded
+  // with each pass (fio's clear_io_state, as the job's other states).
   //
   // Which file serves the next I/O is fio's choice with at most `open_cap`
   // files open: a file opens when a pick first lands on it, closes when it
@@ -74,7 +75,7 @@ class MultiFileSource final : public IoSource {
   // at iodepth=1).  The targets themselves stay open.
   MultiFileSource(std::vector<IoGenerator> gens, FileService service, uint32_t ios_per_pick,
                   uint64_t file_seed, bool use64, const PassLimits& limits,
-                  uint32_t open_cap = 0);
+                  uint32_t open_cap = 0, bool randrepeat = true);
 
   // Next I/O with its file in u->file; false when every file is done.
   bool next(IoUnit* u) override;
@@ -105,6 +106,8 @@ class MultiFileSource final : public IoSource {
   FileService service_;
   uint32_t per_pick_;
   uint64_t file_seed_;
+  bool randrepeat_;
+  bool pick_due_ = false;       // the next I/O picks a file first
   FioRand file_rand_;  // fio's next_file_state
   FioPasses passes_;   // the job's passes
   uint32_t cur_ = 0;

@@ -67,6 +67,12 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   }
   g.random_ = IsRandom(job.rw);
   g.start_ = FioStartOffset(job, dev_size);
+  // filesize= (run/files.h FileJob): the region ends at the file's size,
+  // whatever the target holds beyond it.
+  if (job.filesize && g.start_ >= job.filesize)
+    return MakeError(-EINVAL, "offset=" + std::to_string(g.start_) +
+                                  " is at or beyond the end of the file (filesize=" +
+                                  std::to_string(job.filesize) + ")");
   if (g.start_ >= dev_size)
     return MakeError(-EINVAL, "offset=" + std::to_string(g.start_) +
                                   " is at or beyond the end of the target (" +

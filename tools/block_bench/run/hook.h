@@ -102,6 +102,10 @@ class SubmitHook {
   virtual void on_retire(uint32_t /*slot*/) {}
   // The hook's turn, after one of the points above answered true.
   virtual Task<bool> turn(SubmitLoop&) { co_return false; }
+  // Whether on_issue, on_complete and on_retire are called for
+  // verify_only's dry I/O (IoUnit::dry) too; the other points never see it
+  // (fio's dry run has no pacing, think time, flow, locks or syncs).
+  virtual bool sees_dry() const { return false; }
 };
 
 }  // namespace blk::bench

@@ -78,7 +78,7 @@ class SteadyMonitor {
   int64_t last_poll_ns_ = 0;
   int64_t prev_ns_ = 0;
   uint64_t prev_ios_ = 0, prev_bytes_ = 0, prev_lat_ = 0;
-  size_t samples_ = 0;  // intervals sampled, up to the window
+  size_t samples_ = 0;  // intervals sampled
   bool done_ = false;
 };
 

@@ -33,7 +33,9 @@ Task<void> SubmitLoop::run() {
     const int64_t now = NowNs();
     // The runtime bounds the main phase and the read-backs between its
     // passes (fio's do_verify checks it too), not the last read-back.
-    const bool runtime_over = now >= p_.time.end_ns && (!p_.time.verify_phase || between_);
+    // fio's dry run (verify_only) is not bounded by it either.
+    const bool runtime_over = now >= p_.time.end_ns && (!p_.time.verify_phase || between_) &&
+                              !(fetched && pending_.u.dry);
     if (fetched && !runtime_over && pass_ended()) {
       end_batch();
       co_await begin_between_passes();
@@ -60,8 +62,9 @@ Task<void> SubmitLoop::run() {
       note_wakeup();
       continue;
     }
+    const bool dry = pending_.u.dry;
     for (SubmitHook* h : hooks_.before_issue) {
-      if (!h->before_issue(*this)) continue;
+      if (dry || !h->before_issue(*this)) continue;
       restart = co_await h->turn(*this);
       if (restart) break;
     }
@@ -77,7 +80,7 @@ Task<void> SubmitLoop::run() {
     pending_.have = false;
     if (++batched_ >= shape_.batch) end_batch();
     for (SubmitHook* h : hooks_.after_issue) {
-      if (!h->after_issue(*this, now)) continue;
+      if (dry || !h->after_issue(*this, now)) continue;
       end_batch();
       (void)co_await h->turn(*this);
     }
@@ -202,9 +205,11 @@ void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited
   if (!last_issue_ns_) p_.res->first_io_ns = now;
   last_issue_ns_ = now;
   if (u.dry) {
-    // verify_only's dry run: the hooks see it (verify records its writes),
-    // and it completes at once.
-    for (SubmitHook* h : hooks_.on_issue) h->on_issue(IssuedIo{slot, u, now});
+    // verify_only's dry run: the hooks that see it do (verify records its
+    // writes), and it completes at once.
+    for (SubmitHook* h : hooks_.on_issue)
+      if (h->sees_dry()) h->on_issue(IssuedIo{slot, u, now});
+    p_.slots[slot].stamp.ns = 0;
     SpawnNow(do_io(slot, u, now, due, measured));
     return;
   }
@@ -320,7 +325,8 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
         p_.stats.complete(u, t0, t1, p_.slots[slot].stamp.ns, due, measured, st);
     if (!hooks_.on_complete.empty()) {
       const DoneIo io{slot, u, t1, l.lat, l.clat, l.split ? &l.slat : nullptr, measured, st};
-      for (SubmitHook* h : hooks_.on_complete) h->on_complete(io);
+      for (SubmitHook* h : hooks_.on_complete)
+        if (!u.dry || h->sees_dry()) h->on_complete(io);
     }
     if (!st.ok()) {
       const FailedIo io{u.dir, /*flush=*/false, p_.files.display(u.file), u.offset, u.len};
@@ -333,11 +339,11 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
   }
   inflight_--;
   completions_since_wake_++;
-  if (!hooks_.settle.empty() && holding(slot)) {
+  if (!u.dry && !hooks_.settle.empty() && holding(slot)) {
     held_++;
     SpawnNow(settle(slot));
   } else {
-    retire(slot);
+    retire(slot, u.dry);
   }
   wake_if_due();
 }
@@ -361,8 +367,9 @@ Task<void> SubmitLoop::settle(uint32_t slot) {
     ctx_.defer(std::exchange(waiter_, {}));
 }
 
-void SubmitLoop::retire(uint32_t slot) {
-  for (SubmitHook* h : hooks_.on_retire) h->on_retire(slot);
+void SubmitLoop::retire(uint32_t slot, bool dry) {
+  for (SubmitHook* h : hooks_.on_retire)
+    if (!dry || h->sees_dry()) h->on_retire(slot);
   p_.slots.give(slot);
 }
 

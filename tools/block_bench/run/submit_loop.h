@@ -141,7 +141,7 @@ class SubmitLoop {
     pending_.have = true;
     pending_.held = false;
     pending_.waited_from = 0;
-    pending_.due = p_.pacing.due(pending_.u);
+    pending_.due = pending_.u.dry ? 0 : p_.pacing.due(pending_.u);  // a dry run is not paced
     return true;
   }
   // `u` is issued before anything else the loop would fetch.
@@ -231,7 +231,7 @@ class SubmitLoop {
   // The hooks' settle(), then the slot retired (held_ counted it).
   Task<void> settle(uint32_t slot);
   // The on_retire hooks, and the slot back to the pool.
-  void retire(uint32_t slot);
+  void retire(uint32_t slot, bool dry = false);
   void flush_done(uint32_t file, int64_t t0, bool measured, Status st, int64_t t1);
   void wake_if_due();
 

@@ -74,6 +74,10 @@ TEST(FileJob, FileSizeRegionStartsAtTheOffset) {
   EXPECT_EQ(pct.size->value, (64u << 10) - (20u << 10));
   // Nothing left past the offset: no region (the generator refuses it).
   EXPECT_FALSE(FileJob(ParseJob({"--name=m", "--filesize=64k", "--offset=80k"}), 0, 0).size);
+  // size=N% is of the file, within the region from the offset.
+  EXPECT_EQ(FileJob(ParseJob({"--name=m", "--filesize=64k", "--offset=32k", "--size=75%"}), 0, 0)
+                .size->value,
+            32u << 10);
   // Without an offset the region is the whole file.
   EXPECT_EQ(FileJob(ParseJob({"--name=m", "--filesize=64k", "--size=16k"}), 0, 0).size->value,
             64u << 10);

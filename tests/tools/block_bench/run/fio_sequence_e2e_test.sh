@@ -106,6 +106,8 @@ same 16 --rw=randrw --offset=32k --size=64k --filesize=64k --loops=2
 same 16 --rw=read --offset=32k --size=64k --filesize=64k --io_size=64k
 same 16 --rw=read --offset=32k --size=128k --filesize=64k --nrfiles=2
 same 8 --rw=randread --offset=50% --size=64k --filesize=64k
+same 8 --rw=read --offset=32k --size=75% --filesize=64k
+same 4 --rw=read --offset=32k --size=25% --filesize=64k
 same 8 --rw=read --offset=32k --size=64k --filesize=64k --zonemode=strided --zonesize=8k --zonerange=16k
 same 2 --rw=randread --size=10k
 same 3 --rw=randread --size=1m --io_size=10k
@@ -229,6 +231,11 @@ same_files 48 --bs=4k --rw=randread --nrfiles=4 --size=64k --loops=3 --file_serv
 same_files 20 --bs=4k --rw=randread --nrfiles=5 --openfiles=3 --size=100k --file_service_type=roundrobin:3 --bsrange=4k-8k
 same_files 8 --bs=4k --rw=read --nrfiles=4 --openfiles=1 --size=32k
 same_files 16 --bs=4k --rw=randrw --nrfiles=4 --openfiles=2 --size=64k --file_service_type=sequential
+# On an engine that queues, the job's bytes end a pass before the next
+# file is picked: the next pass begins with the file after the last.
+same_files 8 --bs=4k --rw=write --nrfiles=2 --filesize=8k --loops=2 --ioengine=libaio --iodepth=4
+same_files 36 --bs=4k --rw=randwrite --nrfiles=3 --filesize=16k --file_service_type=random --loops=3 --ioengine=libaio --iodepth=2
+same_files 24 --bs=4k --rw=read --nrfiles=3 --size=48k --loops=2 --file_service_type=random --randrepeat=0 --randseed=5
 # filesize=LOW-HIGH: each file's size drawn from fio's file-size state.
 same_files 626 --rw=read --bs=4k --filesize=16k-1m --nrfiles=5
 same_files 218 --rw=randread --bsrange=4k-16k --filesize=16k-1m --nrfiles=4

@@ -186,4 +186,16 @@ for d in ("read", "write"):
     assert f[d]["clat_ns"]["N"] == b[d]["clat_ns"]["N"], d
 print("verify_only loops=3: reads and writes as fio's")
 PY
+# The dry run has no syncs, pacing or think time, and the runtime does not
+# cut it short (fio's do_dry_run issues nothing and checks no clock).
+"$BB" --name=w --filename="$T/f.dat" "${SZ[@]}" --rw=randwrite --verify=xxhash --verify_only \
+  --fsync=4 --thinktime=100ms --runtime=1 --output-format=json --output="$T/vo-dry.json" \
+  2>"$T/vo-dry.err" || fail "verify_only fsync/thinktime: $(cat "$T/vo-dry.err")"
+python3 - "$T/vo-dry.json" <<'PY' || fail "verify_only's dry run synced, slept or stopped"
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["sync"]["total_ios"] == 0, j["sync"]
+assert j["write"]["total_ios"] == 64 and j["read"]["total_ios"] == 64, (j["write"]["total_ios"], j["read"]["total_ios"])
+print("verify_only: no sync, no think time, all 64 blocks read back")
+PY
 echo PASS

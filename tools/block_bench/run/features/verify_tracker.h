@@ -131,6 +131,7 @@ class VerifyTracker : public SubmitHook {
   // Checks it on a verify thread and reports the verdict here.
   Task<void> settle(uint32_t slot) override;
   void on_retire(uint32_t slot) override { slot_[slot].writing = false; }
+  bool sees_dry() const override { return true; }  // verify_only records its writes
 
   // The verify phase's source (see above), from the first block; the job's
   // source answers for its directions and sizes.
