@@ -45,20 +45,27 @@ seq_of() {
   awk '$3=="read"||$3=="write"||$3=="trim"{print $3,$4,$5}' "$out.log" >"$out.seq"
 }
 
-# same WANT_IOS ARGS...: fio and block-bench issue the same WANT_IOS I/Os.
-same() {
-  local want=$1; shift
-  seq_of fio f "$@"
-  seq_of "$BB" b "$@"
+# compare_seqs WANT_IOS WHAT ARGS...: f.seq (fio's) has WANT_IOS lines and
+# b.seq (block-bench's) is equal to it; WHAT names the lines' fields.
+compare_seqs() {
+  local want=$1 what=$2; shift 2
   local n m
   n=$(wc -l <f.seq); m=$(wc -l <b.seq)
   [ "$n" = "$want" ] || fail "fio did $n I/Os, not $want: $*"
   if ! cmp -s f.seq b.seq; then
     echo "fio | block-bench, first differences:"
     diff f.seq b.seq | head -6
-    fail "block-bench's $m I/Os differ from fio's $n: $*"
+    fail "block-bench's $m I/Os ($what) differ from fio's $n: $*"
   fi
-  echo "same $n I/Os: $*"
+}
+
+# same WANT_IOS ARGS...: fio and block-bench issue the same WANT_IOS I/Os.
+same() {
+  local want=$1; shift
+  seq_of fio f "$@"
+  seq_of "$BB" b "$@"
+  compare_seqs "$want" "direction, offset, length" "$@"
+  echo "same $want I/Os: $*"
 }
 
 same 1024 --rw=randread --bs=4k --size=4m
@@ -205,15 +212,8 @@ same_files() {
     awk '$3=="read"||$3=="write"||$3=="trim"{n=split($2,p,"/"); print p[n],$3,$4,$5}' \
       "$t.log" >"$t.seq"
   done
-  local n m
-  n=$(wc -l <f.seq); m=$(wc -l <b.seq)
-  [ "$n" = "$want" ] || fail "fio did $n I/Os, not $want: $*"
-  if ! cmp -s f.seq b.seq; then
-    echo "fio | block-bench, first differences:"
-    diff f.seq b.seq | head -6
-    fail "block-bench's $m I/Os (file, direction, offset, length) differ from fio's $n: $*"
-  fi
-  echo "same $n I/Os and files: $*"
+  compare_seqs "$want" "file, direction, offset, length" "$@"
+  echo "same $want I/Os and files: $*"
 }
 
 # Which file: round robin from the first, at random from fio's file state
