@@ -5,6 +5,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <utility>
 
 #include <blkstack/block/file/geometry.h>
+#include <blkstack/block/file/inline_io.h>
 #include <blkstack/block/file/queue_engine.h>
 #include <blkstack/block/file/loop_engine.h>
 #include <blkstack/util/thread_pool.h>
@@ -24,7 +26,7 @@ namespace {
 
 struct FileConfig {
   std::string path;
-  enum class Engine { kThreads, kNative, kIoUring, kSync };
+  enum class Engine { kThreads, kNative, kIoUring, kSync, kMmap, kFalloc, kFtruncate };
   Engine engine = Engine::kThreads;  // aio=
   bool direct = false;  // cache.direct=on (O_DIRECT)
   int sync_flag = 0;    // open-sync: 0, O_SYNC or O_DSYNC
@@ -65,13 +67,18 @@ class FileDriver final : public BlockDriver {
   // `engine`: the engine of the loop the node was opened on (with this file
   // registered in it if asked).
   // Read-only opens are enforced above the driver (the node refuses writes).
-  FileDriver(int fd, FileConfig cfg, FileGeometry geo, LoopEngineRef engine, int file_index)
+  // `inline_io`: aio=mmap|falloc|ftruncate (reads, writes and flushes go
+  // there instead of the engine), else null.
+  FileDriver(int fd, FileConfig cfg, FileGeometry geo, LoopEngineRef engine, int file_index,
+             std::unique_ptr<InlineIo> inline_io)
       : fd_(fd),
         cfg_(std::move(cfg)),
         geo_(geo),
         engine_(std::move(engine)),
-        file_index_(file_index) {}
+        file_index_(file_index),
+        inline_(std::move(inline_io)) {}
   ~FileDriver() override {
+    inline_.reset();  // unmaps before the close
     release_engine();
     pool_.reset();
     close(fd_);
@@ -132,6 +139,7 @@ class FileDriver final : public BlockDriver {
 
   Task<Status> co_preadv(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                          uint32_t flags) override {
+    if (inline_) co_return inline_status(inline_->read(offset, qiov));
     QueueEngine* qe = queue_engine();
     if (!qe) co_return Status(no_engine_error());
     // The common case inline: one frame, no extra coroutine.
@@ -145,6 +153,7 @@ class FileDriver final : public BlockDriver {
 
   Task<Status> co_pwritev(uint64_t offset, uint64_t bytes, const IoVec& qiov,
                           uint32_t flags) override {
+    if (inline_) co_return inline_status(inline_->write(offset, qiov));
     QueueEngine* qe = queue_engine();
     if (!qe) co_return Status(no_engine_error());
     IoRequest req = make_req(IoRequest::Write(fd_, qiov.data(), int(qiov.count()), offset));
@@ -181,6 +190,7 @@ class FileDriver final : public BlockDriver {
     out->push_back({"file_flush_fdatasync_pool", flush_pool_});
     out->push_back({"file_fdsync_probe", uint64_t(fdsync_)});  // 0 unknown 1 yes 2 no
     out->push_back({"file_pool_jobs", pool_ ? pool_->jobs_run() : 0});
+    if (inline_) inline_->counters(out);
     if (cfg_.engine == FileConfig::Engine::kIoUring) {
       out->push_back({"io_uring_registered_file", file_index_ >= 0 ? 1u : 0u});
       out->push_back({"io_uring_force_async", cfg_.force_async ? 1u : 0u});
@@ -249,6 +259,9 @@ class FileDriver final : public BlockDriver {
   // What a request fails with when queue_engine() has none: the join's errno,
   // or -EIO on a node attached to no loop (never an error-free no-op).
   int no_engine_error() const { return join_error_ < 0 ? join_error_ : -EIO; }
+
+  // An InlineIo result as a Status (its byte counts are always whole).
+  static Status inline_status(int64_t res) { return Status(res < 0 ? int(res) : 0); }
 
   // A request on this node's file, as the engine wants it.
   IoRequest make_req(IoRequest r) const {
@@ -367,6 +380,7 @@ class FileDriver final : public BlockDriver {
   int join_error_ = 0;     // joining the attached loop's engine failed: the errno
   std::unique_ptr<ThreadPool> pool_;
   AioContext* ctx_ = nullptr;
+  std::unique_ptr<InlineIo> inline_;  // aio=mmap|falloc|ftruncate, else null
 
   FdsyncState fdsync_ = kUnknown;
   bool zeroes_ok_ = true;
@@ -379,6 +393,7 @@ class FileDriver final : public BlockDriver {
 };
 
 Task<Status> FileDriver::co_flush() {
+  if (inline_) co_return Status(inline_->flush());
   if (!queue_engine()) co_return Status(no_engine_error());
   if (fdsync_ != kNo) {
     IoRequest req = make_req(IoRequest::Fdatasync(fd_));
@@ -444,10 +459,15 @@ const std::vector<OptionSpec>& Schema() {
        .help = "the length of a character device (/dev/null, /dev/zero, /dev/full), which has "
                "none of its own: required for one, refused for anything else"},
       {.name = "aio", .type = T::kEnum, .default_value = "threads", .has_default = true,
-       .enum_values = {"threads", "native", "io_uring", "sync"},
+       .enum_values = {"threads", "native", "io_uring", "sync", "mmap", "falloc", "ftruncate"},
        .help = "I/O engine: a worker pool (preadv/pwritev), Linux native AIO (needs "
                "cache.direct=on), io_uring, or sync: preadv/pwritev in the loop's own thread, "
-               "which waits for each one (fio's synchronous engines; for benchmarks)"},
+               "which waits for each one (fio's synchronous engines; for benchmarks); mmap: "
+               "memcpy through a shared mapping of the file, in the loop's thread (fio's mmap; "
+               "cache.direct=on writes back and drops each request's pages instead of "
+               "O_DIRECT); falloc, ftruncate: benchmark modes that move no data, as fio's "
+               "engines of those names (a read is fallocate KEEP_SIZE, a write fallocate mode "
+               "0; a write is ftruncate to its offset, a read fails)"},
       {.name = "cache.direct", .type = T::kBool, .default_value = "off", .has_default = true,
        .help = "open with O_DIRECT (bypass the host page cache)"},
       {.name = "discard", .type = T::kEnum, .default_value = "ignore", .has_default = true,
@@ -518,6 +538,9 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   cfg.engine = o.choice("aio") == "native"     ? FileConfig::Engine::kNative
                : o.choice("aio") == "io_uring" ? FileConfig::Engine::kIoUring
                : o.choice("aio") == "sync"     ? FileConfig::Engine::kSync
+               : o.choice("aio") == "mmap"     ? FileConfig::Engine::kMmap
+               : o.choice("aio") == "falloc"   ? FileConfig::Engine::kFalloc
+               : o.choice("aio") == "ftruncate" ? FileConfig::Engine::kFtruncate
                                                : FileConfig::Engine::kThreads;
   cfg.direct = o.flag("cache.direct");
   cfg.sync_flag = o.choice("open-sync") == "sync"    ? O_SYNC
@@ -529,8 +552,8 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   EngineSettings& es = cfg.engine_settings;
   es.kind = cfg.engine == FileConfig::Engine::kIoUring ? EngineSettings::Kind::kIoUring
             : cfg.engine == FileConfig::Engine::kNative ? EngineSettings::Kind::kNative
-            : cfg.engine == FileConfig::Engine::kSync   ? EngineSettings::Kind::kSync
-                                                        : EngineSettings::Kind::kThreads;
+            : cfg.engine == FileConfig::Engine::kThreads ? EngineSettings::Kind::kThreads
+                                                         : EngineSettings::Kind::kSync;
   es.policy.max_batch = int(o.integer("aio-max-batch"));
   es.ring_size = int(o.integer("aio-ring-size"));
   es.policy.max_inflight = int(o.integer("aio-max-inflight"));
@@ -569,8 +592,16 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
 
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
   // writer forever; it is refused below, and cleared for what is accepted.
+  // aio=mmap|falloc|ftruncate never open with O_DIRECT: no request of
+  // theirs goes through the file's read/write path (mmap's cache.direct=on
+  // drops each request's pages instead), so nothing is padded to its
+  // alignment.
+  const bool inline_io = cfg.engine == FileConfig::Engine::kMmap ||
+                         cfg.engine == FileConfig::Engine::kFalloc ||
+                         cfg.engine == FileConfig::Engine::kFtruncate;
+  const bool o_direct = cfg.direct && !inline_io;
   const int flags = (args.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NONBLOCK |
-                    (cfg.direct ? O_DIRECT : 0) | cfg.sync_flag;
+                    (o_direct ? O_DIRECT : 0) | cfg.sync_flag;
   const int fd = open(cfg.path.c_str(), flags);
   if (fd < 0) {
     const int e = -errno;
@@ -585,7 +616,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     return MakeError(e, msg);
   }
   // Refuses FIFOs and the like.
-  auto geo = ProbeGeometry(fd, cfg.path, cfg.direct, o.has("size") ? o.size("size") : 0);
+  auto geo = ProbeGeometry(fd, cfg.path, o_direct, o.has("size") ? o.size("size") : 0);
   if (!geo.ok()) {
     close(fd);
     return MakeError(geo.error().code, "driver 'file': " + geo.error().message);
@@ -605,13 +636,39 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
                                ErrnoString(-e));
     }
   }
+  std::unique_ptr<InlineIo> inline_ops;
+  if (inline_io) {
+    InlineIo::Options io;
+    io.length = geo.value().length;
+    io.writable = !args.read_only;
+    io.drop_cache = cfg.direct;
+    if (cfg.engine == FileConfig::Engine::kMmap) {
+      io.kind = InlineIo::Kind::kMmap;
+      io.advice = o.choice("fadvise") == "random"       ? POSIX_MADV_RANDOM
+                  : o.choice("fadvise") == "sequential" ? POSIX_MADV_SEQUENTIAL
+                                                        : 0;
+      if (geo.value().char_device) {
+        close(fd);
+        return MakeError(-EINVAL, where + "aio=mmap needs a regular file or a block device");
+      }
+    } else {
+      io.kind = cfg.engine == FileConfig::Engine::kFalloc ? InlineIo::Kind::kFalloc
+                                                          : InlineIo::Kind::kFtruncate;
+      if (geo.value().char_device || geo.value().block_device) {
+        close(fd);
+        return MakeError(-EINVAL, where + "aio=" + o.choice("aio") + " needs a regular file");
+      }
+    }
+    inline_ops = InlineIo::Create(fd, io);
+  }
   auto j = FileDriver::JoinEngine(args.ctx, cfg, fd);
   if (!j.ok()) {
     close(fd);
     return MakeError(j.error().code, where + "aio=" + o.choice("aio") + ": " + j.error().message);
   }
   return std::unique_ptr<BlockDriver>(std::make_unique<FileDriver>(
-      fd, std::move(cfg), geo.value(), std::move(j.value().first), j.value().second));
+      fd, std::move(cfg), geo.value(), std::move(j.value().first), j.value().second,
+      std::move(inline_ops)));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The file protocol driver, QEMU's `file` (file-posix): a regular file or a
 // block device.
 //
-//   driver=file,filename=PATH[,aio=threads|native|io_uring|sync][,cache.direct=on|off]
+//   driver=file,filename=PATH[,aio=threads|native|io_uring|sync|mmap|falloc|ftruncate]
+//              [,cache.direct=on|off]
 //              [,discard=ignore|unmap][,aio-max-batch=N][,aio-ring-size=N]
 //              [,peek-after-submit=on|off][,aio-submit=immediate|bh]
 //              [,aio-ring-peek=on|off][,aio-max-inflight=N][,aio-poll=auto|on|off]
@@ -35,6 +36,11 @@
 //
 // open-sync=sync|dsync opens the file with O_SYNC|O_DSYNC (fio's sync=):
 // every write returns only once it is on stable storage, whichever engine.
+//
+// aio=mmap|falloc|ftruncate do reads, writes and flushes in the loop's thread
+// without the engine (block/file/inline_io.h): mmap through a shared mapping
+// of the file, falloc and ftruncate as fio's benchmark engines of those names
+// (no data moves).
 //
 // Reads: a short read at end of file reads the rest as zeros; another short
 // read is retried for the remainder.  A short write fails with -ENOSPC.

@@ -1,5 +1,7 @@
 #include "tools/block_bench/jobfile/apply.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -143,6 +145,18 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
                                   std::to_string(*job.iodepth_batch_complete_max) +
                                   ") is less than iodepth_batch_complete_min (" +
                                   std::to_string(job.iodepth_batch_complete_min) + ")");
+  }
+  if (job.ioengine == IoEngine::kMmap && job.blockdev.empty() &&
+      (job.direct || job.fsync || job.fdatasync)) {
+    // fio's mmap engine init: msync works on whole pages.
+    const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+    const uint64_t min_bs = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+    if (min_bs % page != 0)
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                    ": ioengine=mmap with direct=1, fsync= or fdatasync= needs a "
+                                    "block size of at least " + std::to_string(page) +
+                                    " bytes (a multiple of the page size; fio's \"mmap options "
+                                    "dictate a minimum block size\")");
   }
   if (job.offset_increment && job.offset.percent) {
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +

@@ -16,6 +16,9 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kNull: return "null";
     case IoEngine::kRbd: return "rbd";
     case IoEngine::kNbd: return "nbd";
+    case IoEngine::kMmap: return "mmap";
+    case IoEngine::kFalloc: return "falloc";
+    case IoEngine::kFtruncate: return "ftruncate";
   }
   return "?";
 }

@@ -36,7 +36,10 @@ inline const char* OpName(Dir d) {
 template <class T>
 using PerDir = std::array<T, kNumDirs>;
 
-enum class IoEngine { kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd };
+enum class IoEngine {
+  kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd,
+  kMmap, kFalloc, kFtruncate
+};
 
 // rw= / readwrite=.  fio's "rw" and "readwrite" are both kReadWrite.
 enum class RwMode {

@@ -20,9 +20,10 @@ using internal::ChoiceOption;
 using internal::FioChoice;
 using internal::FioValueError;
 
-constexpr std::array<IoEngine, 10> kEngines = {
-    IoEngine::kPsync,   IoEngine::kSync,     IoEngine::kPvsync, IoEngine::kPvsync2, IoEngine::kLibaio,
-    IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull,   IoEngine::kRbd,     IoEngine::kNbd};
+constexpr std::array<IoEngine, 13> kEngines = {
+    IoEngine::kPsync, IoEngine::kSync,    IoEngine::kPvsync,   IoEngine::kPvsync2, IoEngine::kLibaio,
+    IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull, IoEngine::kRbd,     IoEngine::kNbd,
+    IoEngine::kMmap,  IoEngine::kFalloc,  IoEngine::kFtruncate};
 
 constexpr FioChoice<uint32_t> kKbBaseChoices[] = {{"1000", 1000}, {"1024", 1024}};
 
@@ -59,7 +60,9 @@ FioOptionSpec Engine() {
   s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
     if (job.ioengine != DefaultJob().ioengine) out.push_back({std::string(n), std::string(Name(job.ioengine))});
   };
-  s.help = "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd, nbd";
+  s.help =
+      "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd, "
+      "nbd, mmap, falloc, ftruncate";
   return s;
 }
 

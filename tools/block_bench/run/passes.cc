@@ -26,6 +26,9 @@ bool CountsPassBytes(const JobOptions& job) {
     case IoEngine::kSync:
     case IoEngine::kPvsync:
     case IoEngine::kPvsync2:
+    case IoEngine::kMmap:
+    case IoEngine::kFalloc:
+    case IoEngine::kFtruncate:
       return false;
   }
   return false;

@@ -49,6 +49,9 @@ bool SyncEngine(const JobOptions& job) {
     case IoEngine::kSync:
     case IoEngine::kPvsync:
     case IoEngine::kPvsync2:
+    case IoEngine::kMmap:
+    case IoEngine::kFalloc:
+    case IoEngine::kFtruncate:
       return true;
     default:
       return false;
@@ -178,6 +181,9 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
   const char* aio = SyncEngine(job) ? "sync" : "threads";
   if (job.ioengine == IoEngine::kLibaio && !SubstitutedEngine(job)) aio = "native";
   if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
+  if (job.ioengine == IoEngine::kMmap) aio = "mmap";
+  if (job.ioengine == IoEngine::kFalloc) aio = "falloc";
+  if (job.ioengine == IoEngine::kFtruncate) aio = "ftruncate";
   Target t;
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");

@@ -114,8 +114,9 @@ struct EngineSubstitution {
 };
 std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job);
 
-// True when the job runs on the file driver's aio=sync: fio's synchronous
-// engines (psync, sync, pvsync, pvsync2) without blockdev=.  Each I/O then
+// True when the job runs on the file driver in the clone's own thread: fio's
+// synchronous engines (psync, sync, pvsync, pvsync2: aio=sync; mmap, falloc,
+// ftruncate: aio= of their name) without blockdev=.  Each I/O then
 // runs in the clone's own thread, one at a time, as in fio, whatever
 // iodepth= says ("increasing iodepth beyond 1 will not affect synchronous
 // ioengines").

@@ -49,17 +49,33 @@ TEST(IoEngineOption, SupportedEngines) {
   const std::pair<const char*, IoEngine> cases[] = {
       {"psync", IoEngine::kPsync},   {"sync", IoEngine::kSync},        {"pvsync", IoEngine::kPvsync},
       {"pvsync2", IoEngine::kPvsync2}, {"libaio", IoEngine::kLibaio},  {"io_uring", IoEngine::kIoUring},
-      {"posixaio", IoEngine::kPosixaio}, {"null", IoEngine::kNull}, {"rbd", IoEngine::kRbd}};
+      {"posixaio", IoEngine::kPosixaio}, {"null", IoEngine::kNull}, {"rbd", IoEngine::kRbd},
+      {"nbd", IoEngine::kNbd},       {"mmap", IoEngine::kMmap},        {"falloc", IoEngine::kFalloc},
+      {"ftruncate", IoEngine::kFtruncate}};
   for (const auto& [text, engine] : cases) {
     EXPECT_EQ(ParseOne(std::string("ioengine=") + text).ioengine, engine) << text;
     EXPECT_EQ(Name(engine), text);
   }
-  EXPECT_OPTION_ERROR("ioengine=mmap", 2, "ioengine", "unsupported ioengine 'mmap'");
+  EXPECT_OPTION_ERROR("ioengine=cpuio", 2, "ioengine", "unsupported ioengine 'cpuio'");
   EXPECT_OPTION_ERROR("ioengine=external:/tmp/x.o", 2, "ioengine", "unsupported ioengine");
   EXPECT_OPTION_ERROR("ioengine=filecreate", 2, "ioengine",
                       "unsupported ioengine 'filecreate': fio's file-system metadata engines");
   EXPECT_OPTION_ERROR("ioengine=filestat", 2, "ioengine", "no per-file metadata operation to time");
   EXPECT_OPTION_ERROR("ioengine=posix_aio", 2, "ioengine", "unsupported ioengine");
+}
+
+// fio's mmap engine init: direct=1, fsync= or fdatasync= need whole pages.
+TEST(IoEngineOption, MmapNeedsPageBlocksWithDirectOrSyncs) {
+  for (const char* opt : {"direct=1", "fsync=4", "fdatasync=4"}) {
+    const std::string e = OneError(std::string("ioengine=mmap\nbs=512\n") + opt);
+    EXPECT_NE(e.find("job.fio"), std::string::npos) << e;
+    EXPECT_NE(e.find("ioengine=mmap with direct=1, fsync= or fdatasync= needs a block size"),
+              std::string::npos)
+        << opt << ": " << e;
+    EXPECT_EQ(ParseOne(std::string("ioengine=mmap\nbs=8k\n") + opt).ioengine, IoEngine::kMmap);
+  }
+  EXPECT_EQ(ParseOne("ioengine=mmap\nbs=512").bs[0].min, 512u);  // buffered: any size
+  EXPECT_EQ(ParseOne("ioengine=psync\nbs=512\ndirect=1").ioengine, IoEngine::kPsync);
 }
 
 TEST(RbdOptions, ValidWithRbdEngine) {

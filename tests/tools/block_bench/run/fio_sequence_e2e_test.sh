@@ -236,6 +236,11 @@ same_files 16 --bs=4k --rw=randrw --nrfiles=4 --openfiles=2 --size=64k --file_se
 same_files 8 --bs=4k --rw=write --nrfiles=2 --filesize=8k --loops=2 --ioengine=libaio --iodepth=4
 same_files 36 --bs=4k --rw=randwrite --nrfiles=3 --filesize=16k --file_service_type=random --loops=3 --ioengine=libaio --iodepth=2
 same_files 24 --bs=4k --rw=read --nrfiles=3 --size=48k --loops=2 --file_service_type=random --randrepeat=0 --randseed=5
+# fio's engines that run each I/O in the job's thread without a read or
+# write call (mmap, falloc, ftruncate): the same sequence as psync's.
+same_files 24 --bs=4k --rw=randrw --nrfiles=2 --size=48k --loops=2 --ioengine=mmap
+same_files 14 --bsrange=4k-16k --rw=randwrite --nrfiles=3 --size=96k --ioengine=falloc
+same_files 16 --bs=4k --rw=randwrite --size=64k --norandommap --ioengine=ftruncate
 # filesize=LOW-HIGH: each file's size drawn from fio's file-size state.
 same_files 626 --rw=read --bs=4k --filesize=16k-1m --nrfiles=5
 same_files 218 --rw=randread --bsrange=4k-16k --filesize=16k-1m --nrfiles=4

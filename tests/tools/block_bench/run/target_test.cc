@@ -69,6 +69,14 @@ TEST(JobTarget, LibaioThreadsAndSync) {
     EXPECT_EQ(t.spec, "driver=file,filename=/dev/x,aio=sync,cache.direct=on,fadvise=sequential") << e;
   }
   EXPECT_TRUE(SyncEngine(ParseJob({"--name=j", "--ioengine=psync"})));
+  // fio's mmap, falloc and ftruncate: the driver's modes of those names, one
+  // I/O at a time in the clone's thread.
+  for (const char* e : {"mmap", "falloc", "ftruncate"}) {
+    t = Of({std::string("--ioengine=") + e, "--filename=/dev/x"});
+    EXPECT_EQ(t.spec, std::string("driver=file,filename=/dev/x,aio=") + e +
+                          ",cache.direct=off,fadvise=sequential");
+    EXPECT_TRUE(SyncEngine(ParseJob({"--name=j", std::string("--ioengine=") + e}))) << e;
+  }
   // fio's fadvise_hint: 1 (default) follows rw=, 0 none, or as named.
   t = Of({"--rw=randread", "--filename=/f"});
   EXPECT_EQ(t.spec, "driver=file,filename=/f,aio=sync,cache.direct=off,fadvise=random");

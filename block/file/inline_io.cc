@@ -1,0 +1,130 @@
+#include <blkstack/block/file/inline_io.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace blk {
+namespace {
+
+int64_t NegErrno(long r) { return r < 0 ? -int64_t(errno) : r; }
+
+uint64_t PageSize() {
+  static const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+}  // namespace
+
+std::unique_ptr<InlineIo> InlineIo::Create(int fd, const Options& o) {
+  return std::unique_ptr<InlineIo>(new InlineIo(fd, o));
+}
+
+InlineIo::~InlineIo() {
+  if (base_) munmap(base_, o_.length);
+}
+
+const char* InlineIo::name() const {
+  switch (o_.kind) {
+    case Kind::kMmap: return "mmap";
+    case Kind::kFalloc: return "falloc";
+    case Kind::kFtruncate: return "ftruncate";
+  }
+  return "?";
+}
+
+int InlineIo::map() {
+  if (base_ || o_.length == 0) return 0;
+  const int prot = PROT_READ | (o_.writable ? PROT_WRITE : 0);
+  void* p = mmap(nullptr, o_.length, prot, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) return -errno;
+  if (o_.advice) {
+    if (const int e = posix_madvise(p, o_.length, o_.advice); e != 0) {
+      munmap(p, o_.length);
+      return -e;
+    }
+  }
+  base_ = static_cast<char*>(p);
+  maps_++;
+  return 0;
+}
+
+int InlineIo::drop(uint64_t offset, uint64_t len) {
+  const uint64_t page = PageSize();
+  const uint64_t from = offset & ~(page - 1);
+  const uint64_t to = (offset + len + page - 1) & ~(page - 1);
+  if (msync(base_ + from, to - from, MS_SYNC) != 0) return -errno;
+  if (const int e = posix_madvise(base_ + from, to - from, POSIX_MADV_DONTNEED); e != 0) return -e;
+  return 0;
+}
+
+int64_t InlineIo::read(uint64_t offset, const IoVec& qiov) {
+  calls_++;
+  const uint64_t len = qiov.size();
+  switch (o_.kind) {
+    case Kind::kMmap: {
+      if (offset > o_.length || len > o_.length - offset) return -EINVAL;
+      if (const int e = map(); e < 0) return e;
+      if (len == 0) return 0;
+      qiov.copy_from(0, base_ + offset, len);
+      if (o_.drop_cache) {
+        if (const int e = drop(offset, len); e < 0) return e;
+      }
+      return int64_t(len);
+    }
+    case Kind::kFalloc: {
+      const int64_t r = NegErrno(fallocate(fd_, FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(len)));
+      return r < 0 ? r : int64_t(len);
+    }
+    case Kind::kFtruncate:
+      return -EINVAL;  // fio's ftruncate engine has only writes
+  }
+  return -EINVAL;
+}
+
+int64_t InlineIo::write(uint64_t offset, const IoVec& qiov) {
+  calls_++;
+  const uint64_t len = qiov.size();
+  switch (o_.kind) {
+    case Kind::kMmap: {
+      if (!o_.writable) return -EBADF;
+      if (offset > o_.length || len > o_.length - offset) return -EINVAL;
+      if (const int e = map(); e < 0) return e;
+      if (len == 0) return 0;
+      qiov.copy_to(0, base_ + offset, len);
+      if (o_.drop_cache) {
+        if (const int e = drop(offset, len); e < 0) return e;
+      }
+      return int64_t(len);
+    }
+    case Kind::kFalloc: {
+      const int64_t r = NegErrno(fallocate(fd_, 0, off_t(offset), off_t(len)));
+      return r < 0 ? r : int64_t(len);
+    }
+    case Kind::kFtruncate: {
+      int64_t r;
+      do {
+        r = NegErrno(ftruncate(fd_, off_t(offset)));
+      } while (r == -EINTR);
+      return r < 0 ? r : int64_t(len);
+    }
+  }
+  return -EINVAL;
+}
+
+int InlineIo::flush() {
+  calls_++;
+  if (o_.kind == Kind::kMmap && base_) return msync(base_, o_.length, MS_SYNC) != 0 ? -errno : 0;
+  return fdatasync(fd_) != 0 ? -errno : 0;
+}
+
+void InlineIo::counters(std::vector<DriverCounter>* out) const {
+  const std::string n = name();
+  out->push_back({n + "_requests", calls_});
+  if (o_.kind == Kind::kMmap) out->push_back({"mmap_mappings", maps_});
+}
+
+}  // namespace blk

@@ -1,0 +1,86 @@
+// InlineIo: the file driver's aio=mmap, aio=falloc and aio=ftruncate.  A
+// read, write or flush is done in the loop's own thread inside the driver's
+// call, without a system call queue, as fio's engines of those names do
+// theirs (all three are FIO_SYNCIO: one request at a time):
+//
+//   mmap       reads and writes copy between the request's buffers and a
+//              shared mapping of the file (mmap(2), MAP_SHARED); flush is
+//              msync(MS_SYNC) of the mapping.  The mapping is made at the
+//              first request, of the whole file, with the driver's read-ahead
+//              advice (posix_madvise RANDOM / SEQUENTIAL).  drop_cache: after
+//              each read or write its pages are written back (msync) and
+//              dropped (POSIX_MADV_DONTNEED), fio's mmap with direct=1 ("not
+//              really direct, but should drop the pages from the cache").
+//   falloc     moves no data: a read is fallocate(2) of its range with
+//              FALLOC_FL_KEEP_SIZE, a write fallocate mode 0 (may extend the
+//              file), the read buffers are left as they were; flush is
+//              fdatasync.  For timing block allocation, not for data.
+//   ftruncate  moves no data: a write is ftruncate(2) of the file to the
+//              write's offset (fio's ftruncate engine: bs is ignored); a read
+//              fails with -EINVAL; flush is fdatasync.
+//
+// Trims are not InlineIo's: the driver's discard punches holes (fio's trim
+// on these engines, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE).
+//
+// Hazard (mmap): a file shortened under the mapping by another program makes
+// the copy fault (SIGBUS), as with any mapping; the driver only maps the
+// length it had at open and never reads past it.
+//
+// Threading: one object per open file, used on the driver's loop thread only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <blkstack/block/driver.h>
+#include <blkstack/util/iovec.h>
+#include <blkstack/util/result.h>
+
+namespace blk {
+
+class InlineIo {
+ public:
+  enum class Kind { kMmap, kFalloc, kFtruncate };
+  struct Options {
+    Kind kind = Kind::kMmap;
+    uint64_t length = 0;     // the file's length at open (mmap maps this much)
+    bool writable = true;    // mmap: PROT_WRITE as well as PROT_READ
+    int advice = 0;          // mmap: POSIX_MADV_* for the mapping (0: normal)
+    bool drop_cache = false; // mmap: write back and drop each request's pages
+  };
+
+  // `fd` stays the caller's (never closed here) and must outlive the object.
+  static std::unique_ptr<InlineIo> Create(int fd, const Options& o);
+  ~InlineIo();
+  InlineIo(const InlineIo&) = delete;
+  InlineIo& operator=(const InlineIo&) = delete;
+
+  // "mmap", "falloc" or "ftruncate".
+  const char* name() const;
+
+  // Bytes [offset, offset + qiov.size()): the byte count or a negative errno.
+  // REQUIRES (mmap): offset + qiov.size() <= the length given at Create.
+  int64_t read(uint64_t offset, const IoVec& qiov);
+  int64_t write(uint64_t offset, const IoVec& qiov);
+  // 0 or a negative errno.
+  int flush();
+
+  void counters(std::vector<DriverCounter>* out) const;
+
+ private:
+  InlineIo(int fd, const Options& o) : fd_(fd), o_(o) {}
+  // Maps the file if not yet: 0 or a negative errno (mmap, madvise).
+  int map();
+  // drop_cache: msync + POSIX_MADV_DONTNEED of the pages under
+  // [offset, offset + len); 0 or a negative errno.
+  int drop(uint64_t offset, uint64_t len);
+
+  int fd_;
+  Options o_;
+  char* base_ = nullptr;  // mmap: the mapping of [0, o_.length), once made
+  uint64_t calls_ = 0;    // requests done
+  uint64_t maps_ = 0;     // mmap: mappings made
+};
+
+}  // namespace blk

@@ -1,0 +1,88 @@
+#!/bin/bash
+# fio's mmap, falloc and ftruncate engines on the binary beside fio 3.33,
+# judged by what each leaves in the file:
+#   mmap       data written through the mapping is the file's: block-bench
+#              writes with verify=crc32c and fio verifies it with psync (and
+#              the reverse), with and without direct=1 (msync + drop per
+#              I/O); direct=1 with a block below the page size is refused as
+#              fio refuses it.
+#   falloc     a random write job on a sparse file allocates the same blocks
+#              as fio's (st_blocks equal) and writes no byte (the file reads
+#              as zeros).
+#   ftruncate  a sequential write job leaves the file at the last write's
+#              offset, as fio's; a read job fails its first I/O with EINVAL
+#              (exit 1, error 22 in JSON), as fio's.
+set -u
+BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
+require_fio
+require_tool python3 python3
+fail() { echo "FAIL: $*"; exit 1; }
+T="$(mktemp -d "${TEST_TMPDIR:-/tmp}/inline.XXXXXX")"
+trap 'rm -rf "$T"' EXIT
+cd "$T" || fail cd
+
+tool() { if [ "$1" = fio ]; then echo fio; else echo "$BB"; fi; }
+
+# mmap: each tool writes, the other verifies.
+for direct in 0 1; do
+  for w in fio bb; do
+    if [ $w = fio ]; then r=bb; else r=fio; fi
+    rm -f m.dat
+    "$(tool $w)" --name=w --filename=m.dat --size=1m --bs=8k --rw=randwrite --ioengine=mmap \
+      --direct=$direct --verify=crc32c --do_verify=0 >w.out 2>&1 ||
+      fail "$w mmap direct=$direct write: $(cat w.out)"
+    "$(tool $r)" --name=w --filename=m.dat --size=1m --bs=8k --rw=randread --ioengine=psync \
+      --verify=crc32c --verify_only=1 --output-format=json >r.json 2>r.err ||
+      fail "$r did not verify $w's mmap writes (direct=$direct): $(cat r.err)"
+    echo "mmap direct=$direct: $w wrote 1 MiB through the mapping, $r verified it"
+  done
+  # block-bench reads fio's data back through its own mapping too.
+  "$BB" --name=w --filename=m.dat --size=1m --bs=8k --rw=randread --ioengine=mmap \
+    --direct=$direct --verify=crc32c --verify_only=1 >r.out 2>&1 ||
+    fail "block-bench mmap did not verify fio's data (direct=$direct): $(cat r.out)"
+done
+for t in fio bb; do
+  "$(tool $t)" --name=s --filename=m.dat --size=1m --bs=512 --rw=read --ioengine=mmap \
+    --direct=1 >small.out 2>&1 && fail "$t: mmap direct=1 bs=512 ran: $(cat small.out)"
+  grep -q "minimum block size" small.out || fail "$t: mmap direct=1 bs=512: $(cat small.out)"
+done
+echo "mmap direct=1 with bs=512: refused by both"
+
+# falloc: the same blocks allocated, no data written.
+for t in fio bb; do
+  rm -f a.dat && truncate -s 8m a.dat
+  "$(tool $t)" --name=a --filename=a.dat --size=8m --bs=64k --rw=randwrite --ioengine=falloc \
+    --number_ios=40 >a.out 2>&1 || fail "$t falloc: $(cat a.out)"
+  eval "blocks_$t=$(stat -c %b a.dat)"
+  eval "size_$t=$(stat -c %s a.dat)"
+  cmp -s a.dat <(head -c 8388608 /dev/zero) || fail "$t falloc wrote data into the file"
+done
+# shellcheck disable=SC2154
+[ "$blocks_bb" = "$blocks_fio" ] || fail "falloc allocated $blocks_bb blocks, fio $blocks_fio"
+[ "$blocks_fio" -gt 0 ] || fail "fio's falloc allocated nothing"
+# shellcheck disable=SC2154
+[ "$size_bb" = "$size_fio" ] || fail "falloc: size $size_bb, fio $size_fio"
+echo "falloc: $blocks_bb blocks allocated by both, no data"
+
+# ftruncate: the file ends at the last write's offset; reads fail.
+for t in fio bb; do
+  rm -f t.dat
+  "$(tool $t)" --name=t --filename=t.dat --size=100k --bs=4k --rw=write --ioengine=ftruncate \
+    >t.out 2>&1 || fail "$t ftruncate write: $(cat t.out)"
+  eval "len_$t=$(stat -c %s t.dat)"
+  "$(tool $t)" --name=t --filename=t.dat --size=100k --bs=4k --rw=read --ioengine=ftruncate \
+    --output-format=json --output=r.json >r.out 2>&1
+  eval "rexit_$t=$?"
+  eval "rerr_$t=$(python3 -c 'import json; print(json.load(open("r.json"))["jobs"][0]["error"])' 2>/dev/null)"
+done
+# shellcheck disable=SC2154
+[ "$len_fio" = $((96 * 1024)) ] || fail "fio's ftruncate left $len_fio bytes"
+# shellcheck disable=SC2154
+[ "$len_bb" = "$len_fio" ] || fail "ftruncate left $len_bb bytes, fio $len_fio"
+# shellcheck disable=SC2154
+[ "$rexit_bb/$rerr_bb" = "$rexit_fio/$rerr_fio" ] ||
+  fail "ftruncate read: exit/error $rexit_bb/$rerr_bb, fio $rexit_fio/$rerr_fio"
+[ "$rerr_fio" = 22 ] || fail "fio's ftruncate read error $rerr_fio"
+echo "ftruncate: $len_bb bytes left by both; a read fails with exit/error $rexit_bb/$rerr_bb"
+echo PASS
