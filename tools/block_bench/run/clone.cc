@@ -358,6 +358,19 @@ bool Clone::add_features() {
         std::make_unique<UnlinkEachLoop>(std::move(between), errors_);
     loop_->add_hook(features_.unlink_loop.get());
   }
+  {
+    std::vector<std::string> cached;
+    bool any = false;
+    for (const CloneFiles::File& f : files_.files()) {
+      const bool drop = f.target.invalidate && !f.target.filename.empty();
+      cached.push_back(drop ? f.target.filename : std::string());
+      any = any || drop;
+    }
+    if (any) {
+      features_.invalidate = std::make_unique<PassInvalidate>(std::move(cached));
+      loop_->add_hook(features_.invalidate.get());
+    }
+  }
   if (job_.sync_file_range && job_.sync_file_range_flags) {
     features_.sync_range = std::make_unique<SyncFileRange>(
         job_.sync_file_range, job_.sync_file_range_flags, files_.size(),

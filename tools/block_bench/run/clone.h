@@ -72,6 +72,7 @@
 #include "tools/block_bench/run/features/latency_target.h"
 #include "tools/block_bench/run/features/max_latency.h"
 #include "tools/block_bench/run/features/overlap_guard.h"
+#include "tools/block_bench/run/features/pass_invalidate.h"
 #include "tools/block_bench/run/features/rate_guard.h"
 #include "tools/block_bench/run/features/sync_file_range.h"
 #include "tools/block_bench/run/features/think_time.h"
@@ -236,6 +237,7 @@ class Clone {
     std::unique_ptr<FsyncCadence> fsync;
     std::unique_ptr<SyncFileRange> sync_range;
     std::unique_ptr<UnlinkEachLoop> unlink_loop;
+    std::unique_ptr<PassInvalidate> invalidate;  // invalidate=1, buffered, each pass
     std::unique_ptr<ThinkTime> think;
     std::unique_ptr<FlowMember> flow;
     std::unique_ptr<OverlapGuard> overlap;

@@ -271,6 +271,7 @@ std::optional<uint64_t> IoGenerator::rand_block(Dir d) {
   std::optional<uint64_t> b = draw_block(d);
   if (b || !unlimited_) return b;
   reset_positions();
+  wraps_++;
   return draw_block(d);
 }
 
@@ -287,7 +288,10 @@ void IoGenerator::claim(Dir d, uint64_t off, uint64_t* len) {
 
 std::optional<uint64_t> IoGenerator::fio_seq_offset(Dir d) {
   DirState& s = st_[int(d)];
-  if (wraps() && s.pos >= start_ + size_) s.pos = zone_start_;
+  if (wraps() && s.pos >= start_ + size_) {
+    s.pos = zone_start_;
+    wraps_++;
+  }
   if (s.pos >= dev_size_) return std::nullopt;
   uint64_t rel = s.pos - zone_start_;
   if (rel > 0 && job_.rw_offset_skip > 0) {
@@ -333,6 +337,7 @@ bool IoGenerator::plain_seq_offset(DirState& s, uint64_t len, bool fixed_len,
     // another follows) unless the job is time based.
     if (!unlimited_) return false;
     off = start_;
+    wraps_++;
   }
   *off_out = off;
   return true;
@@ -371,6 +376,7 @@ bool IoGenerator::next(IoUnit* io) {
   if (external_passes_) {
     if (!next_unit(io)) return false;
     if (mixed_ && !io->flush) mix_->issued(io->dir);
+    io->wrap = wraps_;
     return true;
   }
   for (;;) {
@@ -379,6 +385,7 @@ bool IoGenerator::next(IoUnit* io) {
       passes_.issued(io->dir, io->len);
       if (mixed_ && !io->flush) mix_->issued(io->dir);
       io->pass = passes_.pass();
+      io->wrap = wraps_;
       return true;
     }
     if (!passes_.next_pass(/*out_of_io=*/may)) return false;

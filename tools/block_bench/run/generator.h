@@ -257,6 +257,7 @@ class IoGenerator final : public IoSource {
   uint64_t start_ = 0, size_ = 0, max_bs_ = 4096;
   uint64_t dev_size_ = 0;
   bool random_ = false, unlimited_ = false;
+  uint32_t wraps_ = 0;  // time based: offsets wrapped to the start (IoUnit::wrap)
   uint64_t seq_count_ = 1;  // fio's ddir_seq_nr: a random offset when it hits 0
   bool zoned_ = false;
   uint64_t zone_start_ = 0;  // fio's file_offset: the zone's start (else start_)

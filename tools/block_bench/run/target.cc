@@ -181,7 +181,7 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
   const char* aio = SyncEngine(job) ? "sync" : "threads";
   if (job.ioengine == IoEngine::kLibaio && !SubstitutedEngine(job)) aio = "native";
   if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
-  if (job.ioengine == IoEngine::kMmap) aio = "mmap";
+  if (job.ioengine == IoEngine::kMmap) aio = "mmap,mmap-remap-at-end=on";
   if (job.ioengine == IoEngine::kFalloc) aio = "falloc";
   if (job.ioengine == IoEngine::kFtruncate) aio = "ftruncate";
   Target t;
@@ -407,14 +407,11 @@ Expected<void> LayOut(const Target& t, uint64_t have, uint64_t want, BufferFille
 }
 
 // invalidate= and pre_read=.
-Expected<void> SetUpCache(const Target& t, bool regular, Prepared* out) {
+Expected<void> SetUpCache(const Target& t, Prepared* out) {
   int fd = ::open(t.filename.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return FileError(t.filename, "cannot open", errno);
-  if (t.invalidate) {
-    // fio drops cached pages so that a buffered job reads the device.
-    if (regular) out->invalidated = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
-    else out->invalidated = ::ioctl(fd, BLKFLSBUF, 0) == 0;
-  }
+  // fio drops cached pages so that a buffered job reads the device.
+  if (t.invalidate) out->invalidated = DropCache(fd);
   if (t.pre_read) {
     std::vector<char> buf(1 << 20);
     uint64_t off = t.region_offset;
@@ -433,6 +430,14 @@ Expected<void> SetUpCache(const Target& t, bool regular, Prepared* out) {
 }
 
 }  // namespace
+
+bool DropCache(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return false;
+  if (S_ISREG(st.st_mode)) return ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+  if (S_ISBLK(st.st_mode)) return ::ioctl(fd, BLKFLSBUF, 0) == 0;
+  return false;
+}
 
 Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill) {
   Prepared out;
@@ -465,7 +470,7 @@ Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill) {
   // (opening a FIFO here would block; the driver refuses it with a reason).
   const bool cached = !exists || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode);
   if (cached && (t.invalidate || t.pre_read)) {
-    auto c = SetUpCache(t, regular, &out);
+    auto c = SetUpCache(t, &out);
     if (!c.ok()) return c.error();
   }
   out.seconds = double(NowNs() - t0) / 1e9;

@@ -166,4 +166,10 @@ struct Prepared {
 // file.
 Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill = nullptr);
 
+// Drops the page cache of the file open on `fd`: posix_fadvise
+// (POSIX_FADV_DONTNEED) of a regular file, BLKFLSBUF on a block device
+// (fio's __file_invalidate_cache), nothing for anything else.  True when
+// the call was made and succeeded.
+bool DropCache(int fd);
+
 }  // namespace blk::bench
