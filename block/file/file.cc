@@ -520,10 +520,6 @@ const std::vector<OptionSpec>& Schema() {
        .enum_values = {"normal", "random", "sequential"},
        .help = "posix_fadvise on the file at open: random turns the page cache's read-ahead "
                "off, sequential doubles it (fio's fadvise_hint)"},
-      {.name = "mmap-remap-at-end", .type = T::kBool, .default_value = "off", .has_default = true,
-       .help = "aio=mmap: a request reaching the end of the file is done through a new mapping "
-               "(fio's mmap engine remaps then, so each pass over the file faults its pages in "
-               "again)"},
       {.name = "aio-threads-handover", .type = T::kBool, .default_value = "off", .has_default = true,
        .help = "aio=threads: a request's submission ends when it is queued for a worker (a "
                "submission latency, as fio's posixaio and buffered libaio); off: when its "
@@ -584,8 +580,6 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
       if (o.flag(opt)) return MakeError(-EINVAL, where + opt + "=on needs aio=io_uring");
     }
   }
-  if (o.flag("mmap-remap-at-end") && cfg.engine != FileConfig::Engine::kMmap)
-    return MakeError(-EINVAL, where + "mmap-remap-at-end=on needs aio=mmap");
   if (es.threads_hand_over && cfg.engine != FileConfig::Engine::kThreads)
     return MakeError(-EINVAL, where + "aio-threads-handover=on needs aio=threads");
   if (es.uring.sqpoll_cpu >= 0 && !es.uring.sqpoll) {
@@ -648,7 +642,6 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     io.length = geo.value().length;
     io.writable = !args.read_only;
     io.drop_cache = cfg.direct;
-    io.remap_at_end = o.flag("mmap-remap-at-end");
     if (cfg.engine == FileConfig::Engine::kMmap) {
       io.kind = InlineIo::Kind::kMmap;
       io.advice = o.choice("fadvise") == "random"       ? POSIX_MADV_RANDOM

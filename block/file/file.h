@@ -10,7 +10,7 @@
 //              [,aio-register-file=on|off][,aio-force-async=on|off]
 //              [,aio-fixed-buffers=on|off][,fadvise=normal|random|sequential]
 //              [,aio-threads-handover=on|off][,thread-pool-size=N]
-//              [,open-sync=off|sync|dsync][,mmap-remap-at-end=on|off]
+//              [,open-sync=off|sync|dsync]
 //
 // aio=threads (the default, as in QEMU) runs preadv/pwritev on a worker pool,
 // aio=native uses Linux native AIO, aio=io_uring io_uring, and aio=sync runs

@@ -36,11 +36,7 @@ const char* InlineIo::name() const {
   return "?";
 }
 
-int InlineIo::map(uint64_t offset, uint64_t len) {
-  if (base_ && o_.remap_at_end && offset + len >= o_.length) {
-    munmap(base_, o_.length);
-    base_ = nullptr;
-  }
+int InlineIo::map() {
   if (base_ || o_.length == 0) return 0;
   const int prot = PROT_READ | (o_.writable ? PROT_WRITE : 0);
   void* p = mmap(nullptr, o_.length, prot, MAP_SHARED, fd_, 0);
@@ -71,7 +67,7 @@ int64_t InlineIo::read(uint64_t offset, const IoVec& qiov) {
   switch (o_.kind) {
     case Kind::kMmap: {
       if (offset > o_.length || len > o_.length - offset) return -EINVAL;
-      if (const int e = map(offset, len); e < 0) return e;
+      if (const int e = map(); e < 0) return e;
       if (len == 0) return 0;
       qiov.copy_from(0, base_ + offset, len);
       if (o_.drop_cache) {
@@ -96,7 +92,7 @@ int64_t InlineIo::write(uint64_t offset, const IoVec& qiov) {
     case Kind::kMmap: {
       if (!o_.writable) return -EBADF;
       if (offset > o_.length || len > o_.length - offset) return -EINVAL;
-      if (const int e = map(offset, len); e < 0) return e;
+      if (const int e = map(); e < 0) return e;
       if (len == 0) return 0;
       qiov.copy_to(0, base_ + offset, len);
       if (o_.drop_cache) {

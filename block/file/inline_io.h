@@ -11,11 +11,8 @@
 //              each read or write its pages are written back (msync) and
 //              dropped (POSIX_MADV_DONTNEED), fio's mmap with direct=1 ("not
 //              really direct, but should drop the pages from the cache").
-//              remap_at_end: a request that reaches the end of the mapping
-//              is done through a new one (munmap, mmap), as fio's mmap
-//              engine remaps whenever an I/O does not end below its
-//              mapping's end: a job that passes over the whole file again
-//              faults every page in again each pass, as fio's does.
+//              One mapping for the node's life, as fio 3.33 keeps one per
+//              open of the file.
 //   falloc     moves no data: a read is fallocate(2) of its range with
 //              FALLOC_FL_KEEP_SIZE, a write fallocate mode 0 (may extend the
 //              file), the read buffers are left as they were; flush is
@@ -53,7 +50,6 @@ class InlineIo {
     bool writable = true;    // mmap: PROT_WRITE as well as PROT_READ
     int advice = 0;          // mmap: POSIX_MADV_* for the mapping (0: normal)
     bool drop_cache = false; // mmap: write back and drop each request's pages
-    bool remap_at_end = false;  // mmap: a new mapping for a request reaching the end
   };
 
   // `fd` stays the caller's (never closed here) and must outlive the object.
@@ -76,9 +72,8 @@ class InlineIo {
 
  private:
   InlineIo(int fd, const Options& o) : fd_(fd), o_(o) {}
-  // Maps the file if not yet (again if remap_at_end and [offset, offset +
-  // len) reaches the end): 0 or a negative errno (mmap, madvise).
-  int map(uint64_t offset, uint64_t len);
+  // Maps the file if not yet: 0 or a negative errno (mmap, madvise).
+  int map();
   // drop_cache: msync + POSIX_MADV_DONTNEED of the pages under
   // [offset, offset + len); 0 or a negative errno.
   int drop(uint64_t offset, uint64_t len);

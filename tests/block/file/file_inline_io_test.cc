@@ -54,30 +54,22 @@ TEST(FileInlineIoTest, MmapReadsTheFileAtAnyOffset) {
   EXPECT_EQ(Counter(*b, "sync_syscalls"), 0u);  // nothing went through the engine
 }
 
-// mmap-remap-at-end=on (fio's mmap engine): a request that reaches the end
-// of the file goes through a new mapping; others keep the one they have.
-TEST(FileInlineIoTest, MmapRemapsAtTheEndOnlyWhenAsked) {
+// One mapping serves every request, pass after pass (fio 3.33 maps once
+// per open of the file).
+TEST(FileInlineIoTest, MmapMapsOnce) {
   TempFile f(1 << 16);
-  for (const char* remap : {"off", "on"}) {
-    SCOPED_TRACE(remap);
-    AioContext ctx;
-    auto b = Open(ctx, Spec(f.path(), std::string("aio=mmap,mmap-remap-at-end=") + remap));
-    ASSERT_TRUE(b);
-    std::vector<uint8_t> buf(4096);
-    for (int pass = 0; pass < 3; pass++) {
-      for (uint64_t off = 0; off < (1 << 16); off += buf.size()) {
-        ASSERT_EQ(Read(*b, off, buf.data(), buf.size()), 0);
-        ASSERT_EQ(buf[7], TempFile::Pattern(off + 7)) << off;
-      }
-    }
-    // Passes of 16 reads each: the first maps; with remap, the last read of
-    // every pass maps again.
-    EXPECT_EQ(Counter(*b, "mmap_mappings"), std::string(remap) == "on" ? 4u : 1u);
-  }
   AioContext ctx;
-  auto b = OpenBackend(ctx, Spec(f.path(), "aio=sync,mmap-remap-at-end=on"));
-  ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.error().message.find("mmap-remap-at-end=on needs aio=mmap"), std::string::npos);
+  auto b = Open(ctx, Spec(f.path(), "aio=mmap"));
+  ASSERT_TRUE(b);
+  std::vector<uint8_t> buf(4096);
+  for (int pass = 0; pass < 3; pass++) {
+    for (uint64_t off = 0; off < (1 << 16); off += buf.size()) {
+      ASSERT_EQ(Read(*b, off, buf.data(), buf.size()), 0);
+      ASSERT_EQ(buf[7], TempFile::Pattern(off + 7)) << off;
+    }
+  }
+  EXPECT_EQ(Counter(*b, "mmap_requests"), 48u);
+  EXPECT_EQ(Counter(*b, "mmap_mappings"), 1u);
 }
 
 // Writes through the mapping are the file's: another descriptor reads them

@@ -181,7 +181,7 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
   const char* aio = SyncEngine(job) ? "sync" : "threads";
   if (job.ioengine == IoEngine::kLibaio && !SubstitutedEngine(job)) aio = "native";
   if (job.ioengine == IoEngine::kIoUring) aio = "io_uring";
-  if (job.ioengine == IoEngine::kMmap) aio = "mmap,mmap-remap-at-end=on";
+  if (job.ioengine == IoEngine::kMmap) aio = "mmap";
   if (job.ioengine == IoEngine::kFalloc) aio = "falloc";
   if (job.ioengine == IoEngine::kFtruncate) aio = "ftruncate";
   Target t;

@@ -74,7 +74,6 @@ TEST(JobTarget, LibaioThreadsAndSync) {
   for (const char* e : {"mmap", "falloc", "ftruncate"}) {
     t = Of({std::string("--ioengine=") + e, "--filename=/dev/x"});
     EXPECT_EQ(t.spec, std::string("driver=file,filename=/dev/x,aio=") + e +
-                          (std::string(e) == "mmap" ? ",mmap-remap-at-end=on" : "") +
                           ",cache.direct=off,fadvise=sequential");
     EXPECT_TRUE(SyncEngine(ParseJob({"--name=j", std::string("--ioengine=") + e}))) << e;
   }
