@@ -413,6 +413,8 @@ Task<Status> FileDriver::co_flush() {
 }
 
 Task<Status> FileDriver::co_pdiscard(uint64_t offset, uint64_t bytes) {
+  // fio's ftruncate engine fails anything but a write.
+  if (cfg_.engine == FileConfig::Engine::kFtruncate) co_return Status(-EINVAL);
   const bool blk = geo_.block_device;
   int64_t res = co_await pool().run(*ctx_, [fd = fd_, blk, offset, bytes]() -> int64_t {
     if (blk) {
@@ -464,7 +466,7 @@ const std::vector<OptionSpec>& Schema() {
                "cache.direct=on), io_uring, or sync: preadv/pwritev in the loop's own thread, "
                "which waits for each one (fio's synchronous engines; for benchmarks); mmap: "
                "memcpy through a shared mapping of the file, in the loop's thread (fio's mmap; "
-               "cache.direct=on writes back and drops each request's pages instead of "
+               "cache.direct=on writes back each request's pages (msync) instead of "
                "O_DIRECT); falloc, ftruncate: benchmark modes that move no data, as fio's "
                "engines of those names (a read is fallocate KEEP_SIZE, a write fallocate mode "
                "0; a write is ftruncate to its offset, a read fails)"},

@@ -8,9 +8,11 @@
 //              msync(MS_SYNC) of the mapping.  The mapping is made at the
 //              first request, of the whole file, with the driver's read-ahead
 //              advice (posix_madvise RANDOM / SEQUENTIAL).  drop_cache: after
-//              each read or write its pages are written back (msync) and
-//              dropped (POSIX_MADV_DONTNEED), fio's mmap with direct=1 ("not
-//              really direct, but should drop the pages from the cache").
+//              each read or write its pages are written back (msync MS_SYNC)
+//              and posix_madvise(POSIX_MADV_DONTNEED) is called on them, fio's
+//              mmap with direct=1 ("not really direct, but should drop the
+//              pages from the cache"); glibc makes that advice a no-op, for
+//              fio as here, so in effect each request is written back.
 //              One mapping for the node's life, as fio 3.33 keeps one per
 //              open of the file.
 //   falloc     moves no data: a read is fallocate(2) of its range with
@@ -22,11 +24,15 @@
 //              fails with -EINVAL; flush is fdatasync.
 //
 // Trims are not InlineIo's: the driver's discard punches holes (fio's trim
-// on these engines, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE).
+// on mmap and falloc, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE); under
+// aio=ftruncate a discard fails with -EINVAL, as fio's ftruncate engine
+// fails anything but a write.
 //
-// Hazard (mmap): a file shortened under the mapping by another program makes
-// the copy fault (SIGBUS), as with any mapping; the driver only maps the
-// length it had at open and never reads past it.
+// Hazard (mmap): where the kernel cannot serve a page the copy faults
+// (SIGBUS) and the process dies, as fio's job process does: a device read
+// error, a write into a hole of a full file system, a file shortened under
+// the mapping by another program.  The driver only maps the length it had
+// at open and never copies past it.
 //
 // Threading: one object per open file, used on the driver's loop thread only.
 #pragma once

@@ -359,11 +359,12 @@ bool Clone::add_features() {
     loop_->add_hook(features_.unlink_loop.get());
   }
   {
-    std::vector<std::string> cached;
+    std::vector<PassInvalidate::File> cached;
     bool any = false;
     for (const CloneFiles::File& f : files_.files()) {
-      const bool drop = f.target.invalidate && !f.target.filename.empty();
-      cached.push_back(drop ? f.target.filename : std::string());
+      const Target& t = f.target;
+      const bool drop = t.invalidate && !t.filename.empty();
+      cached.push_back({drop ? t.filename : std::string(), t.region_offset, t.region_size});
       any = any || drop;
     }
     if (any) {

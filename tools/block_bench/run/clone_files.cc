@@ -79,6 +79,8 @@ bool MountedDevice(const std::string& path) {
 OpenFlags CloneFiles::flags() const {
   OpenFlags flags;
   flags.read_only = job_.rw == RwMode::kRead || job_.rw == RwMode::kRandRead;
+  // fio's falloc engine opens O_RDWR: its reads are fallocate(KEEP_SIZE).
+  if (job_.ioengine == IoEngine::kFalloc && job_.blockdev.empty()) flags.read_only = false;
   if (job_.readonly) flags.read_only = true;  // --readonly: writes fail (EROFS/EPERM)
   if (trace_ && !job_.readonly) {
     flags.read_only = true;

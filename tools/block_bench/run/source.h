@@ -24,10 +24,10 @@ struct IoUnit {
   // The source's pass over its region this I/O belongs to, from 0 (loops=,
   // io_size= beyond size=: FioPasses, run/passes.h).
   uint32_t pass = 0;
-  // Time based: how many times the offsets of this I/O's file wrapped to
-  // the region's start within the pass (a sequential position past the
-  // end, a full random map reset): where fio drops the file's cached pages
-  // (loop_cache_invalidate).  0 for sources that do not wrap.
+  // Time based: how many times the offsets of this I/O's file have wrapped
+  // to the region's start so far (a sequential position past the end, a
+  // full random map reset; never reset): where fio drops the file's cached
+  // pages (loop_cache_invalidate).  0 for sources that do not wrap.
   uint32_t wrap = 0;
   // When the source's own schedule wants it issued, in ns from the start of
   // the schedule; -1: no schedule of its own (issue when there is room, or

@@ -411,7 +411,7 @@ Expected<void> SetUpCache(const Target& t, Prepared* out) {
   int fd = ::open(t.filename.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return FileError(t.filename, "cannot open", errno);
   // fio drops cached pages so that a buffered job reads the device.
-  if (t.invalidate) out->invalidated = DropCache(fd);
+  if (t.invalidate) out->invalidated = DropCache(fd, t.region_offset, t.region_size);
   if (t.pre_read) {
     std::vector<char> buf(1 << 20);
     uint64_t off = t.region_offset;
@@ -431,10 +431,11 @@ Expected<void> SetUpCache(const Target& t, Prepared* out) {
 
 }  // namespace
 
-bool DropCache(int fd) {
+bool DropCache(int fd, uint64_t offset, uint64_t len) {
   struct stat st;
   if (::fstat(fd, &st) != 0) return false;
-  if (S_ISREG(st.st_mode)) return ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+  if (S_ISREG(st.st_mode))
+    return ::posix_fadvise(fd, off_t(offset), off_t(len), POSIX_FADV_DONTNEED) == 0;
   if (S_ISBLK(st.st_mode)) return ::ioctl(fd, BLKFLSBUF, 0) == 0;
   return false;
 }

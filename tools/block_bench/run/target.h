@@ -167,9 +167,10 @@ struct Prepared {
 Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill = nullptr);
 
 // Drops the page cache of the file open on `fd`: posix_fadvise
-// (POSIX_FADV_DONTNEED) of a regular file, BLKFLSBUF on a block device
-// (fio's __file_invalidate_cache), nothing for anything else.  True when
-// the call was made and succeeded.
-bool DropCache(int fd);
+// (POSIX_FADV_DONTNEED) of [offset, offset + len) of a regular file (len
+// 0: to its end), BLKFLSBUF on a block device (all of it), as fio's
+// __file_invalidate_cache over the job's region; nothing for anything
+// else.  True when the call was made and succeeded.
+bool DropCache(int fd, uint64_t offset = 0, uint64_t len = 0);
 
 }  // namespace blk::bench

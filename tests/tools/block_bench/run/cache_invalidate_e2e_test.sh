@@ -55,6 +55,24 @@ for c in "3 --rw=read --bs=64k --size=1m --loops=3" \
   echo "$want drops, as fio: $*"
 done
 
+# The range dropped is the job's region of the file, as fio's: the offset
+# and length of each call equal fio's (a 4 MiB file, a 1 MiB region at 1
+# MiB; each clone of offset_increment its own).
+ranges() {
+  local tool=$1; shift
+  drops "$tool" "$@" >/dev/null
+  grep "POSIX_FADV_DONTNEED) = 0" tr.txt | sed -E 's/.*fadvise64\([0-9]+, ([0-9]+), ([0-9]+),.*/\1 \2/' | sort | uniq -c
+}
+rm -rf d && mkdir d && truncate -s 4m d/r.dat
+for c in "--filename=r.dat --rw=read --bs=64k --offset=1m --size=1m --loops=2" \
+         "--filename=r.dat --rw=read --bs=64k --size=1m --offset_increment=2m --numjobs=2"; do
+  # shellcheck disable=SC2086
+  f=$(ranges fio $c); b=$(ranges bb $c)
+  [ -n "$f" ] || fail "fio made no drop: $c"
+  [ "$b" = "$f" ] || fail "dropped ranges (count offset length): block-bench '$b', fio '$f': $c"
+  echo "same ranges dropped as fio: $(echo $f) : $c"
+done
+
 # Time based: one drop per wrap of the 4 MiB file (the bytes moved tell how
 # many), besides the first, for both tools.
 for c in "--rw=read --bs=64k" "--rw=randread --bs=64k" "--rw=write --bs=64k"; do

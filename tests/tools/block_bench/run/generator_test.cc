@@ -34,6 +34,29 @@ TEST(Generator, SequentialReadWrapsAtSize) {
     EXPECT_EQ(v[i].offset, want[i]) << i;
     EXPECT_EQ(v[i].len, 4096u);
     EXPECT_EQ(v[i].dir, Dir::kRead);
+    // Each wrap to the start is counted (where fio drops the file's cache).
+    EXPECT_EQ(v[i].wrap, i / 4) << i;
+    EXPECT_EQ(v[i].pass, 0u) << i;
+  }
+}
+
+// Time based random: a wrap when the random map is full and reset (every
+// 4 I/Os here); none with norandommap, whose draws never run out; none
+// without time_based (a new pass instead).
+TEST(Generator, RandomWrapsWhenTheMapIsFull) {
+  JobOptions j = ParseJob({"--name=a", "--rw=randread", "--bs=4k", "--size=16k", "--time_based",
+                           "--runtime=1"});
+  auto v = Take(j, 1 << 20, 12);
+  ASSERT_EQ(v.size(), 12u);
+  for (size_t i = 0; i < v.size(); i++) EXPECT_EQ(v[i].wrap, i / 4) << i;
+  j.norandommap = true;
+  for (const IoUnit& u : Take(j, 1 << 20, 100)) ASSERT_EQ(u.wrap, 0u);
+  JobOptions l = ParseJob({"--name=a", "--rw=randread", "--bs=4k", "--size=16k", "--loops=3"});
+  auto w = Take(l, 1 << 20, 100);
+  ASSERT_EQ(w.size(), 12u);
+  for (size_t i = 0; i < w.size(); i++) {
+    EXPECT_EQ(w[i].wrap, 0u) << i;
+    EXPECT_EQ(w[i].pass, i / 4) << i;
   }
 }
 

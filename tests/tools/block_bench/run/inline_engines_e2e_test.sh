@@ -6,12 +6,12 @@
 #              the reverse), with and without direct=1 (msync + drop per
 #              I/O); direct=1 with a block below the page size is refused as
 #              fio refuses it.
-#   falloc     a random write job on a sparse file allocates the same blocks
-#              as fio's (st_blocks equal) and writes no byte (the file reads
-#              as zeros).
+#   falloc     a random write or read job on a sparse file allocates the
+#              same blocks as fio's (st_blocks equal) and writes no byte (the
+#              file reads as zeros).
 #   ftruncate  a sequential write job leaves the file at the last write's
 #              offset, as fio's; a read job fails its first I/O with EINVAL
-#              (exit 1, error 22 in JSON), as fio's.
+#              (exit 1, error 22 in JSON), and a trim job as fio's.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -49,21 +49,24 @@ for t in fio bb; do
 done
 echo "mmap direct=1 with bs=512: refused by both"
 
-# falloc: the same blocks allocated, no data written.
-for t in fio bb; do
-  rm -f a.dat && truncate -s 8m a.dat
-  "$(tool $t)" --name=a --filename=a.dat --size=8m --bs=64k --rw=randwrite --ioengine=falloc \
-    --number_ios=40 >a.out 2>&1 || fail "$t falloc: $(cat a.out)"
-  eval "blocks_$t=$(stat -c %b a.dat)"
-  eval "size_$t=$(stat -c %s a.dat)"
-  cmp -s a.dat <(head -c 8388608 /dev/zero) || fail "$t falloc wrote data into the file"
+# falloc: the same blocks allocated, no data written, by writes (mode 0)
+# and by reads (KEEP_SIZE: a read job opens the file read-write).
+for rw in randwrite randread; do
+  for t in fio bb; do
+    rm -f a.dat && truncate -s 8m a.dat
+    "$(tool $t)" --name=a --filename=a.dat --size=8m --bs=64k --rw=$rw --ioengine=falloc \
+      --number_ios=40 >a.out 2>&1 || fail "$t falloc $rw: $(cat a.out)"
+    eval "blocks_$t=$(stat -c %b a.dat)"
+    eval "size_$t=$(stat -c %s a.dat)"
+    cmp -s a.dat <(head -c 8388608 /dev/zero) || fail "$t falloc $rw wrote data into the file"
+  done
+  # shellcheck disable=SC2154
+  [ "$blocks_bb" = "$blocks_fio" ] || fail "falloc $rw allocated $blocks_bb blocks, fio $blocks_fio"
+  [ "$blocks_fio" -gt 0 ] || fail "fio's falloc $rw allocated nothing"
+  # shellcheck disable=SC2154
+  [ "$size_bb" = "$size_fio" ] || fail "falloc $rw: size $size_bb, fio $size_fio"
+  echo "falloc $rw: $blocks_bb blocks allocated by both, no data"
 done
-# shellcheck disable=SC2154
-[ "$blocks_bb" = "$blocks_fio" ] || fail "falloc allocated $blocks_bb blocks, fio $blocks_fio"
-[ "$blocks_fio" -gt 0 ] || fail "fio's falloc allocated nothing"
-# shellcheck disable=SC2154
-[ "$size_bb" = "$size_fio" ] || fail "falloc: size $size_bb, fio $size_fio"
-echo "falloc: $blocks_bb blocks allocated by both, no data"
 
 # ftruncate: the file ends at the last write's offset; reads fail.
 for t in fio bb; do
@@ -71,18 +74,23 @@ for t in fio bb; do
   "$(tool $t)" --name=t --filename=t.dat --size=100k --bs=4k --rw=write --ioengine=ftruncate \
     >t.out 2>&1 || fail "$t ftruncate write: $(cat t.out)"
   eval "len_$t=$(stat -c %s t.dat)"
-  "$(tool $t)" --name=t --filename=t.dat --size=100k --bs=4k --rw=read --ioengine=ftruncate \
-    --output-format=json --output=r.json >r.out 2>&1
-  eval "rexit_$t=$?"
-  eval "rerr_$t=$(python3 -c 'import json; print(json.load(open("r.json"))["jobs"][0]["error"])' 2>/dev/null)"
+  for rw in read trim; do
+    "$(tool $t)" --name=t --filename=t.dat --size=100k --bs=4k --rw=$rw --ioengine=ftruncate \
+      --output-format=json --output=r.json >r.out 2>&1
+    eval "${rw}exit_$t=$?"
+    eval "${rw}err_$t=$(python3 -c 'import json; print(json.load(open("r.json"))["jobs"][0]["error"])' 2>/dev/null)"
+  done
 done
 # shellcheck disable=SC2154
 [ "$len_fio" = $((96 * 1024)) ] || fail "fio's ftruncate left $len_fio bytes"
 # shellcheck disable=SC2154
 [ "$len_bb" = "$len_fio" ] || fail "ftruncate left $len_bb bytes, fio $len_fio"
 # shellcheck disable=SC2154
-[ "$rexit_bb/$rerr_bb" = "$rexit_fio/$rerr_fio" ] ||
-  fail "ftruncate read: exit/error $rexit_bb/$rerr_bb, fio $rexit_fio/$rerr_fio"
-[ "$rerr_fio" = 22 ] || fail "fio's ftruncate read error $rerr_fio"
-echo "ftruncate: $len_bb bytes left by both; a read fails with exit/error $rexit_bb/$rerr_bb"
+[ "$readexit_bb/$readerr_bb" = "$readexit_fio/$readerr_fio" ] ||
+  fail "ftruncate read: exit/error $readexit_bb/$readerr_bb, fio $readexit_fio/$readerr_fio"
+[ "$readerr_fio" = 22 ] || fail "fio's ftruncate read error $readerr_fio"
+# shellcheck disable=SC2154
+[ "$trimexit_bb/$trimerr_bb" = "$trimexit_fio/$trimerr_fio" ] ||
+  fail "ftruncate trim: exit/error $trimexit_bb/$trimerr_bb, fio $trimexit_fio/$trimerr_fio"
+echo "ftruncate: $len_bb bytes left by both; a read or a trim fails with exit/error $readexit_bb/$readerr_bb, $trimexit_bb/$trimerr_bb"
 echo PASS

@@ -25,7 +25,7 @@ Task<bool> PassInvalidate::turn(SubmitLoop& loop) {
     loop.end_batch();
     co_await loop.wait_all();
     passes_++;
-    for (uint32_t f = 0; f < paths_.size(); f++) drop(f);
+    for (uint32_t f = 0; f < files_.size(); f++) drop(f);
   }
   if (u.file < wrap_.size() && u.wrap > wrap_[u.file]) {
     wrap_[u.file] = u.wrap;
@@ -36,10 +36,11 @@ Task<bool> PassInvalidate::turn(SubmitLoop& loop) {
 }
 
 void PassInvalidate::drop(uint32_t file) {
-  if (paths_[file].empty()) return;
-  const int fd = ::open(paths_[file].c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  const File& f = files_[file];
+  if (f.path.empty()) return;
+  const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return;
-  drops_ += DropCache(fd);
+  drops_ += DropCache(fd, f.offset, f.len);
   ::close(fd);
 }
 

@@ -17,8 +17,8 @@
 // every request in flight (fio's loop ends once all are reaped), drops the
 // cache of each of its files and lets the I/O go; when it is of a later
 // wrap of its file, that file's cache is dropped without waiting (fio's
-// wrap does not wait).  Drops are DropCache (run/target.h) on a descriptor
-// opened for it; one that fails (a file that went away, BLKFLSBUF without
+// wrap does not wait).  Drops are DropCache (run/target.h) of the job's
+// region of the file, on a descriptor opened for it; one that fails (a file that went away, BLKFLSBUF without
 // CAP_SYS_ADMIN) is passed over, as the first one's.  In the clone's
 // thread, inside the measured time, as in fio.
 //
@@ -37,10 +37,15 @@ namespace blk::bench {
 
 class PassInvalidate : public SubmitHook {
  public:
-  // `paths`: the clone's files, by IoUnit::file (an empty name: not one
-  // to drop).
-  explicit PassInvalidate(std::vector<std::string> paths)
-      : paths_(std::move(paths)), wrap_(paths_.size(), 0) {}
+  // One of the clone's files, by IoUnit::file: its path (empty: not one to
+  // drop) and the job's region in it (len 0: to the end).
+  struct File {
+    std::string path;
+    uint64_t offset = 0;
+    uint64_t len = 0;
+  };
+  explicit PassInvalidate(std::vector<File> files)
+      : files_(std::move(files)), wrap_(files_.size(), 0) {}
   unsigned points() const override { return kBeforeIssue | kOnIssue; }
   void on_issue(const IssuedIo& io) override;
   bool before_issue(SubmitLoop& loop) override;
@@ -54,7 +59,7 @@ class PassInvalidate : public SubmitHook {
  private:
   void drop(uint32_t file);
 
-  std::vector<std::string> paths_;
+  std::vector<File> files_;
   uint32_t pass_ = 0;           // the latest pass issued from
   std::vector<uint32_t> wrap_;  // per file: the latest wrap issued from
   uint32_t passes_ = 0;
