@@ -436,7 +436,12 @@ bool Clone::add_verify(bool writes) {
   loop_->add_hook(&t);
   if (job_.verify_only && writes) loop_->set_source(t.record_only(*source_.source));
   if (job_.do_verify && writes) {
-    loop_->set_next_phase([&t, &src]() -> IoSource& { return t.verify_reader(src); });
+    loop_->set_next_phase([this, &t, &src]() -> IoSource& {
+      // fio reads back from the device: the files' caches are dropped
+      // first (invalidate=1), once the writes completed.
+      if (features_.invalidate) features_.invalidate->drop_all();
+      return t.verify_reader(src);
+    });
     loop_->set_phase_each_pass([&t](bool ran) { t.close_pass(ran); });
   }
   if (job_.verify_backlog) {

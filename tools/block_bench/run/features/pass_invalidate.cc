@@ -25,7 +25,7 @@ Task<bool> PassInvalidate::turn(SubmitLoop& loop) {
     loop.end_batch();
     co_await loop.wait_all();
     passes_++;
-    for (uint32_t f = 0; f < files_.size(); f++) drop(f);
+    drop_all();
   }
   if (u.file < wrap_.size() && u.wrap > wrap_[u.file]) {
     wrap_[u.file] = u.wrap;
@@ -33,6 +33,10 @@ Task<bool> PassInvalidate::turn(SubmitLoop& loop) {
     drop(u.file);
   }
   co_return true;
+}
+
+void PassInvalidate::drop_all() {
+  for (uint32_t f = 0; f < files_.size(); f++) drop(f);
 }
 
 void PassInvalidate::drop(uint32_t file) {

@@ -9,7 +9,9 @@
 // file fits in memory therefore reads the device in every pass under fio,
 // not the page cache its first pass filled.  block-bench drops the cache
 // once before the job (PrepareTarget); this hook does it again where fio
-// does.
+// does -- and before each verify read-back (drop_all(), which the clone
+// calls when the read-back phase starts, once the writes completed), where
+// fio opens the files again.
 //
 // The source marks each I/O with its pass (IoUnit::pass) and its file's
 // wraps (IoUnit::wrap).  When the I/O about to be issued belongs to a
@@ -50,9 +52,11 @@ class PassInvalidate : public SubmitHook {
   void on_issue(const IssuedIo& io) override;
   bool before_issue(SubmitLoop& loop) override;
   Task<bool> turn(SubmitLoop& loop) override;
+  // Drops the cache of every file now (the verify read-back's start).
+  void drop_all();
   // Passes begun after the first, wraps seen, and the drops that succeeded
   // (for tests).
-  uint32_t passes() const { return passes_; }
+  uint32_t passes() const { return passes_; }  // (drop_all() not counted)
   uint32_t wraps() const { return wraps_; }
   uint64_t drops() const { return drops_; }
 
