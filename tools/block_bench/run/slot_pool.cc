@@ -28,10 +28,13 @@ Expected<void> SlotPool::allocate(uint32_t n, uint64_t size, BufferFiller* fille
     return Error{-ENOMEM, "out of memory for I/O buffers (" + Describe(n, size) + ")"};
   }
   if (budget) {
-    auto charged = budget->charge(total, "I/O buffers (" + Describe(n, size) + ")");
+    // The buffers: the offset's slack (less than a page) is not charged,
+    // as the estimates (run/resources.h) count n x stride.
+    const uint64_t buffers = total - memory.align;
+    auto charged = budget->charge(buffers, "I/O buffers (" + Describe(n, size) + ")");
     if (!charged.ok()) return charged.error();
     budget_ = budget;
-    charged_ = total;
+    charged_ = buffers;
   }
   // One area, not touched: pages exist only once a fill or the engine
   // writes them (fio's io_u buffers are one allocation too).
