@@ -85,8 +85,9 @@ struct IoRequest {
   }
 };
 
-// Runs `r`'s system call in the calling thread (preadv, pwritev or
-// fdatasync, again after EINTR; preadv2/pwritev2 with r.rw_flags): the byte count (0 for fdatasync) or a
+// Runs `r`'s system call in the calling thread (preadv, pwritev -- pread,
+// pwrite for one segment -- or fdatasync, again after EINTR;
+// preadv2/pwritev2 with r.rw_flags): the byte count (0 for fdatasync) or a
 // negative errno.  What the worker pool and aio=sync do with a request.
 int64_t RunIoSyscall(const IoRequest& r);
 
