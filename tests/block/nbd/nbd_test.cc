@@ -30,7 +30,11 @@ class Nbdkit {
     char dir[] = "/tmp/nbd_test.XXXXXX";
     if (mkdtemp(dir)) dir_ = dir;
     sock_ = dir_ + "/sock";
-    std::vector<std::string> argv = {"nbdkit", "-f", "--exit-with-parent", "-U", sock_};
+    pidfile_ = dir_ + "/pid";
+    // nbdkit writes the pid file once it accepts connections (the socket
+    // exists earlier, between bind and listen: a connect then is refused).
+    std::vector<std::string> argv = {"nbdkit", "-f", "--exit-with-parent", "-U", sock_,
+                                     "-P", pidfile_};
     argv.insert(argv.end(), pre.begin(), pre.end());
     argv.insert(argv.end(), args.begin(), args.end());
     pid_ = fork();
@@ -42,7 +46,7 @@ class Nbdkit {
       _exit(127);
     }
     struct stat st;
-    for (int i = 0; i < 1000 && stat(sock_.c_str(), &st) != 0; i++) {
+    for (int i = 0; i < 1000 && !(stat(pidfile_.c_str(), &st) == 0 && st.st_size > 0); i++) {
       if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
         pid_ = -1;  // nbdkit refused its arguments (its message is on stderr)
         break;
@@ -53,6 +57,7 @@ class Nbdkit {
   ~Nbdkit() {
     kill();
     unlink(sock_.c_str());
+    unlink(pidfile_.c_str());
     rmdir(dir_.c_str());
   }
   void kill() {
@@ -67,6 +72,7 @@ class Nbdkit {
  private:
   std::string dir_ = "/tmp";
   std::string sock_;
+  std::string pidfile_;
   pid_t pid_ = -1;
 };
 

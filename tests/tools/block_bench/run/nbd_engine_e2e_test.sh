@@ -17,12 +17,14 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
 cd "$T" || fail cd
 
-# serve NAME ARGS...: nbdkit on $T/NAME.sock in the background.
+# serve NAME ARGS...: nbdkit on $T/NAME.sock in the background, ready: it
+# writes its pid file once it accepts connections (the socket exists
+# earlier, between bind and listen, when a connect is refused).
 serve() {
   local name=$1; shift
-  nbdkit -f -U "$T/$name.sock" "$@" >"$name.log" 2>&1 &
+  nbdkit -f -U "$T/$name.sock" -P "$T/$name.pid" "$@" >"$name.log" 2>&1 &
   pids+=($!)
-  for _ in $(seq 200); do [ -S "$T/$name.sock" ] && return 0; sleep 0.05; done
+  for _ in $(seq 200); do [ -s "$T/$name.pid" ] && return 0; sleep 0.05; done
   fail "nbdkit $* did not start: $(cat "$name.log")"
 }
 serve mem memory 64M
