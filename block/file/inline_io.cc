@@ -61,24 +61,31 @@ int InlineIo::drop(uint64_t offset, uint64_t len) {
   return 0;
 }
 
+int64_t InlineIo::mmap_copy(uint64_t offset, const IoVec& qiov, bool to_iov) {
+  const uint64_t len = qiov.size();
+  if (offset > o_.length || len > o_.length - offset) return -EINVAL;
+  if (const int e = map(); e < 0) return e;
+  if (len == 0) return 0;
+  if (to_iov) qiov.copy_from(0, base_ + offset, len);
+  else qiov.copy_to(0, base_ + offset, len);
+  if (o_.drop_cache) {
+    if (const int e = drop(offset, len); e < 0) return e;
+  }
+  return int64_t(len);
+}
+
+int64_t InlineIo::falloc(int mode, uint64_t offset, uint64_t len) {
+  const int64_t r = NegErrno(fallocate(fd_, mode, off_t(offset), off_t(len)));
+  return r < 0 ? r : int64_t(len);
+}
+
 int64_t InlineIo::read(uint64_t offset, const IoVec& qiov) {
   calls_++;
-  const uint64_t len = qiov.size();
   switch (o_.kind) {
-    case Kind::kMmap: {
-      if (offset > o_.length || len > o_.length - offset) return -EINVAL;
-      if (const int e = map(); e < 0) return e;
-      if (len == 0) return 0;
-      qiov.copy_from(0, base_ + offset, len);
-      if (o_.drop_cache) {
-        if (const int e = drop(offset, len); e < 0) return e;
-      }
-      return int64_t(len);
-    }
-    case Kind::kFalloc: {
-      const int64_t r = NegErrno(fallocate(fd_, FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(len)));
-      return r < 0 ? r : int64_t(len);
-    }
+    case Kind::kMmap:
+      return mmap_copy(offset, qiov, /*to_iov=*/true);
+    case Kind::kFalloc:
+      return falloc(FALLOC_FL_KEEP_SIZE, offset, qiov.size());
     case Kind::kFtruncate:
       return -EINVAL;  // fio's ftruncate engine has only writes
   }
@@ -87,29 +94,18 @@ int64_t InlineIo::read(uint64_t offset, const IoVec& qiov) {
 
 int64_t InlineIo::write(uint64_t offset, const IoVec& qiov) {
   calls_++;
-  const uint64_t len = qiov.size();
   switch (o_.kind) {
-    case Kind::kMmap: {
+    case Kind::kMmap:
       if (!o_.writable) return -EBADF;
-      if (offset > o_.length || len > o_.length - offset) return -EINVAL;
-      if (const int e = map(); e < 0) return e;
-      if (len == 0) return 0;
-      qiov.copy_to(0, base_ + offset, len);
-      if (o_.drop_cache) {
-        if (const int e = drop(offset, len); e < 0) return e;
-      }
-      return int64_t(len);
-    }
-    case Kind::kFalloc: {
-      const int64_t r = NegErrno(fallocate(fd_, 0, off_t(offset), off_t(len)));
-      return r < 0 ? r : int64_t(len);
-    }
+      return mmap_copy(offset, qiov, /*to_iov=*/false);
+    case Kind::kFalloc:
+      return falloc(0, offset, qiov.size());
     case Kind::kFtruncate: {
       int64_t r;
       do {
         r = NegErrno(ftruncate(fd_, off_t(offset)));
       } while (r == -EINTR);
-      return r < 0 ? r : int64_t(len);
+      return r < 0 ? r : int64_t(qiov.size());
     }
   }
   return -EINVAL;

@@ -80,6 +80,12 @@ class InlineIo {
   InlineIo(int fd, const Options& o) : fd_(fd), o_(o) {}
   // Maps the file if not yet: 0 or a negative errno (mmap, madvise).
   int map();
+  // mmap: bytes [offset, offset + qiov.size()) of the mapping copied into
+  // qiov (to_iov) or out of it; the byte count or a negative errno.
+  int64_t mmap_copy(uint64_t offset, const IoVec& qiov, bool to_iov);
+  // falloc: fallocate(mode) of [offset, offset + len); len or a negative
+  // errno.
+  int64_t falloc(int mode, uint64_t offset, uint64_t len);
   // drop_cache: msync + POSIX_MADV_DONTNEED of the pages under
   // [offset, offset + len); 0 or a negative errno.
   int drop(uint64_t offset, uint64_t len);
