@@ -58,7 +58,8 @@ std::string RunHeaders(const std::vector<JobOptions>& jobs, int ranks) {
   std::string text;
   for (size_t i = 0; i < jobs.size(); i++) {
     if (i > 0 && jobs[i].name == jobs[i - 1].name) continue;
-    text += JobHeader(jobs[i], groups[i]);
+    // fio describes no job of an engine that moves no data (cpuio, exec).
+    if (!MovesNoData(jobs[i].ioengine)) text += JobHeader(jobs[i], groups[i]);
     if (jobs[i].numjobs > 1) text += "...\n";  // fio's line for clones
     const std::string diff = FioDifference(jobs[i]);
     if (!diff.empty()) text += jobs[i].name + ": note: " + diff + "\n";

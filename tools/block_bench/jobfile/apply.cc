@@ -100,9 +100,17 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
     if (!moot) job.nrfiles = uint32_t(job.filenames.size());
     else if (job.nrfiles == job.filenames.size()) job.nrfiles = 1;
   }
+  // fio's cpuio and exec engines open no file (nr_files = open_files = 1).
+  if (MovesNoData(job.ioengine)) {
+    job.nrfiles = 1;
+    job.openfiles = 0;
+    job.filenames.clear();
+  }
   if (job.ioengine != IoEngine::kRbd) job.rbd = RbdOptions{};
   if (job.ioengine != IoEngine::kNbd) job.nbd_uri.clear();
   if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
+  if (job.ioengine != IoEngine::kCpuio) job.cpuio = CpuioOptions{};
+  if (job.ioengine != IoEngine::kExec) job.exec = ExecOptions{};
   if (job.ioengine != IoEngine::kIoUring) job.io_uring = IoUringOptions{};
   // Whether iodepth was written only matters to a replay's depth cap.
   if (job.read_iolog.empty()) job.iodepth_given = false;
@@ -158,6 +166,14 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
                                     " bytes (a multiple of the page size; fio's \"mmap options "
                                     "dictate a minimum block size\")");
   }
+  if (job.ioengine == IoEngine::kCpuio && job.cpuio.load == 0)  // fio's engine init
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": ioengine=cpuio needs cpuload= (fio: \"cpu thread needs rate "
+                                  "(cpuload=)\")");
+  if (job.ioengine == IoEngine::kExec && job.exec.program.empty())
+    return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                  ": ioengine=exec needs program= (fio: \"no program is defined, "
+                                  "it is mandatory to define one\")");
   if (job.offset_increment && job.offset.percent) {
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
                                   ": offset_increment with a percentage offset is not supported "

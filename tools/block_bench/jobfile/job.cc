@@ -19,6 +19,8 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kMmap: return "mmap";
     case IoEngine::kFalloc: return "falloc";
     case IoEngine::kFtruncate: return "ftruncate";
+    case IoEngine::kCpuio: return "cpuio";
+    case IoEngine::kExec: return "exec";
   }
   return "?";
 }

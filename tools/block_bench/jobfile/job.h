@@ -38,8 +38,14 @@ using PerDir = std::array<T, kNumDirs>;
 
 enum class IoEngine {
   kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd,
-  kMmap, kFalloc, kFtruncate
+  kMmap, kFalloc, kFtruncate, kCpuio, kExec
 };
+
+// fio's engines that move no data (FIO_NOIO): each "I/O" is work done in
+// the job's thread (cpuio burns CPU, exec watches a program it started),
+// counted as an I/O with its latency but no bytes; the job's size never
+// ends it (its runtime does).
+inline bool MovesNoData(IoEngine e) { return e == IoEngine::kCpuio || e == IoEngine::kExec; }
 
 // rw= / readwrite=.  fio's "rw" and "readwrite" are both kReadWrite.
 enum class RwMode {
@@ -178,6 +184,25 @@ struct LibaioOptions {
   // requests are in flight), for like-for-like comparisons.
   bool userspace_reap = false;
   friend bool operator==(const LibaioOptions&, const LibaioOptions&) = default;
+};
+
+// Options of fio's cpuio engine (engines/cpu.c).  Only with ioengine=cpuio.
+struct CpuioOptions {
+  uint32_t load = 0;                    // cpuload=: percent of a CPU, 1..100 (required)
+  std::chrono::microseconds chunk{50000};  // cpuchunks=: one burn's length
+  enum class Mode { kNoop, kQsort };
+  Mode mode = Mode::kNoop;              // cpumode=: spin, or sort 1 MiB of integers
+  bool exit_on_io_done = false;         // end once no job that does I/O is left
+  friend bool operator==(const CpuioOptions&, const CpuioOptions&) = default;
+};
+
+// Options of fio's exec engine (engines/exec.c).  Only with ioengine=exec.
+struct ExecOptions {
+  std::string program;    // required
+  std::string arguments;  // split at spaces; %r: the runtime in s, %n: the job's name
+  uint32_t grace_time = 1;  // s between SIGTERM at the runtime's end and the job's end
+  bool std_redirect = true;  // the program's stdout/stderr to NAME.stdout/NAME.stderr
+  friend bool operator==(const ExecOptions&, const ExecOptions&) = default;
 };
 
 // I/O priorities (fio 3.33's): `prio`/`prioclass` are the job's own,
@@ -363,6 +388,8 @@ struct JobOptions {
   // fio's nbd engine: the export (libnbd URI).  Only with ioengine=nbd.
   std::string nbd_uri;
   LibaioOptions libaio;
+  CpuioOptions cpuio;
+  ExecOptions exec;
   IoUringOptions io_uring;
   IoPrioOptions ioprio;
   ProcessOptions proc;

@@ -63,7 +63,7 @@ const std::vector<FioOptionSpec>& OptionTable() {
   static const std::vector<FioOptionSpec> kTable = [] {
     std::vector<FioOptionSpec> all;
     for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions,
-                      PriorityOptions, SchedulingOptions, MemoryOptions}) {
+                      PriorityOptions, SchedulingOptions, MemoryOptions, WorkEngineOptions}) {
       for (FioOptionSpec& s : part()) all.push_back(std::move(s));
     }
     return all;

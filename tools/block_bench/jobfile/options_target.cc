@@ -20,10 +20,10 @@ using internal::ChoiceOption;
 using internal::FioChoice;
 using internal::FioValueError;
 
-constexpr std::array<IoEngine, 13> kEngines = {
+constexpr std::array<IoEngine, 15> kEngines = {
     IoEngine::kPsync, IoEngine::kSync,    IoEngine::kPvsync,   IoEngine::kPvsync2, IoEngine::kLibaio,
     IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull, IoEngine::kRbd,     IoEngine::kNbd,
-    IoEngine::kMmap,  IoEngine::kFalloc,  IoEngine::kFtruncate};
+    IoEngine::kMmap,  IoEngine::kFalloc,  IoEngine::kFtruncate, IoEngine::kCpuio, IoEngine::kExec};
 
 constexpr FioChoice<uint32_t> kKbBaseChoices[] = {{"1000", 1000}, {"1024", 1024}};
 
@@ -62,7 +62,8 @@ FioOptionSpec Engine() {
   };
   s.help =
       "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd, "
-      "nbd, mmap, falloc, ftruncate";
+      "nbd, mmap, falloc, ftruncate, cpuio (burns CPU, no data), exec (runs program= beside the "
+      "job, no data)";
   return s;
 }
 

@@ -53,7 +53,16 @@ Clone::Clone(const JobOptions& job, CloneResult* res, LiveCounters* live, const 
   }
 }
 
-Clone::~Clone() { leave_flow(); }
+Clone::~Clone() {
+  leave_flow();
+  count_down_io();
+}
+
+void Clone::count_down_io() {
+  if (MovesNoData(job_.ioengine) || life_.io_counted_down) return;
+  life_.io_counted_down = true;
+  shared_->io_clones_left.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 void Clone::leave_flow() {
   if (features_.flow) features_.flow->leave();
@@ -121,6 +130,7 @@ Task<void> Clone::run(AioContext& ctx) {
   overdue_.reset();
   leave_cgroup();
   life_.finished = true;
+  count_down_io();
   usage_since_begin(res_, NowNs());
   if (offload_) offload_->close();  // idle: its graphs came home
   if (opts_.debug)
@@ -391,8 +401,18 @@ bool Clone::add_features() {
         [this](uint32_t f) { return f < files_.size() ? files_.files()[f].side.get() : -1; }, time_);
     loop_->add_hook(features_.sync_range.get());
   }
-  if (job_.thinktime.count() > 0) {
+  if (MovesNoData(job_.ioengine)) {
+    features_.work = MakeWorkEngine(job_, opts_.info, opts_.messages);
+    loop_->set_work(features_.work.get(), &sleeps_);
+    stats_.set_counts_bytes(false);
+    if (job_.cpuio.exit_on_io_done) {
+      features_.exit_on_io_done = std::make_unique<ExitOnIoDone>(shared_->io_clones_left, errors_);
+      loop_->add_hook(features_.exit_on_io_done.get());
+    }
+  }
+  if (job_.thinktime.count() > 0 || features_.work) {
     features_.think = std::make_unique<ThinkTime>(job_, time_, errors_);
+    if (features_.work) features_.think->follow(&features_.work->pause());
     loop_->add_hook(features_.think.get());
   }
   if (features_.flow) loop_->add_hook(features_.flow.get());
@@ -535,6 +555,8 @@ Task<void> Clone::main_phase(AioContext& ctx) {
   const int64_t stop_ns = stats_.last_done_ns() ? stats_.last_done_ns() : NowNs();
   sampler_->finish(stop_ns);
   if (time_.measuring) res_->runtime_ns = stop_ns - time_.measure_start_ns;
+  // exec: the program ends with the job (SIGTERM, grace_time, SIGKILL).
+  if (features_.work) co_await features_.work->finish(ctx, sleeps_);
   stats_.merge_unsplit(res_);
   stats_.clear_unsplit();
   co_await end_fsync();

@@ -50,6 +50,7 @@
 
 #include <sys/resource.h>
 
+#include <atomic>
 #include <coroutine>
 #include <cstdint>
 #include <functional>
@@ -90,6 +91,7 @@
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/sampler.h"
 #include "tools/block_bench/run/slot_pool.h"
+#include "tools/block_bench/run/work_engine.h"
 #include "tools/block_bench/run/stop.h"
 #include "tools/block_bench/run/submit_loop.h"
 #include "tools/block_bench/run/trace_source.h"
@@ -133,6 +135,10 @@ struct RunShared {
   }
   std::mutex mu;
   std::map<uint32_t, FlowGroup> flows;  // node-based: references stay valid
+  // Clones of jobs that do I/O (not cpuio, exec) that have not ended, in
+  // every group: set before the clones start, each one's end counts down
+  // (cpuio's exit_on_io_done).
+  std::atomic<int64_t> io_clones_left{0};
 };
 
 class Clone {
@@ -211,6 +217,7 @@ class Clone {
     bool io_finished = false;    // the submit loop returned: all I/O done
     bool end_requested = false;  // end_now() before the I/O started
     bool finished = false;       // run() is past its last use of the graphs
+    bool io_counted_down = false;  // RunShared::io_clones_left has this clone's end
   };
   // The thread's usage when run() began.
   struct Begin {
@@ -243,6 +250,8 @@ class Clone {
     std::unique_ptr<OverlapGuard> overlap;
     std::unique_ptr<FileLockHook> lock;  // lockfile=
     std::unique_ptr<CmdPrio> cmdprio;  // cmdprio_percentage / cmdprio_bssplit
+    std::unique_ptr<WorkEngine> work;  // cpuio, exec: the I/O's work
+    std::unique_ptr<ExitOnIoDone> exit_on_io_done;
   };
 
   // cpus_allowed: binds the clone's thread; false (with the error) when
@@ -269,6 +278,9 @@ class Clone {
   // files are open); false (the error set) when it cannot be set.
   bool switch_io_scheduler();
   void say_seed() const;  // --debug=random
+  // This clone of a job that does I/O ended: RunShared::io_clones_left
+  // counts it down, once.
+  void count_down_io();
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();
   // Opens the files, makes the source, the slots and the parts; false with

@@ -55,7 +55,9 @@ Expected<CloneSource> MakeCloneSource(const JobOptions& job, CloneResult* res, C
                                  FioFileName(job, res->clone, i, files.files()[i].target));
     if (!g.ok())
       return Error{g.error().code, ShortenName(files.display(i)) + ": " + g.error().message};
-    g->set_unlimited(job.time_based && time_limited);
+    // cpuio's and exec's I/O moves no bytes, so its size never ends the job
+    // (fio's FIO_NOIO): only the runtime does, or exit_on_io_done.
+    g->set_unlimited((job.time_based && time_limited) || MovesNoData(job.ioengine));
     gens.push_back(std::move(*g));
   }
   const JobOptions cj = CloneJob(job, res->clone);
@@ -104,8 +106,8 @@ QueueShape QueueShapeOf(const JobOptions& job, const trace::Trace* trace) {
       q.depth = kReplayDepthCap;
     }
   }
-  if (SyncEngine(job)) {
-    q.depth = 1;  // one I/O at a time, as fio's psync/sync
+  if (SyncEngine(job) || MovesNoData(job.ioengine)) {
+    q.depth = 1;  // one I/O at a time, as fio's psync/sync (and cpuio, exec)
     q.capped_from = 0;
   }
   // iodepth_low=L: refill once the depth fell to L; default: after every

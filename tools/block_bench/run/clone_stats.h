@@ -69,13 +69,17 @@ class CloneStats {
     last_done_ns_ = t1;
     live_->lat_ns_sum.store(raw_lat_sum_ += lat, std::memory_order_relaxed);
     live_->ios[d].store(++raw_ios_[d], std::memory_order_relaxed);
-    if (st.ok()) live_->bytes[d].store(raw_bytes_[d] += u.len, std::memory_order_relaxed);
+    if (st.ok() && counts_bytes_)
+      live_->bytes[d].store(raw_bytes_[d] += u.len, std::memory_order_relaxed);
     const bool split = handed != 0;
     const uint64_t slat = split ? uint64_t(std::clamp(handed, t0, t1) - t0) : 0;
     const Latency l{lat, lat - slat, slat, split};
     if (measured) record(d, l, t1, due, u, st.ok());
     return l;
   }
+  // false: the requests' lengths are not counted as bytes (cpuio, exec
+  // move no data; fio's FIO_NOIO), only the I/Os and their latencies.
+  void set_counts_bytes(bool on) { counts_bytes_ = on; }
   // Splits the measured latencies by I/O priority (cmdprio on): from now
   // on every request's latency is also recorded under its IoUnit::ioprio
   // in DirResult::prios.  `p` outlives this.
@@ -119,8 +123,8 @@ class CloneStats {
     }
     if (prio_) record_prio(r, d, l, u);
     if (due) r.sched_lat.record(uint64_t(std::max<int64_t>(0, t1 - due)));
-    if (ok) r.bytes += len;
-    else r.errors++;
+    if (!ok) r.errors++;
+    else if (counts_bytes_) r.bytes += len;
   }
 
   // The latency fio's clat_prio keeps (lat with lat_percentiles, else clat)
@@ -129,6 +133,7 @@ class CloneStats {
 
   const JobOptions& job_;
   const CmdPrio* prio_ = nullptr;
+  bool counts_bytes_ = true;
   CloneResult* res_;
   LiveCounters* live_;
   int64_t last_done_ns_ = 0;

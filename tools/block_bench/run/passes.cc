@@ -29,6 +29,8 @@ bool CountsPassBytes(const JobOptions& job) {
     case IoEngine::kMmap:
     case IoEngine::kFalloc:
     case IoEngine::kFtruncate:
+    case IoEngine::kCpuio:
+    case IoEngine::kExec:
       return false;
   }
   return false;

@@ -700,7 +700,10 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   RunShared shared(limits.memory, limits.memory_source);  // traces, set-up lock, memory
   std::vector<size_t> first_clone;
   MakeClones(jobs, opts.seed_salt, &rr, &first_clone);
-  for (const CloneResult& c : rr.clones) shared.clone_seeds.push_back(c.seed);
+  for (const CloneResult& c : rr.clones) {
+    shared.clone_seeds.push_back(c.seed);
+    if (!MovesNoData(c.job->ioengine)) shared.io_clones_left.fetch_add(1);
+  }
   // fio's disk statistics: the devices under the file targets of the jobs
   // with disk_util=1, over the run.
   std::vector<std::string> paths;

@@ -243,6 +243,11 @@ Task<void> SubmitLoop::do_io(uint32_t slot, IoUnit u, int64_t t0, int64_t due, b
 }
 
 Task<Status> SubmitLoop::perform(uint32_t slot, const IoUnit& u, int64_t* done_ns) {
+  if (work_ && !u.flush && !u.dry) {  // cpuio, exec: the work, on the clone's loop
+    const Status st = Status(co_await work_->perform(ctx_, *work_sleeps_));
+    *done_ns = NowNs();
+    co_return st;
+  }
   // Offloaded: only the slot's buffer and the graph are touched on the
   // submitter; the clone's state waits until the coroutine is back.
   AioContext* home = offload_ && offload_->active() ? &ctx_ : nullptr;

@@ -62,6 +62,7 @@
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/sampler.h"
 #include "tools/block_bench/run/slot_pool.h"
+#include "tools/block_bench/run/work_engine.h"
 #include "tools/block_bench/run/write_content.h"
 #include <blkstack/block/driver.h>
 #include <blkstack/util/aio_context.h>
@@ -99,6 +100,13 @@ class SubmitLoop {
   void set_content(WriteContent* c) { content_ = c; }
   // Each request's I/O priority (prio/prioclass, cmdprio_*; run/cmdprio.h).
   void set_cmdprio(CmdPrio* p) { cmdprio_ = p; }
+  // cpuio, exec (run/work_engine.h): each I/O is `w`'s work instead of a
+  // request to the graph (flushes still go to the graph); its sleeps in
+  // `sleeps`.
+  void set_work(WorkEngine* w, SleepGroup* sleeps) {
+    work_ = w;
+    work_sleeps_ = sleeps;
+  }
   // The depth in effect is *cap instead of iodepth (latency_target).
   void set_depth_cap(const uint32_t* cap) { cap_ = cap; }
   // The main phase's source from now on (verify_only's recorder).
@@ -244,6 +252,8 @@ class SubmitLoop {
   IoRecorder* recorder_ = nullptr;
   WriteContent* content_ = nullptr;
   CmdPrio* cmdprio_ = nullptr;
+  WorkEngine* work_ = nullptr;
+  SleepGroup* work_sleeps_ = nullptr;
   uint16_t job_ioprio_;  // prio/prioclass: what a request not picked by cmdprio has
   const uint32_t rw_flags_;  // every read's and write's request flags (nowait: kReqNoWait)
   const uint32_t* cap_ = nullptr;

@@ -283,7 +283,8 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
   if (job.size && !job.size->percent) want = job.size->value;
   if (want && !job.offset.percent) want += job.offset.value;
   want = std::max(want, job.filesize);
-  if (job.ioengine == IoEngine::kNull) {
+  // cpuio and exec move no data: their I/O goes nowhere.
+  if (job.ioengine == IoEngine::kNull || MovesNoData(job.ioengine)) {
     Target t;
     t.spec = "driver=null,size=" + std::to_string(want ? want : kDefaultNullSize);
     t.display = t.spec;

@@ -56,12 +56,41 @@ TEST(IoEngineOption, SupportedEngines) {
     EXPECT_EQ(ParseOne(std::string("ioengine=") + text).ioengine, engine) << text;
     EXPECT_EQ(Name(engine), text);
   }
-  EXPECT_OPTION_ERROR("ioengine=cpuio", 2, "ioengine", "unsupported ioengine 'cpuio'");
+  EXPECT_OPTION_ERROR("ioengine=cpuio2", 2, "ioengine", "unsupported ioengine 'cpuio2'");
   EXPECT_OPTION_ERROR("ioengine=external:/tmp/x.o", 2, "ioengine", "unsupported ioengine");
   EXPECT_OPTION_ERROR("ioengine=filecreate", 2, "ioengine",
                       "unsupported ioengine 'filecreate': fio's file-system metadata engines");
   EXPECT_OPTION_ERROR("ioengine=filestat", 2, "ioengine", "no per-file metadata operation to time");
   EXPECT_OPTION_ERROR("ioengine=posix_aio", 2, "ioengine", "unsupported ioengine");
+}
+
+// cpuio's and exec's options: only with their engine, fio's defaults, and
+// the engine's required option.
+TEST(IoEngineOption, CpuioAndExecOptions) {
+  JobOptions j = ParseOne("ioengine=cpuio\ncpuload=150\ncpuchunks=10000\ncpumode=qsort\n"
+                          "exit_on_io_done=1\nnrfiles=4");
+  EXPECT_EQ(j.ioengine, IoEngine::kCpuio);
+  EXPECT_EQ(j.cpuio.load, 150u);  // clamped to 100 when the job runs, as fio's init
+  EXPECT_EQ(j.cpuio.chunk.count(), 10000);
+  EXPECT_EQ(j.cpuio.mode, CpuioOptions::Mode::kQsort);
+  EXPECT_TRUE(j.cpuio.exit_on_io_done);
+  EXPECT_EQ(j.nrfiles, 1u);  // fio's cpuio opens no file
+  EXPECT_TRUE(MovesNoData(j.ioengine));
+  EXPECT_EQ(ParseOne("ioengine=cpuio\ncpuload=5").cpuio.chunk.count(), 50000);
+  EXPECT_OPTION_ERROR("ioengine=cpuio\ncpuload=5\ncpumode=spin", 4, "cpumode",
+                      "expected noop or qsort, got 'spin'");
+  EXPECT_NE(OneError("ioengine=cpuio").find("needs cpuload="), std::string::npos);
+  EXPECT_NE(OneError("ioengine=null\ncpuload=5").find("only valid with ioengine=cpuio"),
+            std::string::npos);
+
+  j = ParseOne("ioengine=exec\nprogram=/bin/sleep\narguments=%r  x\ngrace_time=0\nstd_redirect=0");
+  EXPECT_EQ(j.exec.program, "/bin/sleep");
+  EXPECT_EQ(j.exec.arguments, "%r  x");
+  EXPECT_EQ(j.exec.grace_time, 0u);
+  EXPECT_FALSE(j.exec.std_redirect);
+  EXPECT_EQ(ParseOne("ioengine=exec\nprogram=p").exec.grace_time, 1u);
+  EXPECT_NE(OneError("ioengine=exec").find("needs program="), std::string::npos);
+  EXPECT_FALSE(MovesNoData(ParseOne("ioengine=null").ioengine));
 }
 
 // fio's mmap engine init: direct=1, fsync= or fdatasync= need whole pages.

@@ -7,7 +7,9 @@
 // the CPU for thinktime_spin, then sleeps for the rest of thinktime; all
 // of it ends with the runtime or a stop.  rate_ignore_thinktime: the rate
 // schedule moves by the pause instead of catching up.  Not in the verify
-// phase.
+// phase.  The pause's length is thinktime=, or what follow() names: cpuio
+// and exec (run/work_engine.h) pause after every completed I/O without
+// spinning, as fio's engines set thinktime_blocks=1, thinktime_spin=0.
 //
 // Thread-safety: the clone's loop thread.
 #pragma once
@@ -30,6 +32,12 @@ class ThinkTime : public SubmitHook {
   bool after_issue(SubmitLoop&, int64_t now) override { return due(now); }
   Task<bool> turn(SubmitLoop& loop) override;
 
+  // The pause lasts *length from now on (read at each pause; outlives
+  // this).
+  void follow(const std::chrono::microseconds* length) {
+    length_ = length;
+    every_io_ = true;
+  }
   // The clock started at `now`.
   void start(int64_t now) { last_ns_ = now; }
   // Whether a pause is due after the I/O just issued at `now`; if so, notes
@@ -40,6 +48,8 @@ class ThinkTime : public SubmitHook {
   const JobOptions& job_;
   const Timeline& time_;
   const CloneErrors& errors_;
+  const std::chrono::microseconds* length_ = &job_.thinktime;
+  bool every_io_ = false;  // follow(): after each completion, no spin
   // I/Os issued and completed, the count at the last pause, and when it
   // was decided (or the clock started).
   uint64_t issued_ = 0, completed_ = 0, last_blocks_ = 0;
