@@ -21,6 +21,9 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kFtruncate: return "ftruncate";
     case IoEngine::kCpuio: return "cpuio";
     case IoEngine::kExec: return "exec";
+    case IoEngine::kFilecreate: return "filecreate";
+    case IoEngine::kFilestat: return "filestat";
+    case IoEngine::kFiledelete: return "filedelete";
   }
   return "?";
 }

@@ -38,7 +38,7 @@ using PerDir = std::array<T, kNumDirs>;
 
 enum class IoEngine {
   kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd,
-  kMmap, kFalloc, kFtruncate, kCpuio, kExec
+  kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete
 };
 
 // fio's engines that move no data (FIO_NOIO): each "I/O" is work done in
@@ -46,6 +46,16 @@ enum class IoEngine {
 // counted as an I/O with its latency but no bytes; the job's size never
 // ends it (its runtime does).
 inline bool MovesNoData(IoEngine e) { return e == IoEngine::kCpuio || e == IoEngine::kExec; }
+
+// fio's file-system engines (filecreate, filestat, filedelete): each time
+// the job opens one of its files, a system call on its name (open(O_CREAT),
+// stat/lstat/statx, unlink) is timed as a completion latency; the I/O
+// itself completes at once (counted, with its bytes, but no latency).
+inline bool TimesFileCalls(IoEngine e) {
+  return e == IoEngine::kFilecreate || e == IoEngine::kFilestat || e == IoEngine::kFiledelete;
+}
+// filestat's stat_type=.
+enum class StatType { kStat, kLstat, kStatx };
 
 // rw= / readwrite=.  fio's "rw" and "readwrite" are both kReadWrite.
 enum class RwMode {
@@ -390,6 +400,7 @@ struct JobOptions {
   LibaioOptions libaio;
   CpuioOptions cpuio;
   ExecOptions exec;
+  StatType stat_type = StatType::kStat;  // ioengine=filestat only
   IoUringOptions io_uring;
   IoPrioOptions ioprio;
   ProcessOptions proc;

@@ -1,6 +1,7 @@
 // Options of the engines that move no data: fio's cpuio (cpuload,
 // cpuchunks, cpumode, exit_on_io_done) and exec (program, arguments,
-// grace_time, std_redirect).  Each is valid only with its engine.
+// grace_time, std_redirect), and of filestat (stat_type).  Each is valid
+// only with its engine.
 #include <string>
 
 #include "tools/block_bench/jobfile/option_helpers.h"
@@ -106,6 +107,25 @@ FioOptionSpec CpuMode() {
   return s;
 }
 
+FioOptionSpec StatTypeOption() {
+  FioOptionSpec s;
+  s.name = "stat_type";
+  s.engines = {IoEngine::kFilestat};
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    if (*v == "stat") job.stat_type = StatType::kStat;
+    else if (*v == "lstat") job.stat_type = StatType::kLstat;
+    else if (*v == "statx") job.stat_type = StatType::kStatx;
+    else return FioValueError("expected stat, lstat or statx, got " + QuoteInput(*v));
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.stat_type == StatType::kLstat) out.push_back({std::string(n), "lstat"});
+    if (job.stat_type == StatType::kStatx) out.push_back({std::string(n), "statx"});
+  };
+  s.help = "filestat: the call timed per file: stat (default), lstat or statx";
+  return s;
+}
+
 }  // namespace
 
 std::vector<FioOptionSpec> WorkEngineOptions() {
@@ -130,6 +150,7 @@ std::vector<FioOptionSpec> WorkEngineOptions() {
   v.push_back(EngineBool<&JobOptions::exec, &ExecOptions::std_redirect>(
       "std_redirect", IoEngine::kExec,
       "exec: 1 (default): the program's stdout and stderr to JOB.stdout and JOB.stderr"));
+  v.push_back(StatTypeOption());
   return v;
 }
 

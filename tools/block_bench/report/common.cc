@@ -96,6 +96,9 @@ LatBuckets Buckets(const LatencyHistogram& h) {
 
 LatencyHistogram AllLat(const CloneResult& r) {
   LatencyHistogram h;
+  // fio marks the buckets per request (io_u_mark_latency), which its
+  // file-system engines' FIO_NOSTATS skips: their calls' clat is no bucket.
+  if (TimesFileCalls(r.job->ioengine)) return h;
   for (int d = 0; d < kNumDirs; d++) h.merge(r.dir[d].clat);
   return h;
 }

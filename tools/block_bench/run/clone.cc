@@ -410,6 +410,16 @@ bool Clone::add_features() {
       loop_->add_hook(features_.exit_on_io_done.get());
     }
   }
+  if (TimesFileCalls(job_.ioengine)) {
+    std::vector<std::string> paths;
+    for (const CloneFiles::File& f : files_.files()) paths.push_back(f.target.filename);
+    // fio's engines time their calls as the job's reads, else its writes.
+    const Dir d = src.has_dir(Dir::kRead) || !src.has_dir(Dir::kWrite) ? Dir::kRead : Dir::kWrite;
+    features_.fs_calls = std::make_unique<FsCalls>(job_.ioengine, job_.stat_type, d,
+                                                   std::move(paths), stats_, errors_, time_);
+    stats_.set_latency_samples(false);
+    loop_->add_hook(features_.fs_calls.get());
+  }
   if (job_.thinktime.count() > 0 || features_.work) {
     features_.think = std::make_unique<ThinkTime>(job_, time_, errors_);
     if (features_.work) features_.think->follow(&features_.work->pause());

@@ -82,6 +82,7 @@
 #include "tools/block_bench/run/features/verify_backlog.h"
 #include "tools/block_bench/run/features/verify_state.h"
 #include "tools/block_bench/run/features/verify_tracker.h"
+#include "tools/block_bench/run/fs_calls.h"
 #include "tools/block_bench/run/io_recorder.h"
 #include "tools/block_bench/run/job_process.h"
 #include "tools/block_bench/run/offload.h"
@@ -252,6 +253,7 @@ class Clone {
     std::unique_ptr<CmdPrio> cmdprio;  // cmdprio_percentage / cmdprio_bssplit
     std::unique_ptr<WorkEngine> work;  // cpuio, exec: the I/O's work
     std::unique_ptr<ExitOnIoDone> exit_on_io_done;
+    std::unique_ptr<FsCalls> fs_calls;  // filecreate, filestat, filedelete
   };
 
   // cpus_allowed: binds the clone's thread; false (with the error) when

@@ -106,8 +106,8 @@ QueueShape QueueShapeOf(const JobOptions& job, const trace::Trace* trace) {
       q.depth = kReplayDepthCap;
     }
   }
-  if (SyncEngine(job) || MovesNoData(job.ioengine)) {
-    q.depth = 1;  // one I/O at a time, as fio's psync/sync (and cpuio, exec)
+  if (SyncEngine(job) || MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine)) {
+    q.depth = 1;  // one I/O at a time, as fio's psync/sync (and its other FIO_SYNCIO engines)
     q.capped_from = 0;
   }
   // iodepth_low=L: refill once the depth fell to L; default: after every

@@ -80,6 +80,15 @@ class CloneStats {
   // false: the requests' lengths are not counted as bytes (cpuio, exec
   // move no data; fio's FIO_NOIO), only the I/Os and their latencies.
   void set_counts_bytes(bool on) { counts_bytes_ = on; }
+  // false: requests are counted (I/Os, bytes) but their latencies are not
+  // recorded (fio's FIO_NOSTATS: the file-system engines time their calls
+  // instead, call_done()).
+  void set_latency_samples(bool on) { latency_samples_ = on; }
+  // A file-system engine's call (run/fs_calls.h) took `ns`: a completion
+  // latency of direction `d` when measured (fio's add_clat_sample).
+  void call_done(Dir d, uint64_t ns, bool measured) {
+    if (measured && !job_.disable_clat) res_->dir[int(d)].clat.record(ns);
+  }
   // Splits the measured latencies by I/O priority (cmdprio on): from now
   // on every request's latency is also recorded under its IoUnit::ioprio
   // in DirResult::prios.  `p` outlives this.
@@ -114,7 +123,9 @@ class CloneStats {
     const uint64_t len = u.len;
     DirResult& r = res_->dir[d];
     r.ios++;
-    if (l.split) {
+    if (!latency_samples_) {
+      // fio's FIO_NOSTATS: no latency of the request itself.
+    } else if (l.split) {
       if (!job_.disable_slat) r.slat.record(l.slat);
       if (!job_.disable_clat) r.clat.record(l.clat);
       if (!job_.disable_lat) r.lat.record(l.lat);
@@ -134,6 +145,7 @@ class CloneStats {
   const JobOptions& job_;
   const CmdPrio* prio_ = nullptr;
   bool counts_bytes_ = true;
+  bool latency_samples_ = true;
   CloneResult* res_;
   LiveCounters* live_;
   int64_t last_done_ns_ = 0;

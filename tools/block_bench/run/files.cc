@@ -123,7 +123,8 @@ MultiFileSource::MultiFileSource(std::vector<IoGenerator> gens, FileService serv
       file_rand_(file_seed, use64),
       passes_(limits),
       live_(uint32_t(gens_.size())),
-      open_(gens_.size(), false) {
+      open_(gens_.size(), false),
+      opening_(gens_.size(), false) {
   const uint32_t n = uint32_t(gens_.size());
   open_cap_ = open_cap && open_cap < n ? open_cap : n;
   for (IoGenerator& g : gens_) g.set_external_passes();
@@ -157,6 +158,7 @@ void MultiFileSource::advance() {
       cur_ = (cur_ + 1) % n;
     } while (!usable(cur_));
   }
+  if (!open_[cur_]) opening_[cur_] = true;
   set_open(cur_, true);
   left_ = per_pick_;
   bytes_on_cur_ = 0;
@@ -211,6 +213,8 @@ bool MultiFileSource::next_in_pass(IoUnit* u) {
       continue;
     }
     u->file = cur_;
+    u->opens = opening_[cur_];
+    opening_[cur_] = false;
     if (service_ == FileService::kSequential) {
       // fio stays on the file until it is done (its pass found no more
       // I/O: the next file then, after the draw that failed); a time based

@@ -115,6 +115,7 @@ class MultiFileSource final : public IoSource {
   uint64_t bytes_on_cur_ = 0;   // sequential: bytes issued to cur_ since it was picked
   uint32_t live_ = 0;           // files not done
   std::vector<bool> open_;      // fio's open files
+  std::vector<bool> opening_;   // opened, its first I/O not handed out yet (IoUnit::opens)
   uint32_t open_count_ = 0;
   uint32_t open_cap_ = 0;       // openfiles=, at most the number of files
 };

@@ -377,6 +377,7 @@ bool IoGenerator::next(IoUnit* io) {
     if (!next_unit(io)) return false;
     if (mixed_ && !io->flush) mix_->issued(io->dir);
     io->wrap = wraps_;
+    io->opens = false;  // MultiFileSource knows when the file opens
     return true;
   }
   for (;;) {
@@ -386,6 +387,9 @@ bool IoGenerator::next(IoUnit* io) {
       if (mixed_ && !io->flush) mix_->issued(io->dir);
       io->pass = passes_.pass();
       io->wrap = wraps_;
+      // The one file opens for each pass (fio closes it at a pass's end).
+      io->opens = io->pass != opened_pass_;
+      opened_pass_ = io->pass;
       return true;
     }
     if (!passes_.next_pass(/*out_of_io=*/may)) return false;

@@ -275,6 +275,7 @@ class IoGenerator final : public IoSource {
   bool mix_shared_ = false;
   FioPasses passes_;  // where a pass ends, whether another begins
   bool external_passes_ = false;  // MultiFileSource counts the passes
+  uint32_t opened_pass_ = UINT32_MAX;  // the pass whose first I/O was handed out
   std::optional<FioSkew> skew_;  // zipf, pareto, normal
   // zoned/zoned_abs: fio's index of the zones (its zone_state: rand_).
   std::vector<ZoneSpan> zone_index_[kNumDirs];

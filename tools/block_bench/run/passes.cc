@@ -31,6 +31,9 @@ bool CountsPassBytes(const JobOptions& job) {
     case IoEngine::kFtruncate:
     case IoEngine::kCpuio:
     case IoEngine::kExec:
+    case IoEngine::kFilecreate:
+    case IoEngine::kFilestat:
+    case IoEngine::kFiledelete:
       return false;
   }
   return false;

@@ -21,6 +21,10 @@ struct IoUnit {
   bool flush = false;  // a cache flush (offset and len 0)
   bool fua = false;    // a write with forced unit access
   uint32_t file = 0;   // which of the job's files (nrfiles; run/files.h)
+  // The first I/O since the job opened its file (fio's get_next_file opens
+  // a file when a pick lands on it; the file closes when done and at the
+  // end of each pass): the file-system engines' call comes before it.
+  bool opens = false;
   // The source's pass over its region this I/O belongs to, from 0 (loops=,
   // io_size= beyond size=: FioPasses, run/passes.h).
   uint32_t pass = 0;

@@ -205,6 +205,34 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
   return t;
 }
 
+// filecreate, filestat, filedelete: the file's name and set-up as any
+// file's (fio's FIO_DISKLESSIO filecreate: none), its I/O on a null device.
+Expected<Target> FileCallTarget(const JobOptions& job, uint32_t clone, uint32_t clone_files,
+                                uint64_t want) {
+  auto t = FileTarget(job, clone, clone_files, want);
+  if (!t.ok()) return t;
+  struct stat st;
+  const bool exists = ::stat(t->filename.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    return MakeError(-EINVAL, "ioengine=" + std::string(Name(job.ioengine)) + ": " +
+                                  ShortenName(t->filename) +
+                                  " is not a regular file (fio: only files are supported)");
+  uint64_t size = want;
+  if (job.ioengine == IoEngine::kFilecreate) {
+    t->diskless = true;
+    // fio's filecreate sizes every file at the smallest block size.
+    if (!size) size = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+  } else if (!size && exists) {
+    size = uint64_t(st.st_size);
+  }
+  // No page cache to drop: the engines open no file (fio's invalidate is a
+  // no-op for them).
+  t->invalidate = false;
+  t->pre_read = false;
+  t->spec = "driver=null,size=" + std::to_string(std::max<uint64_t>(size, 1));
+  return t;
+}
+
 }  // namespace
 
 std::string FileNameOf(const JobOptions& job, uint32_t clone, uint32_t file) {
@@ -290,6 +318,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
     t.display = t.spec;
     return t;
   }
+  if (TimesFileCalls(job.ioengine)) return FileCallTarget(job, clone, clone_files, want);
   if (job.ioengine == IoEngine::kRbd) return RbdTarget(job);
   if (job.ioengine == IoEngine::kNbd) return NbdTarget(job);
   return FileTarget(job, clone, clone_files, want);
@@ -443,7 +472,7 @@ bool DropCache(int fd, uint64_t offset, uint64_t len) {
 
 Expected<Prepared> PrepareTarget(const Target& t, BufferFiller* fill) {
   Prepared out;
-  if (t.filename.empty()) return out;
+  if (t.filename.empty() || t.diskless) return out;
   const int64_t t0 = NowNs();
   uint64_t want = t.create_size;
   struct stat st;

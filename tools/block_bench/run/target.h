@@ -2,6 +2,13 @@
 //
 //   blockdev=SPEC          SPEC, verbatim (overrides everything below)
 //   ioengine=null          driver=null,size=<offset+size, default 1G>
+//   ioengine=cpuio|exec    the same (never touched: run/work_engine.h)
+//   ioengine=filecreate|filestat|filedelete
+//                          driver=null,size=<the file's size>; filename= is
+//                          the file the engine's call names (filestat and
+//                          filedelete lay it out as any file; filecreate
+//                          sets nothing up, Target::diskless, its size the
+//                          smallest block size unless size=/filesize= say)
 //   ioengine=libaio        driver=file,filename=F,aio=native,cache.direct=on
 //                          (direct=0: aio=threads,cache.direct=off, as buffered
 //                          io_submit would block)
@@ -87,6 +94,9 @@ struct Target {
   // userspace_reap with iodepth_batch_complete_min=0, fio's rbd busy_poll):
   // the runner raises its loop's poll window to kSpinPollMaxNs for the job.
   bool spin = false;
+  // fio's FIO_DISKLESSIO (filecreate): the file is not set up at all (its
+  // engine creates it when the job opens it).
+  bool diskless = false;
 };
 
 inline constexpr int64_t kSpinPollMaxNs = 1'000'000'000;

@@ -51,16 +51,16 @@ TEST(IoEngineOption, SupportedEngines) {
       {"pvsync2", IoEngine::kPvsync2}, {"libaio", IoEngine::kLibaio},  {"io_uring", IoEngine::kIoUring},
       {"posixaio", IoEngine::kPosixaio}, {"null", IoEngine::kNull}, {"rbd", IoEngine::kRbd},
       {"nbd", IoEngine::kNbd},       {"mmap", IoEngine::kMmap},        {"falloc", IoEngine::kFalloc},
-      {"ftruncate", IoEngine::kFtruncate}};
+      {"ftruncate", IoEngine::kFtruncate}, {"filecreate", IoEngine::kFilecreate},
+      {"filestat", IoEngine::kFilestat},     {"filedelete", IoEngine::kFiledelete}};
   for (const auto& [text, engine] : cases) {
     EXPECT_EQ(ParseOne(std::string("ioengine=") + text).ioengine, engine) << text;
     EXPECT_EQ(Name(engine), text);
   }
   EXPECT_OPTION_ERROR("ioengine=cpuio2", 2, "ioengine", "unsupported ioengine 'cpuio2'");
   EXPECT_OPTION_ERROR("ioengine=external:/tmp/x.o", 2, "ioengine", "unsupported ioengine");
-  EXPECT_OPTION_ERROR("ioengine=filecreate", 2, "ioengine",
-                      "unsupported ioengine 'filecreate': fio's file-system metadata engines");
-  EXPECT_OPTION_ERROR("ioengine=filestat", 2, "ioengine", "no per-file metadata operation to time");
+  EXPECT_OPTION_ERROR("ioengine=dircreate", 2, "ioengine",
+                      "unsupported ioengine 'dircreate': fio 3.33 has no such engine");
   EXPECT_OPTION_ERROR("ioengine=posix_aio", 2, "ioengine", "unsupported ioengine");
 }
 
@@ -91,6 +91,20 @@ TEST(IoEngineOption, CpuioAndExecOptions) {
   EXPECT_EQ(ParseOne("ioengine=exec\nprogram=p").exec.grace_time, 1u);
   EXPECT_NE(OneError("ioengine=exec").find("needs program="), std::string::npos);
   EXPECT_FALSE(MovesNoData(ParseOne("ioengine=null").ioengine));
+
+  // filestat's stat_type; the file-system engines may open many files.
+  EXPECT_EQ(ParseOne("ioengine=filestat").stat_type, StatType::kStat);
+  EXPECT_EQ(ParseOne("ioengine=filestat\nstat_type=statx").stat_type, StatType::kStatx);
+  EXPECT_EQ(ParseOne("ioengine=filestat\nstat_type=lstat").stat_type, StatType::kLstat);
+  EXPECT_OPTION_ERROR("ioengine=filestat\nstat_type=fstat", 3, "stat_type",
+                      "expected stat, lstat or statx, got 'fstat'");
+  EXPECT_NE(OneError("ioengine=filecreate\nstat_type=stat").find("only valid with ioengine=filestat"),
+            std::string::npos);
+  EXPECT_EQ(ParseOne("ioengine=filecreate\nnrfiles=31250").nrfiles, 31250u);
+  EXPECT_NE(OneError("ioengine=psync\nnrfiles=31250").find("at most 4096 files"),
+            std::string::npos);
+  EXPECT_TRUE(TimesFileCalls(IoEngine::kFiledelete));
+  EXPECT_FALSE(TimesFileCalls(IoEngine::kNull));
 }
 
 // fio's mmap engine init: direct=1, fsync= or fdatasync= need whole pages.

@@ -146,6 +146,16 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"busy_poll", "ioengine=rbd\nbusy_poll=1"},
       {"uri", "ioengine=nbd\nuri=nbd+unix:///?socket=/run/s"},
       {"userspace_reap", "ioengine=libaio\nuserspace_reap=1"},
+      {"cpuload", "ioengine=cpuio\ncpuload=150"},
+      {"cpuchunks", "ioengine=cpuio\ncpuload=5\ncpuchunks=1000"},
+      {"cpumode", "ioengine=cpuio\ncpuload=5\ncpumode=qsort"},
+      {"exit_on_io_done", "ioengine=cpuio\ncpuload=5\nexit_on_io_done=1"},
+      {"program", "ioengine=exec\nprogram=/bin/sleep"},
+      {"arguments", "ioengine=exec\nprogram=/bin/sleep\narguments=%r  --x=%n"},
+      {"grace_time", "ioengine=exec\nprogram=p\ngrace_time=0"},
+      {"std_redirect", "ioengine=exec\nprogram=p\nstd_redirect=0"},
+      {"stat_type", "ioengine=filestat\nstat_type=statx"},
+      {"stat_type", "ioengine=filestat\nstat_type=lstat"},
       {"nowait", "ioengine=pvsync2\nnowait=1"},
       {"sqthread_poll", "ioengine=io_uring\nsqthread_poll=1"},
       {"sqthread_poll_cpu", "ioengine=io_uring\nsqthread_poll=1\nsqthread_poll_cpu=1"},
@@ -397,12 +407,17 @@ TEST(RoundTrip, AllOptionsTogether) {
   std::string body;
   for (const auto& [name, sample] : Samples()) {
     // Overlap others (userspace_reap needs ioengine=libaio, the io_uring
-    // options io_uring, the rbd samples rbd, uri nbd; verify_only refuses
+    // options io_uring, the rbd samples rbd, uri nbd, cpuio's, exec's and
+    // stat_type their engines; verify_only refuses
     // time_based; zones refuse the zipf and nrfiles samples).
     if (name == "kb_base" || name == "uri" || name == "verify_only" || name == "buffered" || name == "atomic" || name == "rwmixwrite" || name == "userspace_reap" || name == "nowait" ||
         name == "sqthread_poll" || name == "sqthread_poll_cpu" || name == "registerfiles" ||
         name == "force_async" || name == "nonvectored" || name == "fixedbufs" ||
-        name.starts_with("zone") || name.starts_with("cmdprio")) {
+        name.starts_with("zone") || name.starts_with("cmdprio") ||
+        // The cpuio, exec and filestat samples switch engines too.
+        name == "cpuload" || name == "cpuchunks" || name == "cpumode" || name == "exit_on_io_done" || name == "program" ||
+        name == "arguments" || name == "grace_time" || name == "std_redirect" ||
+        name == "stat_type") {
       continue;
     }
     body += sample + "\n";

@@ -165,6 +165,40 @@ std::vector<uint32_t> Files(const std::vector<std::string>& extra, size_t n, uin
   return out;
 }
 
+// IoUnit::opens: the first I/O after a file opened (fio's get_next_file:
+// when a pick first lands on it; it closes when done and at a pass's end).
+TEST(MultiFileSource, OpensMarksEachFilesFirstIoPerOpen) {
+  JobOptions j = ParseJob({"--name=m", "--nrfiles=3", "--size=24k", "--bs=4k", "--rw=read",
+                           "--loops=2", "--openfiles=1"});
+  std::vector<IoGenerator> gens;
+  for (uint32_t i = 0; i < 3; i++) {
+    auto g = IoGenerator::Create(FileJob(j, 0, i), 8192, FileSeed(1, i));
+    ASSERT_TRUE(g.ok());
+    gens.push_back(std::move(*g));
+  }
+  MultiFileSource src(std::move(gens), j.file_service, j.file_service_ios, 1, false,
+                      PassLimits::Of(j, 24 * 1024, 0), j.openfiles);
+  std::vector<std::pair<uint32_t, bool>> got;
+  IoUnit u;
+  while (src.next(&u)) got.push_back({u.file, u.opens});
+  // openfiles=1: each file's two blocks, then the next file; twice.
+  const std::vector<std::pair<uint32_t, bool>> want = {
+      {0, true}, {0, false}, {1, true}, {1, false}, {2, true}, {2, false},
+      {0, true}, {0, false}, {1, true}, {1, false}, {2, true}, {2, false}};
+  EXPECT_EQ(got, want);
+}
+
+// One file: its first I/O of each pass opens it.
+TEST(IoGeneratorOpens, FirstIoOfEachPass) {
+  JobOptions j = ParseJob({"--name=m", "--size=8k", "--bs=4k", "--rw=read", "--loops=3"});
+  auto g = IoGenerator::Create(j, 8192, 1);
+  ASSERT_TRUE(g.ok());
+  std::vector<bool> opens;
+  IoUnit u;
+  while (g->next(&u)) opens.push_back(u.opens);
+  EXPECT_EQ(opens, (std::vector<bool>{true, false, true, false, true, false}));
+}
+
 TEST(MultiFileSource, RoundRobinEveryNIos) {
   EXPECT_EQ(Files({"--rw=read"}, 7), (std::vector<uint32_t>{0, 1, 2, 0, 1, 2, 0}));
   EXPECT_EQ(Files({"--rw=read", "--file_service_type=roundrobin:2"}, 7),
