@@ -221,9 +221,14 @@ class Clone {
     bool io_counted_down = false;  // RunShared::io_clones_left has this clone's end
   };
   // The thread's usage when run() began.
+  // The thread's usage: from the clone's start, then (fio's ru_start,
+  // taken where its I/O loop begins) from the start of the I/O; until the
+  // I/O ended (io_end: fio's update_rusage_stat after its loop), the set-up
+  // and the close left out.
   struct Begin {
     int64_t ns = 0;
     rusage ru{};
+    std::optional<rusage> io_end;
   };
   // What the writes carry.
   struct Content {
@@ -322,8 +327,8 @@ class Clone {
   // As at the end of a ramp (latency_target): the statistics restart.
   void restart_stats(int64_t now);
   bool failed_setup(const Error& e);
-  // Into `out`: CPU, context switches, faults and elapsed time since run()
-  // began, up to `now`.
+  // Into `out`: CPU, context switches and faults over Begin's window (up
+  // to `now` while the I/O runs), and the elapsed time since run() began.
   void usage_since_begin(CloneResult* out, int64_t now) const;
 
   const JobOptions& job_;
