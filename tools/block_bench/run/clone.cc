@@ -406,7 +406,8 @@ bool Clone::add_features() {
     loop_->set_work(features_.work.get(), &sleeps_);
     stats_.set_counts_bytes(false);
     if (job_.cpuio.exit_on_io_done) {
-      features_.exit_on_io_done = std::make_unique<ExitOnIoDone>(shared_->io_clones_left, errors_);
+      features_.exit_on_io_done = std::make_unique<ExitOnIoDone>(shared_->io_clones,
+                                                                shared_->io_clones_left, errors_);
       loop_->add_hook(features_.exit_on_io_done.get());
     }
   }
@@ -545,8 +546,11 @@ std::optional<PollParams> Clone::spin(AioContext& ctx) {
 }
 
 Task<void> Clone::main_phase(AioContext& ctx) {
-  // fio counts the thread's CPU from its I/O loop on (not the layout).
+  // fio counts the thread's CPU from its I/O loop on (not the layout), and
+  // again from the end of the ramp (its reset_all_stats): here, and when
+  // the measured phase starts.
   getrusage(RUSAGE_THREAD, &begin_.ru);
+  loop_->set_on_measuring([this] { getrusage(RUSAGE_THREAD, &begin_.ru); });
   start_clock();
   const std::optional<PollParams> saved_poll = spin(ctx);
   std::function<void(int64_t)> tick;

@@ -140,6 +140,7 @@ struct RunShared {
   // every group: set before the clones start, each one's end counts down
   // (cpuio's exit_on_io_done).
   std::atomic<int64_t> io_clones_left{0};
+  int64_t io_clones = 0;  // of the run (set before the clones start)
 };
 
 class Clone {
@@ -169,6 +170,10 @@ class Clone {
   // flow=: leaves the job's flow group (idempotent); run() does when its
   // I/O ends, the runner for a clone whose thread could not start.
   void leave_flow();
+  // This clone of a job that does I/O ended (or will never run):
+  // RunShared::io_clones_left counts it down, once.  run() and the
+  // destructor do; the runner for a clone whose thread could not start.
+  void count_down_io();
   // Makes the clone wait between preparing its target and its first I/O
   // (RunOptions::sync): run() calls `prepared` on the loop once the target
   // is open and prepared, or failed (res->error says why), and then, if
@@ -222,9 +227,9 @@ class Clone {
   };
   // The thread's usage when run() began.
   // The thread's usage: from the clone's start, then (fio's ru_start,
-  // taken where its I/O loop begins) from the start of the I/O; until the
-  // I/O ended (io_end: fio's update_rusage_stat after its loop), the set-up
-  // and the close left out.
+  // taken where its I/O loop begins, and again when its ramp ends) from
+  // the start of the measured I/O; until the I/O ended (io_end: fio's
+  // update_rusage_stat after its loop), the set-up and the close left out.
   struct Begin {
     int64_t ns = 0;
     rusage ru{};
@@ -285,9 +290,6 @@ class Clone {
   // files are open); false (the error set) when it cannot be set.
   bool switch_io_scheduler();
   void say_seed() const;  // --debug=random
-  // This clone of a job that does I/O ended: RunShared::io_clones_left
-  // counts it down, once.
-  void count_down_io();
   // startdelay= (interrupt() cuts it short).
   Task<void> start_delay();
   // Opens the files, makes the source, the slots and the parts; false with

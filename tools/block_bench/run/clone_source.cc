@@ -106,7 +106,7 @@ QueueShape QueueShapeOf(const JobOptions& job, const trace::Trace* trace) {
       q.depth = kReplayDepthCap;
     }
   }
-  if (SyncEngine(job) || MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine)) {
+  if (OneIoAtATime(job)) {
     q.depth = 1;  // one I/O at a time, as fio's psync/sync (and its other FIO_SYNCIO engines)
     q.capped_from = 0;
   }

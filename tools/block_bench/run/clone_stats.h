@@ -87,7 +87,8 @@ class CloneStats {
   // A file-system engine's call (run/fs_calls.h) took `ns`: a completion
   // latency of direction `d` when measured (fio's add_clat_sample).
   void call_done(Dir d, uint64_t ns, bool measured) {
-    if (measured && !job_.disable_clat) res_->dir[int(d)].clat.record(ns);
+    // fio's engines time the call unless disable_lat, and record it as clat.
+    if (measured && !job_.disable_lat) res_->dir[int(d)].clat.record(ns);
   }
   // Splits the measured latencies by I/O priority (cmdprio on): from now
   // on every request's latency is also recorded under its IoUnit::ioprio
@@ -132,7 +133,7 @@ class CloneStats {
     } else if (!job_.disable_clat || !job_.disable_lat) {
       unsplit_[d].record(l.lat);
     }
-    if (prio_) record_prio(r, d, l, u);
+    if (prio_ && latency_samples_) record_prio(r, d, l, u);
     if (due) r.sched_lat.record(uint64_t(std::max<int64_t>(0, t1 - due)));
     if (!ok) r.errors++;
     else if (counts_bytes_) r.bytes += len;

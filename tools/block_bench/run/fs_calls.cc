@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 
@@ -50,7 +51,8 @@ bool FsCalls::before_issue(SubmitLoop& loop) { return loop.pending_io().opens &&
 
 Task<bool> FsCalls::turn(SubmitLoop& loop) {
   const uint32_t f = loop.pending_io().file;
-  const std::string& path = f < paths_.size() ? paths_[f] : paths_.back();
+  assert(f < paths_.size());  // one path per file of the job
+  const std::string& path = paths_[f];
   const int64_t t0 = NowNs();
   const int r = Call(engine_, stat_, path);
   const int64_t t1 = NowNs();

@@ -47,7 +47,7 @@ uint64_t SmallestWrite(const JobOptions& job) {
 // As SlotPool maps them: the depth in effect x the largest block, at a
 // stride of 4096.
 uint64_t BufferBytes(const JobOptions& job) {
-  const uint64_t depth = SyncEngine(job) || MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine) ? 1 : std::max<uint32_t>(1, job.iodepth);
+  const uint64_t depth = OneIoAtATime(job) ? 1 : std::max<uint32_t>(1, job.iodepth);
   const uint64_t block = LargestBlock(job);
   if (block > UINT64_MAX - 4095) return UINT64_MAX;
   const uint64_t stride = std::max<uint64_t>(4096, (block + 4095) & ~uint64_t(4095));

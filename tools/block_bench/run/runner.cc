@@ -253,6 +253,7 @@ size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOpt
     if (!opts.sync && stop && stop->requested()) {
       r.not_run = true;
       w->leave_flow();
+      w->count_down_io();
       live[k].done.store(true);
       seg.threads.push_back(nullptr);
       continue;
@@ -263,6 +264,7 @@ size_t StartSegment(RunResult& rr, std::vector<LiveCounters>& live, const RunOpt
       r.error = -t.error().code;
       r.error_message = t.error().message;
       w->leave_flow();
+      w->count_down_io();
       live[k].done.store(true);
       seg.threads.push_back(nullptr);
       continue;
@@ -702,8 +704,9 @@ RunResult RunJobs(const std::vector<JobOptions>& jobs, const RunOptions& opts) {
   MakeClones(jobs, opts.seed_salt, &rr, &first_clone);
   for (const CloneResult& c : rr.clones) {
     shared.clone_seeds.push_back(c.seed);
-    if (!MovesNoData(c.job->ioengine)) shared.io_clones_left.fetch_add(1);
+    if (!MovesNoData(c.job->ioengine)) shared.io_clones++;
   }
+  shared.io_clones_left.store(shared.io_clones);
   // fio's disk statistics: the devices under the file targets of the jobs
   // with disk_util=1, over the run.
   std::vector<std::string> paths;

@@ -168,6 +168,7 @@ void SubmitLoop::begin_measuring(int64_t now) {
   if (p_.time.ramp_end_ns > p_.time.start_ns && !p_.job.time_based)
     (between_ ? main_source_ : source_)->reset_budget();
   p_.sampler.begin_measuring(now);
+  if (on_measuring_) on_measuring_();
 }
 
 void SubmitLoop::say_io(const IoUnit& u) const {

@@ -98,6 +98,8 @@ class SubmitLoop {
   void set_offload(Offload* o) { offload_ = o; }
   void set_recorder(IoRecorder* r) { recorder_ = r; }
   void set_content(WriteContent* c) { content_ = c; }
+  // Called when the measured phase starts (the first I/O after the ramp).
+  void set_on_measuring(std::function<void()> f) { on_measuring_ = std::move(f); }
   // Each request's I/O priority (prio/prioclass, cmdprio_*; run/cmdprio.h).
   void set_cmdprio(CmdPrio* p) { cmdprio_ = p; }
   // cpuio, exec (run/work_engine.h): each I/O is `w`'s work instead of a
@@ -252,6 +254,7 @@ class SubmitLoop {
   IoRecorder* recorder_ = nullptr;
   WriteContent* content_ = nullptr;
   CmdPrio* cmdprio_ = nullptr;
+  std::function<void()> on_measuring_;
   WorkEngine* work_ = nullptr;
   SleepGroup* work_sleeps_ = nullptr;
   uint16_t job_ioprio_;  // prio/prioclass: what a request not picked by cmdprio has

@@ -58,6 +58,10 @@ bool SyncEngine(const JobOptions& job) {
   }
 }
 
+bool OneIoAtATime(const JobOptions& job) {
+  return SyncEngine(job) || MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine);
+}
+
 namespace {
 
 Expected<Target> RbdTarget(const JobOptions& job) {

@@ -132,6 +132,10 @@ std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job);
 // ioengines").
 bool SyncEngine(const JobOptions& job);
 
+// One I/O at a time, as fio's FIO_SYNCIO engines: SyncEngine's, and cpuio,
+// exec and the file-system engines (whose I/O is work or nothing).
+bool OneIoAtATime(const JobOptions& job);
+
 // How a file job's submissions are batched (the file driver's aio-max-batch
 // and aio-batch-adapt):
 //  * iodepth_batch_submit=N written (0: iodepth), or fio_defaults=1 (then

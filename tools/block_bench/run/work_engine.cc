@@ -139,12 +139,16 @@ ExecProgram::~ExecProgram() {
   }
 }
 
+std::string ExecProgram::Expand(const std::string& arguments, uint64_t runtime_s,
+                                const std::string& name) {
+  return Replace(Replace(arguments, "%r", std::to_string(runtime_s)), "%n", name);
+}
+
 std::vector<std::string> ExecProgram::Argv(const std::string& program,
                                            const std::string& arguments, uint64_t runtime_s,
                                            const std::string& name) {
   std::string line = program;
-  if (!arguments.empty())
-    line += " " + Replace(Replace(arguments, "%r", std::to_string(runtime_s)), "%n", name);
+  if (!arguments.empty()) line += " " + Expand(arguments, runtime_s, name);
   std::vector<std::string> argv;
   for (size_t i = 0; i < line.size();) {
     if (line[i] == ' ') {
@@ -161,8 +165,10 @@ std::vector<std::string> ExecProgram::Argv(const std::string& program,
 void ExecProgram::start() {
   started_ = true;
   const std::vector<std::string> args = Argv(o_.program, o_.arguments, runtime_s_, name_);
-  std::string shown = o_.arguments.empty() ? "(null)" : "";
-  for (size_t i = 1; i < args.size(); i++) shown += (i > 1 ? " " : "") + args[i];
+  // fio prints the arguments as written, expanded (a missing one as C's
+  // "(null)").
+  const std::string shown =
+      o_.arguments.empty() ? "(null)" : Expand(o_.arguments, runtime_s_, name_);
   const std::string out = name_ + ".stdout", err = name_ + ".stderr";
   if (info_) {
     if (o_.std_redirect)
@@ -216,7 +222,7 @@ Task<int> ExecProgram::perform(AioContext& ctx, SleepGroup& sleeps) {
     start();
     co_return 0;
   }
-  // fio's engine checks on the program every 50 ms (its thinktime).
+  // fio's engine sleeps its thinktime (50 ms) in each I/O after the first.
   (void)co_await sleeps.sleep_for(ctx, int64_t(pause_.count()) * 1000);
   co_return 0;
 }

@@ -13,8 +13,10 @@
 //  * exec (ExecProgram): the first I/O starts program= with arguments=
 //    (%r: the runtime in whole seconds, %n: the job's name; split at
 //    spaces; with std_redirect=1 stdout and stderr to JOB.stdout and
-//    JOB.stderr in the working directory); each later I/O waits 50 ms; the
-//    pause is 50 ms.  finish() at the job's end: SIGTERM to a program still
+//    JOB.stderr in the working directory) and leaves it to run; each later
+//    I/O waits 50 ms, and the job pauses 50 ms between I/Os (fio's engine
+//    sets thinktime).  Nothing looks at the program until the job ends
+//    (as fio).  finish() at the job's end: SIGTERM to a program still
 //    running, up to grace_time seconds for it to exit, then SIGKILL; it is
 //    always reaped.  A program that cannot be started is a warning (on
 //    `messages`) and the job goes on, as fio's.
@@ -22,7 +24,8 @@
 //
 // ExitOnIoDone (cpuio's exit_on_io_done=1): before each I/O, ends the job
 // (no error) once no clone of a job that does I/O is left to run or
-// running, in any group (fio's fio_running_or_pending_io_threads).
+// running, in any group (fio's fio_running_or_pending_io_threads); a run
+// without such a job never ends it (fio: "we only had cpuio threads").
 //
 // Thread-safety: the clone's loop thread.
 #pragma once
@@ -64,16 +67,19 @@ std::unique_ptr<WorkEngine> MakeWorkEngine(const JobOptions& job, FILE* info, FI
 
 class ExitOnIoDone : public SubmitHook {
  public:
-  // `io_clones_left`: the run's clones of jobs that do I/O not yet ended.
-  ExitOnIoDone(const std::atomic<int64_t>& io_clones_left, CloneErrors& errors)
-      : left_(io_clones_left), errors_(errors) {}
+  // `io_clones`: the run's clones of jobs that do I/O; `io_clones_left`:
+  // those not yet ended.
+  ExitOnIoDone(int64_t io_clones, const std::atomic<int64_t>& io_clones_left,
+               CloneErrors& errors)
+      : total_(io_clones), left_(io_clones_left), errors_(errors) {}
   unsigned points() const override { return kBeforeFetch; }
   bool before_fetch(SubmitLoop&) override {
-    return left_.load(std::memory_order_acquire) <= 0;
+    return total_ > 0 && left_.load(std::memory_order_acquire) <= 0;
   }
   Task<bool> turn(SubmitLoop&) override;
 
  private:
+  int64_t total_;
   const std::atomic<int64_t>& left_;
   CloneErrors& errors_;
 };
@@ -103,7 +109,10 @@ class ExecProgram final : public WorkEngine {
   const std::chrono::microseconds& pause() const override { return pause_; }
   Task<void> finish(AioContext& ctx, SleepGroup& sleeps) override;
 
-  // arguments= with %r and %n replaced, split at spaces (fio's).
+  // arguments= with %r and %n replaced.
+  static std::string Expand(const std::string& arguments, uint64_t runtime_s,
+                            const std::string& name);
+  // The program and arguments= (expanded), split at spaces (fio's).
   static std::vector<std::string> Argv(const std::string& program, const std::string& arguments,
                                        uint64_t runtime_s, const std::string& name);
   // The program's process (0: none started, or already reaped).
