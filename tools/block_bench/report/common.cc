@@ -40,7 +40,10 @@ double Stddev(const std::vector<double>& v) {
   return std::sqrt(s / double(v.size() - 1));
 }
 
-uint64_t RuntimeMs(const CloneResult& r) { return uint64_t((r.runtime_ns + 500000) / 1000000); }
+uint64_t RuntimeMs(const CloneResult& r) {
+  // fio's update_runtime: whole microseconds, rounded up to milliseconds.
+  return r.runtime_ns > 0 ? (uint64_t(r.runtime_ns) / 1000 + 999) / 1000 : 0;
+}
 
 size_t PriosWithSamples(const DirResult& x) {
   size_t n = 0;

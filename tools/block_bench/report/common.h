@@ -35,13 +35,14 @@ std::string Fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
 double Mean(const std::vector<double>& v);
 double Stddev(const std::vector<double>& v);
 
-// The runtime in milliseconds, rounded to the nearest.
+// The runtime in milliseconds, as fio's: whole microseconds rounded up (a
+// job of 0.3 ms ran 1 ms).
 uint64_t RuntimeMs(const CloneResult& r);
 
 // Per second, over the exact runtime.  fio divides by whole milliseconds;
 // the nanosecond runtime gives the same figure for runs of a second or more
-// (within 0.05 %) and a true one for runs shorter than a millisecond, where
-// the rounded runtime is 0 or 1 ms.
+// (within 0.1 %) and a true one for runs shorter than a millisecond, which
+// RuntimeMs (and fio) call 1 ms.
 double PerSec(uint64_t count, const CloneResult& r);
 
 // How many of the direction's priorities (DirResult::prios, cmdprio) have

@@ -151,6 +151,21 @@ TEST_F(ReportTest, RunStatusOfAReportingGroupIsOneUnit) {
       << line;
 }
 
+// fio's runtime: whole microseconds rounded up to milliseconds (a job of
+// 0.3 ms ran 1 ms; 2.499 ms is 3).
+TEST(Report, RuntimeRoundsMicrosecondsUpToMilliseconds) {
+  const std::vector<JobOptions> jobs = ParseJobs({"--name=r", "--ioengine=null", "--size=64k"});
+  RunResult run = RunJobs(jobs);  // its clones point into `jobs`
+  const std::pair<int64_t, uint64_t> cases[] = {
+      {300'000, 1}, {1'000'000, 1}, {1'000'999, 1}, {1'001'000, 2}, {2'499'000, 3}};
+  for (const auto& [ns, ms] : cases) {
+    run.clones[0].runtime_ns = ns;
+    EXPECT_EQ(JsonReport(run, false)["jobs"][0]["read"]["runtime"], ms) << ns;
+    EXPECT_NE(TextReport(run).find("run=" + std::to_string(ms) + "-" + std::to_string(ms) + "msec"),
+              std::string::npos) << ns;
+  }
+}
+
 // unified_rw_reporting: "mixed" sums the directions (only it with mixed,
 // beside them with both), in text and JSON as fio names it.
 TEST(Report, UnifiedRwReporting) {
