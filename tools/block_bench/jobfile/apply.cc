@@ -159,7 +159,7 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
       (job.direct || job.fsync || job.fdatasync)) {
     // fio's mmap engine init: msync works on whole pages.
     const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
-    const uint64_t min_bs = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+    const uint64_t min_bs = FioRwMinBs(job);
     if (min_bs % page != 0)
       return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
                                     ": ioengine=mmap with direct=1, fsync= or fdatasync= needs a "

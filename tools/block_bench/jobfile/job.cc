@@ -117,11 +117,15 @@ uint64_t FioMaxBs(const JobOptions& job, int d) {
   return m;
 }
 
+uint64_t FioRwMinBs(const JobOptions& job) {
+  return std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+}
+
 uint64_t FioStartOffset(const JobOptions& job, uint64_t file_size) {
   uint64_t start = ResolveSize(job.offset, file_size);
   if (!job.offset.percent) return start;
   uint64_t align = job.offset_align;
-  if (!align) align = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+  if (!align) align = FioRwMinBs(job);
   if (align > 1 && start % align) start += align - start % align;
   return start;
 }

@@ -846,6 +846,8 @@ uint64_t DedupeWorkingSetBlocks(const JobOptions& job);
 // largest entry (whatever their share), else bs=/bsrange='s.
 uint64_t FioMinBs(const JobOptions& job, int d);
 uint64_t FioMaxBs(const JobOptions& job, int d);
+// fio's td_min_bs (rw_min_bs): the smallest of the three directions'.
+uint64_t FioRwMinBs(const JobOptions& job);
 
 // Where fio's I/O region of a file of `file_size` bytes starts
 // (get_start_offset): offset=, or offset=N% of the file aligned up to

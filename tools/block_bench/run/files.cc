@@ -38,7 +38,7 @@ uint64_t FileSizeOf(const JobOptions& job, uint32_t file, uint32_t rand_thread,
   const uint64_t* rs = job.randseed ? &*job.randseed : nullptr;
   const uint64_t seed = FioSlotSeed(job.randrepeat, job.allrandrepeat, rs, rand_thread,
                                     kFioRandFileSizeOff, clone_seed ^ 0x7777);
-  const uint64_t unit = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+  const uint64_t unit = FioRwMinBs(job);
   const uint32_t n = std::max<uint32_t>({1, job.nrfiles, file + 1});
   struct Draws {
     std::array<uint64_t, 5> key{};

@@ -143,7 +143,7 @@ Expected<IoGenerator> IoGenerator::Create(const JobOptions& job, uint64_t dev_si
   const Distribution kind = job.random_distribution.kind;
   const bool skewed = kind == Distribution::kZipf || kind == Distribution::kPareto ||
                       kind == Distribution::kNormal;
-  const uint64_t rw_min_bs = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+  const uint64_t rw_min_bs = FioRwMinBs(job);
   if (FioKeepsRandomMap(job)) {
     g.map_unit_ = rw_min_bs;
     g.map_.reset(std::max<uint64_t>(1, (g.zoned_ ? g.zone_range_ : g.size_) / g.map_unit_));

@@ -225,7 +225,7 @@ Expected<Target> FileCallTarget(const JobOptions& job, uint32_t clone, uint32_t 
   if (job.ioengine == IoEngine::kFilecreate) {
     t->diskless = true;
     // fio's filecreate sizes every file at the smallest block size.
-    if (!size) size = std::min({FioMinBs(job, 0), FioMinBs(job, 1), FioMinBs(job, 2)});
+    if (!size) size = FioRwMinBs(job);
   } else if (!size && exists) {
     size = uint64_t(st.st_size);
   }
