@@ -45,6 +45,10 @@ uint64_t RuntimeMs(const CloneResult& r) {
   return r.runtime_ns > 0 ? (uint64_t(r.runtime_ns) / 1000 + 999) / 1000 : 0;
 }
 
+bool DirRan(const CloneResult& r, const DirResult& x) {
+  return x.ios > 0 && !MovesNoData(r.job->ioengine);
+}
+
 size_t PriosWithSamples(const DirResult& x) {
   size_t n = 0;
   for (const PrioLatency& p : x.prios) n += p.lat.count() ? 1 : 0;

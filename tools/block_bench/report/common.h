@@ -45,6 +45,11 @@ uint64_t RuntimeMs(const CloneResult& r);
 // RuntimeMs (and fio) call 1 ms.
 double PerSec(uint64_t count, const CloneResult& r);
 
+// Whether direction `x` of `r` ran as fio counts it: it has I/O and its
+// engine moves data (fio keeps a runtime, and with it a direction block, a
+// group line and a rate, only for bytes moved: none for cpuio and exec).
+bool DirRan(const CloneResult& r, const DirResult& x);
+
 // How many of the direction's priorities (DirResult::prios, cmdprio) have
 // samples: fio splits the latencies by priority only from two on.
 size_t PriosWithSamples(const DirResult& x);

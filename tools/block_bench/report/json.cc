@@ -97,11 +97,9 @@ ojson DirJson(const ReportUnit& u, int d, bool plus, double group_bw) {
   uint64_t bw_bytes = uint64_t(PerSec(x.bytes, r));
   j["bw_bytes"] = bw_bytes;
   j["bw"] = bw_bytes / 1024;
-  // fio's runtime (and with it the IOPS) of a direction that moved bytes:
-  // none for cpuio and exec.
-  const bool no_data = MovesNoData(job.ioengine);
-  j["iops"] = no_data ? 0.0 : PerSec(x.ios, r);
-  j["runtime"] = x.ios && !no_data ? ms : 0;
+  const bool ran = DirRan(r, x);
+  j["iops"] = ran ? PerSec(x.ios, r) : 0.0;
+  j["runtime"] = ran ? ms : 0;
   j["total_ios"] = x.ios;
   j["short_ios"] = x.short_ios;
   j["drop_ios"] = x.drop_ios;

@@ -328,12 +328,9 @@ std::string UnitText(const ReportUnit& u, const std::string& name, const GroupBw
   if (r.error) o += "  error: " + r.error_message + "\n";
   // unified_rw_reporting: "mixed" (index kNumDirs) sums the directions.
   const DirResult mixed = Mixed(r);
-  // cpuio and exec move no data: fio shows no direction for them, only
-  // the latency buckets below.
-  const bool no_data = MovesNoData(r.job->ioengine);
   for (int d : ShownDirs(*r.job)) {
     const DirResult& x = d < kNumDirs ? r.dir[d] : mixed;
-    if (x.ios && !no_data) o += DirText(r, d, x, gbw);
+    if (DirRan(r, x)) o += DirText(r, d, x, gbw);
   }
   TextBuckets(o, AllLat(r));
   if (r.sync_lat.count()) {
@@ -373,7 +370,7 @@ std::string StatusText(const std::vector<ReportUnit>& units, const std::vector<i
       uint64_t bmin = UINT64_MAX, bmax = 0;  // bytes/s, whole as fio's
       for (auto* c : cl) {
         const DirResult& x = c->dir[d];
-        if (!x.ios || MovesNoData(c->job->ioengine)) continue;
+        if (!DirRan(*c, x)) continue;
         ios += x.ios;
         bytes += x.bytes;
         uint64_t ms = RuntimeMs(*c);
