@@ -55,6 +55,8 @@ class AsyncSocket {
   bool cancelled() const { return cancelled_; }
   // Input received but not yet consumed by read_exact.
   std::string take_buffered();
+  // Whether read_exact has input at hand (its next bytes need no recv).
+  bool has_buffered() const { return in_pos_ < in_end_; }
 
  private:
   struct WaitReadable {
