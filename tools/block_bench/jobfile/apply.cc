@@ -111,6 +111,13 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
   if (job.ioengine != IoEngine::kCpuio) job.cpuio = CpuioOptions{};
   if (job.ioengine != IoEngine::kExec) job.exec = ExecOptions{};
+  if (job.ioengine != IoEngine::kNet) job.net = NetOptions{};
+  // fio's net engine: one socket, named by the whole of filename= (a unix
+  // socket's path, or a host; ':' in it is no list).
+  if (job.ioengine == IoEngine::kNet) {
+    job.nrfiles = 1;
+    job.openfiles = 0;
+  }
   if (job.ioengine != IoEngine::kFilestat) job.stat_type = StatType::kStat;
   if (job.ioengine != IoEngine::kIoUring) job.io_uring = IoUringOptions{};
   // Whether iodepth was written only matters to a replay's depth cap.
@@ -175,6 +182,17 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
                                   ": ioengine=exec needs program= (fio: \"no program is defined, "
                                   "it is mandatory to define one\")");
+  if (job.ioengine == IoEngine::kNet && job.blockdev.empty()) {
+    const std::string problem = NetJobProblem(job);
+    if (!problem.empty())
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                    ": ioengine=net: " + problem);
+    // fio: "you need to specify size=" (its byte budget: a socket has none).
+    if (!job.size || job.size->percent)
+      return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
+                                    ": ioengine=net needs size= in bytes (fio: \"you need to "
+                                    "specify size=\")");
+  }
   if (job.offset_increment && job.offset.percent) {
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
                                   ": offset_increment with a percentage offset is not supported "

@@ -1,5 +1,8 @@
 #include "tools/block_bench/jobfile/job.h"
 
+#include <arpa/inet.h>
+#include <sys/un.h>
+
 #include <algorithm>
 
 namespace blk::bench {
@@ -24,6 +27,7 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kFilecreate: return "filecreate";
     case IoEngine::kFilestat: return "filestat";
     case IoEngine::kFiledelete: return "filedelete";
+    case IoEngine::kNet: return "net";
   }
   return "?";
 }
@@ -153,6 +157,67 @@ std::vector<std::string> FioWarnings(const JobOptions& job) {
   if (job.norandommap && job.verify != VerifyMethod::kNone && !fixed)
     out.push_back("norandommap given for variable block sizes, verify limited");
   return out;
+}
+
+bool NetMulticast(const std::string& host) {
+  in_addr a;
+  if (inet_pton(AF_INET, host.c_str(), &a) != 1) return false;
+  return (ntohl(a.s_addr) >> 28) == 0xe;
+}
+
+std::string NetPeer(const JobOptions& job) {
+  std::string s;
+  for (size_t i = 0; i < job.filenames.size(); i++) s += (i ? ":" : "") + job.filenames[i];
+  return s;
+}
+
+bool RwReads(RwMode m) {
+  return m == RwMode::kRead || m == RwMode::kRandRead || m == RwMode::kReadWrite ||
+         m == RwMode::kRandReadWrite;
+}
+bool RwWrites(RwMode m) {
+  return m == RwMode::kWrite || m == RwMode::kRandWrite || m == RwMode::kReadWrite ||
+         m == RwMode::kRandReadWrite || m == RwMode::kTrimWrite || m == RwMode::kRandTrimWrite;
+}
+bool RwTrims(RwMode m) {
+  return m == RwMode::kTrim || m == RwMode::kRandTrim || m == RwMode::kTrimWrite ||
+         m == RwMode::kRandTrimWrite;
+}
+
+std::string NetJobProblem(const JobOptions& job) {
+  using P = NetOptions::Protocol;
+  const NetOptions& o = job.net;
+  const std::string peer = NetPeer(job);
+  const bool reads = RwReads(job.rw);
+  const bool tcp = o.protocol == P::kTcp || o.protocol == P::kTcpV6;
+  const bool udp = o.protocol == P::kUdp || o.protocol == P::kUdpV6;
+  const bool unix_socket = o.protocol == P::kUnix;
+  if (IsRandom(job.rw)) return "network IO can't be random";
+  if (RwTrims(job.rw)) return "network IO moves reads and writes, not trims";
+  if (unix_socket && o.port) return "network IO port not valid with unix socket";
+  if (!unix_socket && !o.port) return "network IO requires port for tcp or udp";
+  if (!tcp) {
+    if (o.listen) return "listen only valid for TCP proto IO";
+    if (reads && RwWrites(job.rw)) return "datagram network connections must be read OR write";
+    if (unix_socket && peer.empty()) return "UNIX sockets need host/filename";
+  }
+  if (NetListens(o, reads) && !unix_socket) {
+    if (!peer.empty() && !(udp && NetMulticast(peer)))
+      return "hostname not valid for non-multicast inbound network IO";
+    if (o.protocol == P::kUdpV6 && NetMulticast(peer))
+      return "IPv6 not supported for multicast network IO";
+  }
+  if (!o.interface.empty()) {
+    in_addr a;
+    if (inet_pton(AF_INET, o.interface.c_str(), &a) != 1) return "interface not valid interface IP";
+  }
+  if (!NetListens(o, reads) && !unix_socket && peer.empty())
+    return std::string("connect with no host to connect to") +
+           (reads ? " (did you forget to set 'listen'?)" : "");
+  if (unix_socket && peer.size() >= sizeof(sockaddr_un::sun_path))
+    return "the unix socket's path is longer than " +
+           std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes";
+  return "";
 }
 
 }  // namespace blk::bench

@@ -38,7 +38,7 @@ using PerDir = std::array<T, kNumDirs>;
 
 enum class IoEngine {
   kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd,
-  kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete
+  kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete, kNet
 };
 
 // fio's engines that move no data (FIO_NOIO): each "I/O" is work done in
@@ -105,6 +105,13 @@ enum class UnifiedRw { kNone, kMixed, kBoth };
 // fio's fallocate=: how a writing job's new file is preallocated.
 enum class Fallocate { kNone, kNative, kPosix, kKeep, kTruncate };
 enum class ContinueOnError { kNone, kRead, kWrite, kIo, kVerify, kAll };
+
+struct JobOptions;
+// The peer a net job names: filename= as written (":" kept) or hostname=.
+std::string NetPeer(const JobOptions& job);
+// A net job's options checked as fio's engine init checks them (and trims,
+// which a socket has none of): "" or the problem in fio's words.
+std::string NetJobProblem(const JobOptions& job);
 
 // Canonical fio spelling of each enum value ("randread", "io_uring", ...).
 std::string_view Name(IoEngine v);
@@ -214,6 +221,37 @@ struct ExecOptions {
   bool std_redirect = true;  // the program's stdout/stderr to NAME.stdout/NAME.stderr
   friend bool operator==(const ExecOptions&, const ExecOptions&) = default;
 };
+
+// Options of fio's net engine (engines/net.c).  Only with ioengine=net.
+// The peer (a host, or a unix socket's path) is filename= / hostname=.
+struct NetOptions {
+  enum class Protocol { kTcp, kTcpV6, kUdp, kUdpV6, kUnix };
+  Protocol protocol = Protocol::kTcp;
+  uint32_t port = 0;         // 1..65535 (tcp, udp); + the clone's index
+  bool listen = false;       // tcp: accept the connection (udp, unix: a reader)
+  bool pingpong = false;     // each I/O is answered by the peer (a round trip)
+  bool nodelay = false;      // TCP_NODELAY
+  std::string interface;     // udp multicast: the IPv4 address of the interface
+  uint32_t ttl = 1;          // udp multicast: IP_MULTICAST_TTL
+  uint32_t window_size = 0;  // SO_RCVBUF / SO_SNDBUF (0: the system's)
+  uint32_t mss = 0;          // TCP_MAXSEG (0: the system's)
+  friend bool operator==(const NetOptions&, const NetOptions&) = default;
+};
+
+// Which directions rw= has: reads, writes, trims.
+bool RwReads(RwMode m);
+bool RwWrites(RwMode m);
+bool RwTrims(RwMode m);
+
+// The receiving side of a net job: tcp with listen=1; udp and unix when the
+// job reads.
+inline bool NetListens(const NetOptions& o, bool reads) {
+  return o.protocol == NetOptions::Protocol::kTcp || o.protocol == NetOptions::Protocol::kTcpV6
+             ? o.listen
+             : reads;
+}
+// An IPv4 multicast group address (224.0.0.0/4), as fio's is_ipaddr_multicast.
+bool NetMulticast(const std::string& host);
 
 // I/O priorities (fio 3.33's): `prio`/`prioclass` are the job's own,
 // set on its thread with ioprio_set(2) (every request of the job carries it
@@ -400,6 +438,7 @@ struct JobOptions {
   LibaioOptions libaio;
   CpuioOptions cpuio;
   ExecOptions exec;
+  NetOptions net;
   StatType stat_type = StatType::kStat;  // ioengine=filestat only
   IoUringOptions io_uring;
   IoPrioOptions ioprio;
@@ -713,7 +752,9 @@ struct JobOptions {
   // percentile_list=50:99, "99.5th" for 50:99.5).
   int percentile_precision = 2;
   uint32_t sig_figs = 4;  // significant_figures: digits of the text report's IOPS, BW, io
-  bool unit_bits = false;  // unit_base=1: the text report's bandwidths in bits
+  // unit_base: 0 (auto: bits for the net engine, fio's FIO_BIT_BASED, else
+  // bytes), 8 (bytes) or 1 (bits): the text report's bandwidths.
+  uint32_t unit_base = 0;
   // fio's disk_util: the devices under this job's files are in the run's
   // "Disk stats" (text, JSON "disk_util", terse); 0: they are not.
   bool disk_util = true;
@@ -869,5 +910,10 @@ bool FioKeepsRandomMap(const JobOptions& job);
 // verify and variable block sizes; --warnings-fatal makes them fatal, as
 // fio's.
 std::vector<std::string> FioWarnings(const JobOptions& job);
+
+// Whether the text report gives bandwidths in bits (unit_base above).
+inline bool UnitBits(const JobOptions& job) {
+  return job.unit_base == 1 || (job.unit_base == 0 && job.ioengine == IoEngine::kNet);
+}
 
 }  // namespace blk::bench

@@ -24,7 +24,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"ignore_zone_limits", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"job_max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
-    {"port", "an option of fio's net, netsplice and rdma engines; block-bench has no such engine"},
     {"profile", "fio's profiles are not supported"},
     {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"touch_objects", "the rados engine is not supported (rbd is)"},
@@ -63,7 +62,8 @@ const std::vector<FioOptionSpec>& OptionTable() {
   static const std::vector<FioOptionSpec> kTable = [] {
     std::vector<FioOptionSpec> all;
     for (auto part : {TargetOptions, PatternOptions, FlowOptions, ReportOptions, ReplayOptions,
-                      PriorityOptions, SchedulingOptions, MemoryOptions, WorkEngineOptions}) {
+                      PriorityOptions, SchedulingOptions, MemoryOptions, WorkEngineOptions,
+                      NetEngineOptions}) {
       for (FioOptionSpec& s : part()) all.push_back(std::move(s));
     }
     return all;

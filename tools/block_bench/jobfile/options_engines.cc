@@ -1,7 +1,8 @@
 // Options of the engines that move no data: fio's cpuio (cpuload,
 // cpuchunks, cpumode, exit_on_io_done) and exec (program, arguments,
-// grace_time, std_redirect), and of filestat (stat_type).  Each is valid
-// only with its engine.
+// grace_time, std_redirect), of filestat (stat_type), and of net (hostname,
+// port, protocol, listen, pingpong, nodelay, interface, ttl, window_size,
+// mss).  Each is valid only with its engine.
 #include <string>
 
 #include "tools/block_bench/jobfile/option_helpers.h"
@@ -32,13 +33,17 @@ FioOptionSpec EngineUint(std::string_view name, IoEngine engine, std::string_vie
   return s;
 }
 
+// A flag of an engine's options; with `bare`, written alone ("listen")
+// it means 1 (fio's FIO_OPT_STR_SET).
 template <auto Group, auto F>
-FioOptionSpec EngineBool(std::string_view name, IoEngine engine, std::string_view help) {
+FioOptionSpec EngineBool(std::string_view name, IoEngine engine, std::string_view help,
+                         bool bare = false) {
   FioOptionSpec s;
   s.name = name;
   s.engines = {engine};
+  s.value_required = !bare;
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
-    Expected<bool> b = FioParseBool(*v);
+    Expected<bool> b = ParseFlag(v);
     if (!b.ok()) return b.error();
     job.*Group.*F = b.value();
     return {};
@@ -126,7 +131,78 @@ FioOptionSpec StatTypeOption() {
   return s;
 }
 
+// hostname=: the peer, as filename= (fio's callback replaces filename with
+// it; whichever comes later wins).  Not split at ':' (an IPv6 address).
+FioOptionSpec Hostname() {
+  FioOptionSpec s;
+  s.name = "hostname";
+  s.engines = {IoEngine::kNet};
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    job.filenames = {std::string(*v)};
+    return {};
+  };
+  s.render = nullptr;  // rendered as filename=
+  s.help = "net: the host to connect to (a udp reader: the multicast group), or the unix "
+           "socket's path; the same setting as filename=";
+  return s;
+}
+
+FioOptionSpec Protocol() {
+  FioOptionSpec s;
+  s.name = "protocol";
+  s.aliases = {"proto"};
+  s.engines = {IoEngine::kNet};
+  using P = NetOptions::Protocol;
+  static constexpr std::pair<std::string_view, P> kNames[] = {
+      {"tcp", P::kTcp}, {"tcpv6", P::kTcpV6}, {"udp", P::kUdp}, {"udpv6", P::kUdpV6},
+      {"unix", P::kUnix}};
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    for (const auto& [n, p] : kNames) {
+      if (n == *v) {
+        job.net.protocol = p;
+        return {};
+      }
+    }
+    return FioValueError("expected tcp, tcpv6, udp, udpv6 or unix, got " + QuoteInput(*v));
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.net.protocol == DefaultJob().net.protocol) return;
+    for (const auto& [name, p] : kNames)
+      if (p == job.net.protocol) out.push_back({std::string(n), std::string(name)});
+  };
+  s.help = "net: tcp (default), tcpv6, udp, udpv6 or unix";
+  return s;
+}
+
 }  // namespace
+
+std::vector<FioOptionSpec> NetEngineOptions() {
+  std::vector<FioOptionSpec> v;
+  v.push_back(Hostname());
+  v.push_back(EngineUint<&JobOptions::net, &NetOptions::port, 1, 65535>(
+      "port", IoEngine::kNet,
+      "net: the tcp or udp port (each clone of numjobs= adds its index)"));
+  v.push_back(Protocol());
+  v.push_back(EngineBool<&JobOptions::net, &NetOptions::listen>(
+      "listen", IoEngine::kNet, "net: tcp: accept the connection instead of connecting",
+      /*bare=*/true));
+  v.push_back(EngineBool<&JobOptions::net, &NetOptions::pingpong>(
+      "pingpong", IoEngine::kNet,
+      "net: each I/O is answered by the peer with the same block; the latency is the round "
+      "trip",
+      /*bare=*/true));
+  v.push_back(EngineBool<&JobOptions::net, &NetOptions::nodelay>(
+      "nodelay", IoEngine::kNet, "net: tcp: TCP_NODELAY"));
+  v.push_back(EngineString<&JobOptions::net, &NetOptions::interface>(
+      "interface", IoEngine::kNet, "net: udp multicast: the IPv4 address of the interface"));
+  v.push_back(EngineUint<&JobOptions::net, &NetOptions::ttl, 0, 255>(
+      "ttl", IoEngine::kNet, "net: udp multicast: the time to live (default 1)"));
+  v.push_back(EngineUint<&JobOptions::net, &NetOptions::window_size, 0, INT32_MAX>(
+      "window_size", IoEngine::kNet, "net: the socket's buffer size (SO_RCVBUF/SO_SNDBUF)"));
+  v.push_back(EngineUint<&JobOptions::net, &NetOptions::mss, 0, INT32_MAX>(
+      "mss", IoEngine::kNet, "net: tcp: the maximum segment size (TCP_MAXSEG)"));
+  return v;
+}
 
 std::vector<FioOptionSpec> WorkEngineOptions() {
   std::vector<FioOptionSpec> v;

@@ -267,14 +267,18 @@ FioOptionSpec UnifiedRwReporting() {
       "unified_rw_reporting", "report read/write/trim summed as 'mixed' (mixed), both, or not (none)");
 }
 
-// unit_base: 0 (fio's auto-detection: bytes for every engine here), 8
-// (bytes) or 1 (bits).
-constexpr FioChoice<bool> kUnitBaseChoices[] = {
-    {"0", false, "auto"}, {"8", false, "bytes"}, {"1", true, "bits"}};
+// unit_base: 0 (fio's auto-detection: bits for the net engine, bytes for
+// the others), 8 (bytes) or 1 (bits).
+constexpr FioChoice<uint32_t> kUnitBaseChoices[] = {
+    {"0", 0, "auto"}, {"8", 8, "bytes"}, {"1", 1, "bits"}};
 
 FioOptionSpec UnitBase() {
-  return ChoiceOption<&JobOptions::unit_bits, kUnitBaseChoices>(
-      "unit_base", "the text report's bandwidths in bytes (0: auto, 8) or bits (1), as fio");
+  FioOptionSpec s = ChoiceOption<&JobOptions::unit_base, kUnitBaseChoices>(
+      "unit_base",
+      "the text report's bandwidths in bytes (8) or bits (1); 0 (default): bits for "
+      "ioengine=net, else bytes, as fio");
+  s.numeric = true;
+  return s;
 }
 
 // log_alternate_epoch_clock_id: a clock_gettime id this system has.

@@ -20,11 +20,11 @@ using internal::ChoiceOption;
 using internal::FioChoice;
 using internal::FioValueError;
 
-constexpr std::array<IoEngine, 18> kEngines = {
+constexpr std::array<IoEngine, 19> kEngines = {
     IoEngine::kPsync, IoEngine::kSync,    IoEngine::kPvsync,   IoEngine::kPvsync2, IoEngine::kLibaio,
     IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull, IoEngine::kRbd,     IoEngine::kNbd,
     IoEngine::kMmap,  IoEngine::kFalloc,  IoEngine::kFtruncate, IoEngine::kCpuio, IoEngine::kExec,
-    IoEngine::kFilecreate, IoEngine::kFilestat, IoEngine::kFiledelete};
+    IoEngine::kFilecreate, IoEngine::kFilestat, IoEngine::kFiledelete, IoEngine::kNet};
 
 constexpr FioChoice<uint32_t> kKbBaseChoices[] = {{"1000", 1000}, {"1024", 1024}};
 

@@ -122,7 +122,7 @@ bool IecFirst(const JobOptions& job) { return job.kb_base == 1024; }
 
 // A bandwidth in the job's digits, in bytes or (unit_base=1) bits a second.
 std::string Rate(uint64_t bytes_per_s, const JobOptions& job, bool iec) {
-  if (job.unit_bits) return NumToStr(bytes_per_s * 8, int(job.sig_figs), iec, "bit/s");
+  if (UnitBits(job)) return NumToStr(bytes_per_s * 8, int(job.sig_figs), iec, "bit/s");
   return NumToStr(bytes_per_s, int(job.sig_figs), iec, "B/s");
 }
 // fio's "7813KiB/s (8000kB/s)": in the units of kb_base first, then the
@@ -171,16 +171,16 @@ std::string BwSamplesText(const std::vector<double>& samples, const JobOptions& 
   std::vector<double> k;
   for (double b : samples) k.push_back(std::floor(b / 1024));
   const bool iec = IecFirst(job);
-  const char* unit = job.unit_bits ? (iec ? "Kibit" : "kbit") : (iec ? "KiB" : "kB");
+  const char* unit = UnitBits(job) ? (iec ? "Kibit" : "kbit") : (iec ? "KiB" : "kB");
   double mn = *std::min_element(k.begin(), k.end());
   double mx = *std::max_element(k.begin(), k.end());
   double mean = Mean(k), dev = Stddev(k);
-  const double scale = job.unit_bits ? 8.0 : 1.0;
+  const double scale = UnitBits(job) ? 8.0 : 1.0;
   mn *= scale, mx *= scale, mean *= scale, dev *= scale;
   const double kb = double(job.kb_base);
   if (mean > kb * kb) {
     mn = std::floor(mn / kb), mx = std::floor(mx / kb), mean /= kb, dev /= kb;
-    unit = job.unit_bits ? "Mibit" : "MiB";
+    unit = UnitBits(job) ? "Mibit" : "MiB";
   }
   return Fmt("   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, "
              "samples=%zu\n",

@@ -117,7 +117,14 @@ Task<void> Clone::run(AioContext& ctx) {
   if (ready && !job_.proc.exec_prerun.empty())
     ready = RunExecCommand(job_.name, job_.proc.exec_prerun, "prerun", opts_.info) == 0;
   if (ready && job_.offload()) ready = co_await start_offload(ctx);
+  // net: accepted or connected before the runtime starts (fio resets its
+  // statistics after accept).
+  if (ready && features_.net) ready = co_await open_net(ctx);
   if (ready) co_await main_phase(ctx);
+  if (features_.net) {
+    features_.net->close();
+    res_->dir[int(Dir::kRead)].drop_ios += features_.net->dropped();
+  }
   pinned_.unpin();  // fio's lockmem, held for the I/O
   // fio's exec_postrun: after the I/O (and its verify), files still open.
   if (ready && !job_.proc.exec_postrun.empty())
@@ -226,6 +233,16 @@ Task<void> Clone::start_delay() {
   const int64_t us = lo + int64_t(r.below(uint64_t(hi - lo) + 1));
   // interrupt() cuts it short; up to 2^63 us: saturate, never the past.
   (void)co_await sleeps_.until(*ctx_, SatAdd(NowNs(), SatMul(us, 1000)));
+}
+
+Task<bool> Clone::open_net(AioContext& ctx) {
+  const int r = co_await features_.net->open(ctx, sleeps_, opts_.info);
+  if (r == -ECANCELED || life_.interrupted || life_.end_requested) co_return false;
+  if (r < 0) {
+    errors_.set(-r, features_.net->error() + ": " + ErrnoString(r));
+    co_return false;
+  }
+  co_return true;
 }
 
 Task<bool> Clone::start_offload(AioContext& ctx) {
@@ -410,6 +427,16 @@ bool Clone::add_features() {
                                                                 shared_->io_clones_left, errors_);
       loop_->add_hook(features_.exit_on_io_done.get());
     }
+  }
+  if (job_.ioengine == IoEngine::kNet && job_.blockdev.empty()) {
+    // Bound (and listening) now, as fio's engine init; connected in run().
+    auto net = NetEngine::Create(job_, res_->clone, src.has_dir(Dir::kRead));
+    if (!net.ok()) {
+      errors_.set(-net.error().code, net.error().message);
+      return false;
+    }
+    features_.net = std::move(net.value());
+    loop_->set_net(features_.net.get(), &sleeps_);
   }
   if (TimesFileCalls(job_.ioengine)) {
     std::vector<std::string> paths;
@@ -696,6 +723,7 @@ void Clone::arm_overdue() {
 void Clone::cancel_in_flight() {
   life_.cancelling = true;
   if (loop_) loop_->set_cancelling();
+  if (features_.net) sleeps_.cancel_all();  // a send or receive waiting on its socket
   if (offload_ && offload_->active()) {
     offload_->cancel_waits(files_);
     return;

@@ -85,6 +85,7 @@
 #include "tools/block_bench/run/fs_calls.h"
 #include "tools/block_bench/run/io_recorder.h"
 #include "tools/block_bench/run/job_process.h"
+#include "tools/block_bench/run/net_engine.h"
 #include "tools/block_bench/run/offload.h"
 #include "tools/block_bench/run/pacing.h"
 #include "tools/block_bench/run/resources.h"
@@ -262,6 +263,7 @@ class Clone {
     std::unique_ptr<FileLockHook> lock;  // lockfile=
     std::unique_ptr<CmdPrio> cmdprio;  // cmdprio_percentage / cmdprio_bssplit
     std::unique_ptr<WorkEngine> work;  // cpuio, exec: the I/O's work
+    std::unique_ptr<NetEngine> net;    // net: the I/O's socket
     std::unique_ptr<ExitOnIoDone> exit_on_io_done;
     std::unique_ptr<FsCalls> fs_calls;  // filecreate, filestat, filedelete
   };
@@ -303,6 +305,9 @@ class Clone {
   // Starts the offload submitter when the job asks; false (failed) when it
   // cannot.
   Task<bool> start_offload(AioContext& ctx);
+  // net: accept or connect (run/net_engine.h); false: no I/O (an error is
+  // set, or the clone was interrupted while waiting).
+  Task<bool> open_net(AioContext& ctx);
   // Starts the clock: ramp, runtime, pacing, progress figures.
   void start_clock();
   // The clock, the submit loop and what ends the I/O.

@@ -34,6 +34,7 @@ bool CountsPassBytes(const JobOptions& job) {
     case IoEngine::kFilecreate:
     case IoEngine::kFilestat:
     case IoEngine::kFiledelete:
+    case IoEngine::kNet:
       return false;
   }
   return false;

@@ -212,6 +212,9 @@ CloneNeeds EstimateClone(const JobOptions& job) {
     case IoEngine::kNbd:
       n.fds += 1;
       break;
+    case IoEngine::kNet:
+      n.fds += 2;  // the listening socket and the connection
+      break;
     case IoEngine::kRbd:
       n.threads += kRbdThreads;
       n.fds += kRbdFds;

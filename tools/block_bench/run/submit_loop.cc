@@ -249,6 +249,13 @@ Task<Status> SubmitLoop::perform(uint32_t slot, const IoUnit& u, int64_t* done_n
     *done_ns = NowNs();
     co_return st;
   }
+  if (net_ && !u.flush && !u.dry) {  // net: the socket, on the clone's loop
+    const int64_t r =
+        co_await net_->transfer(u.dir, p_.slots[slot].buf.data(), u.len, *work_sleeps_);
+    *done_ns = NowNs();
+    if (r == 0) co_return Status(-ESHUTDOWN);  // the peer ended the stream
+    co_return r < 0 ? Status(int(r)) : Status();
+  }
   // Offloaded: only the slot's buffer and the graph are touched on the
   // submitter; the clone's state waits until the coroutine is back.
   AioContext* home = offload_ && offload_->active() ? &ctx_ : nullptr;
@@ -322,6 +329,9 @@ void SubmitLoop::complete(uint32_t slot, const IoUnit& u, int64_t t0, int64_t du
   } else if (p_.job.fill_device && st.error() == -ENOSPC) {
     // fill_device: the device is full, which ends the job; not an error.
     p_.res->filled = true;
+    p_.errors.stop();
+  } else if (net_ && st.error() == -ESHUTDOWN) {
+    // net: the peer closed; the job is done (fio's td->done), not in error.
     p_.errors.stop();
   } else if (cancelling_ && st.error() == -ECANCELED) {
     // Cancelled at the end: the device never finished it.

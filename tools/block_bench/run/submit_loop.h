@@ -62,6 +62,7 @@
 #include "tools/block_bench/run/runner.h"
 #include "tools/block_bench/run/sampler.h"
 #include "tools/block_bench/run/slot_pool.h"
+#include "tools/block_bench/run/net_engine.h"
 #include "tools/block_bench/run/work_engine.h"
 #include "tools/block_bench/run/write_content.h"
 #include <blkstack/block/driver.h>
@@ -107,6 +108,13 @@ class SubmitLoop {
   // `sleeps`.
   void set_work(WorkEngine* w, SleepGroup* sleeps) {
     work_ = w;
+    work_sleeps_ = sleeps;
+  }
+  // net (run/net_engine.h): each read or write is a receive or send on
+  // `n`'s socket instead of a request to the graph; it waits in `sleeps`.
+  // The peer ending the stream ends the job (no error, that I/O uncounted).
+  void set_net(NetEngine* n, SleepGroup* sleeps) {
+    net_ = n;
     work_sleeps_ = sleeps;
   }
   // The depth in effect is *cap instead of iodepth (latency_target).
@@ -256,6 +264,7 @@ class SubmitLoop {
   CmdPrio* cmdprio_ = nullptr;
   std::function<void()> on_measuring_;
   WorkEngine* work_ = nullptr;
+  NetEngine* net_ = nullptr;
   SleepGroup* work_sleeps_ = nullptr;
   uint16_t job_ioprio_;  // prio/prioclass: what a request not picked by cmdprio has
   const uint32_t rw_flags_;  // every read's and write's request flags (nowait: kReqNoWait)

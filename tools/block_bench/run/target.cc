@@ -59,7 +59,8 @@ bool SyncEngine(const JobOptions& job) {
 }
 
 bool OneIoAtATime(const JobOptions& job) {
-  return SyncEngine(job) || MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine);
+  return SyncEngine(job) || MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine) ||
+         job.ioengine == IoEngine::kNet;
 }
 
 namespace {
@@ -323,6 +324,18 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
     return t;
   }
   if (TimesFileCalls(job.ioengine)) return FileCallTarget(job, clone, clone_files, want);
+  if (job.ioengine == IoEngine::kNet) {
+    // The I/O is a socket's (run/net_engine.h); the null device only sizes
+    // the job's region.
+    Target t;
+    t.spec = "driver=null,size=" + std::to_string(std::max<uint64_t>(want, 1));
+    const std::string peer = NetPeer(job);
+    if (job.net.protocol == NetOptions::Protocol::kUnix) t.display = peer;
+    else t.display = (peer.empty() ? std::string("*") : peer) + " port " +
+                     std::to_string(job.net.port + clone);
+    t.diskless = true;
+    return t;
+  }
   if (job.ioengine == IoEngine::kRbd) return RbdTarget(job);
   if (job.ioengine == IoEngine::kNbd) return NbdTarget(job);
   return FileTarget(job, clone, clone_files, want);

@@ -401,7 +401,7 @@ TEST(ToolFlags, CmdHelp) {
   EXPECT_NE(s.find("\nreadwrite: supported (alias of rw): "), std::string::npos) << s;
   EXPECT_NE(s.find("\nconf: refused: the rados engine is not supported"),
             std::string::npos) << s;
-  EXPECT_EQ(CmdHelp("hostname", &known), "hostname: unknown to block-bench\n");
+  EXPECT_EQ(CmdHelp("http_host", &known), "http_host: unknown to block-bench\n");
   EXPECT_FALSE(known);
   const std::string all = CmdHelp("all", &known);
   EXPECT_TRUE(known);

@@ -249,10 +249,13 @@ TEST(ReportOptions, SignificantFigures) {
 }
 
 TEST(ReportOptions, UnitBase) {
-  EXPECT_FALSE(ParseOne("").unit_bits);
-  EXPECT_FALSE(ParseOne("unit_base=0").unit_bits);
-  EXPECT_FALSE(ParseOne("unit_base=8").unit_bits);
-  EXPECT_TRUE(ParseOne("unit_base=1").unit_bits);
+  EXPECT_FALSE(UnitBits(ParseOne("")));
+  EXPECT_FALSE(UnitBits(ParseOne("unit_base=0")));
+  EXPECT_FALSE(UnitBits(ParseOne("unit_base=8")));
+  EXPECT_TRUE(UnitBits(ParseOne("unit_base=1")));
+  // fio's net engine is FIO_BIT_BASED: auto means bits there.
+  EXPECT_TRUE(UnitBits(ParseOne("ioengine=net\nlisten\nport=8888\nsize=1m")));
+  EXPECT_FALSE(UnitBits(ParseOne("ioengine=net\nlisten\nport=8888\nsize=1m\nunit_base=8")));
   EXPECT_OPTION_ERROR("unit_base=2", 2, "unit_base", "expected 0 (auto), 8 (bytes) or 1 (bits)");
 }
 

@@ -67,7 +67,8 @@ TEST(Render, ChoiceAliasesRenderAsTheirFirstName) {
   EXPECT_EQ(OptionsOf("fallocate=1"), "--fallocate=posix");
   EXPECT_EQ(OptionsOf("fallocate=0"), "--fallocate=none");
   EXPECT_EQ(OptionsOf("fadvise_hint=random"), "--fadvise_hint=random");
-  EXPECT_EQ(OptionsOf("unit_base=8"), "") << "8 is the default (bytes), as 0";
+  EXPECT_EQ(OptionsOf("unit_base=0"), "") << "0 (auto) is the default";
+  EXPECT_EQ(OptionsOf("unit_base=8"), "--unit_base=8") << "bytes even for ioengine=net";
   EXPECT_EQ(OptionsOf("io_submit_mode=inline"), "--io_submit_mode=inline");
   EXPECT_EQ(OptionsOf("cpus_allowed_policy=shared"), "");
   EXPECT_OPTION_ERROR("fallocate=yes", 2, "fallocate",
@@ -156,6 +157,17 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"std_redirect", "ioengine=exec\nprogram=p\nstd_redirect=0"},
       {"stat_type", "ioengine=filestat\nstat_type=statx"},
       {"stat_type", "ioengine=filestat\nstat_type=lstat"},
+      {"hostname", "ioengine=net\nport=9\nhostname=127.0.0.1\nrw=write\nsize=1m"},
+      {"port", "ioengine=net\nport=9000\nlisten\nsize=1m"},
+      {"protocol", "ioengine=net\nprotocol=unix\nfilename=/tmp/s\nsize=1m"},
+      {"protocol", "ioengine=net\nproto=udpv6\nport=9\nsize=1m"},
+      {"listen", "ioengine=net\nport=9\nlisten\nsize=1m"},
+      {"pingpong", "ioengine=net\nport=9\nlisten\npingpong\nsize=1m"},
+      {"nodelay", "ioengine=net\nport=9\nlisten\nnodelay=1\nsize=1m"},
+      {"interface", "ioengine=net\nprotocol=udp\nport=9\nfilename=239.0.0.1\ninterface=127.0.0.1\nsize=1m"},
+      {"ttl", "ioengine=net\nprotocol=udp\nport=9\nhostname=239.0.0.1\nrw=write\nttl=4\nsize=1m"},
+      {"window_size", "ioengine=net\nport=9\nlisten\nwindow_size=65536\nsize=1m"},
+      {"mss", "ioengine=net\nport=9\nlisten\nmss=1400\nsize=1m"},
       {"nowait", "ioengine=pvsync2\nnowait=1"},
       {"sqthread_poll", "ioengine=io_uring\nsqthread_poll=1"},
       {"sqthread_poll_cpu", "ioengine=io_uring\nsqthread_poll=1\nsqthread_poll_cpu=1"},
@@ -417,7 +429,9 @@ TEST(RoundTrip, AllOptionsTogether) {
         // The cpuio, exec and filestat samples switch engines too.
         name == "cpuload" || name == "cpuchunks" || name == "cpumode" || name == "exit_on_io_done" || name == "program" ||
         name == "arguments" || name == "grace_time" || name == "std_redirect" ||
-        name == "stat_type") {
+        name == "stat_type" || name == "hostname" || name == "port" || name == "protocol" ||
+        name == "listen" || name == "pingpong" || name == "nodelay" || name == "interface" ||
+        name == "ttl" || name == "window_size" || name == "mss") {
       continue;
     }
     body += sample + "\n";

@@ -1,0 +1,406 @@
+#include "tools/block_bench/run/net_engine.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <endian.h>
+#include <utility>
+
+#include <blkstack/util/clock.h>
+
+namespace blk::bench {
+
+namespace {
+
+using Protocol = NetOptions::Protocol;
+
+bool IsStream(Protocol p) { return p == Protocol::kTcp || p == Protocol::kTcpV6 || p == Protocol::kUnix; }
+bool IsTcp(Protocol p) { return p == Protocol::kTcp || p == Protocol::kTcpV6; }
+bool IsUdp(Protocol p) { return p == Protocol::kUdp || p == Protocol::kUdpV6; }
+bool IsV6(Protocol p) { return p == Protocol::kTcpV6 || p == Protocol::kUdpV6; }
+
+
+std::string Words(uint32_t a, uint32_t b) { return std::string(reinterpret_cast<char*>(&a), 4) + std::string(reinterpret_cast<char*>(&b), 4); }
+
+
+}  // namespace
+
+std::string NetCloseMessage() { return Words(htole32(kNetLinkMagic), htole32(kNetLinkClose)); }
+std::string NetOpenMessage() { return Words(htonl(kNetLinkMagic), htonl(kNetLinkOpen)); }
+
+NetEngine::NetEngine(const JobOptions& job, uint32_t clone, bool reads)
+    : o_(job.net),
+      peer_(NetPeer(job)),
+      reads_(reads),
+      stream_(IsStream(job.net.protocol)),
+      listener_(NetListens(job.net, reads)),
+      udp_trailer_(IsUdp(job.net.protocol) && job.verify == VerifyMethod::kNone),
+      size_(job.size ? job.size->value : 0),
+      port_(job.net.port + clone) {
+  if (o_.protocol == Protocol::kUnix) display_ = peer_;
+  else if (listener_ && peer_.empty()) display_ = "port " + std::to_string(port_);
+  else display_ = peer_ + " port " + std::to_string(port_);
+}
+
+NetEngine::~NetEngine() {
+  if (watched_ >= 0 && ctx_) ctx_->remove_fd_handler(watched_);
+  if (fd_ >= 0 && fd_ != listen_fd_) ::close(fd_);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (listen_fd_ >= 0 && o_.protocol == Protocol::kUnix) ::unlink(peer_.c_str());
+}
+
+int NetEngine::fail(const std::string& where, int err) {
+  error_ = where + " (" + display_ + ")";
+  return -err;
+}
+
+Expected<std::unique_ptr<NetEngine>> NetEngine::Create(const JobOptions& job, uint32_t clone,
+                                                       bool reads) {
+  std::unique_ptr<NetEngine> e(new NetEngine(job, clone, reads));
+  Expected<void> r = e->init();
+  if (!r.ok()) return r.error();
+  return e;
+}
+
+void NetEngine::set_options(int fd, bool accepted) {
+  const int one = 1;
+  if (o_.nodelay && IsTcp(o_.protocol)) ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (accepted) return;
+  if (o_.window_size && o_.protocol != Protocol::kUnix) {
+    const int w = int(o_.window_size);
+    if (listener_ || o_.pingpong) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w);
+    if (!listener_ || o_.pingpong) ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w);
+  }
+  if (o_.mss && IsTcp(o_.protocol)) {
+    const int m = int(o_.mss);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &m, sizeof m);
+  }
+}
+
+Expected<void> NetEngine::init() {
+  const auto err = [&](const std::string& what) {
+    const int e = errno;
+    return MakeError(-e, what + " (" + display_ + "): " + std::strerror(e));
+  };
+  const int type = (stream_ ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC;
+  if (o_.protocol == Protocol::kUnix) {
+    sockaddr_un un{};
+    un.sun_family = AF_UNIX;
+    std::memcpy(un.sun_path, peer_.data(), peer_.size());
+    std::memcpy(&addr_, &un, sizeof un);
+    addr_len_ = socklen_t(offsetof(sockaddr_un, sun_path) + peer_.size() + 1);
+    if (!listener_) return {};
+    listen_fd_ = ::socket(AF_UNIX, type, 0);
+    if (listen_fd_ < 0) return err("socket");
+    ::unlink(peer_.c_str());
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr_), addr_len_) < 0) return err("bind");
+    if (::listen(listen_fd_, 10) < 0) return err("listen");
+    return {};
+  }
+  const int family = IsV6(o_.protocol) ? AF_INET6 : AF_INET;
+  if (!listener_) {
+    // The peer: an address, else a name.
+    if (family == AF_INET) {
+      sockaddr_in in{};
+      in.sin_family = AF_INET;
+      in.sin_port = htons(uint16_t(port_));
+      if (inet_pton(AF_INET, peer_.c_str(), &in.sin_addr) == 1) {
+        std::memcpy(&addr_, &in, sizeof in);
+        addr_len_ = sizeof in;
+        return {};
+      }
+    } else {
+      sockaddr_in6 in6{};
+      in6.sin6_family = AF_INET6;
+      in6.sin6_port = htons(uint16_t(port_));
+      if (inet_pton(AF_INET6, peer_.c_str(), &in6.sin6_addr) == 1) {
+        std::memcpy(&addr_, &in6, sizeof in6);
+        addr_len_ = sizeof in6;
+        return {};
+      }
+    }
+    addrinfo hints{};
+    hints.ai_family = family;
+    hints.ai_socktype = stream_ ? SOCK_STREAM : SOCK_DGRAM;
+    addrinfo* res = nullptr;
+    const int g = getaddrinfo(peer_.c_str(), nullptr, &hints, &res);
+    if (g != 0) return MakeError(-EINVAL, "getaddrinfo (" + display_ + "): " + gai_strerror(g));
+    std::memcpy(&addr_, res->ai_addr, res->ai_addrlen);
+    addr_len_ = res->ai_addrlen;
+    freeaddrinfo(res);
+    if (family == AF_INET) reinterpret_cast<sockaddr_in*>(&addr_)->sin_port = htons(uint16_t(port_));
+    else reinterpret_cast<sockaddr_in6*>(&addr_)->sin6_port = htons(uint16_t(port_));
+    return {};
+  }
+  listen_fd_ = ::socket(family, type, 0);
+  if (listen_fd_ < 0) return err("socket");
+  const int one = 1;
+  if (::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
+    return err("setsockopt SO_REUSEADDR");
+  if (::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0)
+    return err("setsockopt SO_REUSEPORT");
+  set_options(listen_fd_, false);
+  sockaddr_storage a{};
+  socklen_t len;
+  if (family == AF_INET) {
+    sockaddr_in in{};
+    in.sin_family = AF_INET;
+    in.sin_port = htons(uint16_t(port_));
+    in.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (IsUdp(o_.protocol) && NetMulticast(peer_)) {
+      ip_mreq m{};
+      inet_pton(AF_INET, peer_.c_str(), &m.imr_multiaddr);
+      m.imr_interface.s_addr = htonl(INADDR_ANY);
+      if (!o_.interface.empty()) inet_pton(AF_INET, o_.interface.c_str(), &m.imr_interface);
+      if (::setsockopt(listen_fd_, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m) < 0)
+        return err("setsockopt IP_ADD_MEMBERSHIP");
+      in.sin_addr = m.imr_multiaddr;
+    }
+    std::memcpy(&a, &in, sizeof in);
+    len = sizeof in;
+  } else {
+    sockaddr_in6 in6{};
+    in6.sin6_family = AF_INET6;
+    in6.sin6_port = htons(uint16_t(port_));
+    in6.sin6_addr = in6addr_any;
+    std::memcpy(&a, &in6, sizeof in6);
+    len = sizeof in6;
+  }
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), len) < 0) return err("bind");
+  if (stream_ && ::listen(listen_fd_, 10) < 0) return err("listen");
+  return {};
+}
+
+void NetEngine::watch(AioContext& ctx, int fd) {
+  if (watched_ == fd) return;
+  if (watched_ >= 0) ctx.remove_fd_handler(watched_);
+  ctx_ = &ctx;
+  watched_ = fd;
+  // Edge-triggered: every wait follows an EAGAIN, so no readiness is missed.
+  const auto wake = [this] {
+    if (!waiting_) return;
+    waiting_ = false;
+    woke_ = true;
+    sleeps_->cancel_all();
+  };
+  ctx.set_fd_handler(fd, wake, wake, AioContext::FdTrigger::kEdge);
+}
+
+Task<int> NetEngine::wait(SleepGroup& sleeps) {
+  // The clone's only sleeper while it waits here (one I/O at a time): the
+  // socket's readiness ends the sleep by cancelling the group, as an
+  // interrupt does; woke_ tells the two apart.
+  sleeps_ = &sleeps;
+  waiting_ = true;
+  woke_ = false;
+  for (;;) {
+    const bool timed_out = co_await sleeps.until(*ctx_, NowNs() + 3'600'000'000'000);
+    if (!timed_out) break;
+  }
+  waiting_ = false;
+  co_return woke_ ? 0 : -ECANCELED;
+}
+
+Task<int> NetEngine::open(AioContext& ctx, SleepGroup& sleeps, FILE* info) {
+  ctx_ = &ctx;
+  if (listener_ && stream_) {
+    if (info) {
+      std::fprintf(info, "fio: waiting for connection\n");
+      std::fflush(info);
+    }
+    watch(ctx, listen_fd_);
+    for (;;) {
+      fd_ = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd_ >= 0) break;
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) co_return fail("accept", errno);
+      const int w = co_await wait(sleeps);
+      if (w < 0) co_return w;
+    }
+    set_options(fd_, true);
+    watch(ctx, fd_);
+    co_return 0;
+  }
+  if (listener_) {  // udp: the sender's open message says who it is
+    fd_ = listen_fd_;
+    watch(ctx, fd_);
+    for (;;) {
+      uint32_t msg[2];
+      addr_len_ = sizeof addr_;
+      const ssize_t r = ::recvfrom(fd_, msg, sizeof msg, 0, reinterpret_cast<sockaddr*>(&addr_),
+                                   &addr_len_);
+      if (r == ssize_t(sizeof msg)) {
+        if (ntohl(msg[0]) != kNetLinkMagic || ntohl(msg[1]) != kNetLinkOpen) {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "bad udp open magic %x/%x", ntohl(msg[0]), ntohl(msg[1]));
+          co_return fail(buf, EINVAL);
+        }
+        co_return 0;
+      }
+      if (r >= 0) co_return fail("udp open message of " + std::to_string(r) + " bytes", EINVAL);
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) co_return fail("recvfrom", errno);
+      const int w = co_await wait(sleeps);
+      if (w < 0) co_return w;
+    }
+  }
+  const int family = reinterpret_cast<sockaddr*>(&addr_)->sa_family;
+  fd_ = ::socket(family, (stream_ ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) co_return fail("socket", errno);
+  set_options(fd_, false);
+  watch(ctx, fd_);
+  if (!stream_) {
+    if (NetMulticast(peer_)) {
+      if (!o_.interface.empty()) {
+        in_addr a;
+        inet_pton(AF_INET, o_.interface.c_str(), &a);
+        if (::setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_IF, &a, sizeof a) < 0)
+          co_return fail("setsockopt IP_MULTICAST_IF", errno);
+      }
+      const int ttl = int(o_.ttl);
+      if (::setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl) < 0)
+        co_return fail("setsockopt IP_MULTICAST_TTL", errno);
+    }
+    const std::string m = NetOpenMessage();
+    if (::sendto(fd_, m.data(), m.size(), 0, reinterpret_cast<sockaddr*>(&addr_), addr_len_) < 0)
+      co_return fail("sendto udp link open", errno);
+    co_return 0;
+  }
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr_), addr_len_) == 0) co_return 0;
+  if (errno != EINPROGRESS && errno != EAGAIN) co_return fail("connect", errno);
+  const int w = co_await wait(sleeps);
+  if (w < 0) co_return w;
+  int soerr = 0;
+  socklen_t l = sizeof soerr;
+  ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &soerr, &l);
+  if (soerr != 0) co_return fail("connect", soerr);
+  co_return 0;
+}
+
+Task<int64_t> NetEngine::send_all(const uint8_t* buf, size_t len, int flags, SleepGroup& sleeps) {
+  size_t done = 0;
+  while (done < len) {
+    ssize_t r;
+    if (stream_) {
+      r = ::send(fd_, buf + done, len - done, flags | MSG_NOSIGNAL);
+    } else {
+      r = ::sendto(fd_, buf, len, flags | MSG_NOSIGNAL, reinterpret_cast<sockaddr*>(&addr_),
+                   addr_len_);
+      if (r >= 0) r = ssize_t(len);  // one datagram
+    }
+    if (r >= 0) {
+      done += size_t(r);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) co_return fail("send", errno);
+    const int w = co_await wait(sleeps);
+    if (w < 0) co_return w;
+  }
+  co_return int64_t(len);
+}
+
+Task<int64_t> NetEngine::recv_block(uint8_t* buf, size_t len, SleepGroup& sleeps) {
+  const std::string close_msg = NetCloseMessage();
+  size_t done = 0;
+  while (done < len) {
+    ssize_t r;
+    if (stream_) {
+      r = ::recv(fd_, buf + done, len - done, 0);
+    } else {
+      sockaddr_storage from{};
+      socklen_t from_len = sizeof from;
+      r = ::recvfrom(fd_, buf, len, 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+      if (r >= 0 && listener_) {
+        addr_ = from;
+        addr_len_ = from_len;
+      }
+    }
+    if (r > 0) {
+      // fio's close message, received on its own: the peer is done.
+      if (done == 0 && r == ssize_t(close_msg.size()) &&
+          std::memcmp(buf, close_msg.data(), close_msg.size()) == 0)
+        co_return 0;
+      if (!stream_) {
+        if (udp_trailer_ && seq_check_ && size_t(r) >= kNetSeqTrailer) {
+          uint64_t t[3];
+          std::memcpy(t, buf + r - kNetSeqTrailer, sizeof t);
+          if (le64toh(t[0]) == kNetSeqMagic) {
+            if (le64toh(t[2]) != len) {
+              seq_check_ = false;  // fio: another block size, no more checks
+            } else {
+              const uint64_t seq = le64toh(t[1]);
+              if (seq > seq_) dropped_ += seq - seq_;
+              seq_ = seq + 1;
+            }
+          }
+        }
+        co_return int64_t(len);  // one datagram is the I/O
+      }
+      done += size_t(r);
+      continue;
+    }
+    if (r == 0) {
+      if (!stream_) continue;  // an empty datagram
+      co_return 0;  // the end of the stream (a block it cut short is not counted)
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) co_return fail("recv", errno);
+    const int w = co_await wait(sleeps);
+    if (w < 0) co_return w;
+  }
+  co_return int64_t(len);
+}
+
+Task<int64_t> NetEngine::transfer(Dir d, uint8_t* buf, size_t len, SleepGroup& sleeps) {
+  if (fd_ < 0) co_return -ENOTCONN;
+  if (d == Dir::kWrite) {
+    if (udp_trailer_ && len >= kNetSeqTrailer) {
+      const uint64_t t[3] = {htole64(kNetSeqMagic), htole64(seq_++), htole64(len)};
+      std::memcpy(buf + len - kNetSeqTrailer, t, sizeof t);
+    }
+    // MSG_MORE while more of size= follows (fio's rule), never in pingpong.
+    const int flags = stream_ && !o_.pingpong && sent_ + len < size_ ? MSG_MORE : 0;
+    const int64_t r = co_await send_all(buf, len, flags, sleeps);
+    if (r <= 0) co_return r;
+    sent_ += len;
+    if (o_.pingpong) co_return co_await recv_block(buf, len, sleeps);
+    co_return r;
+  }
+  const int64_t r = co_await recv_block(buf, len, sleeps);
+  if (r <= 0 || !o_.pingpong) co_return r;
+  co_return co_await send_all(buf, len, 0, sleeps);
+}
+
+void NetEngine::close() {
+  if (closed_) return;
+  closed_ = true;
+  if (fd_ >= 0) {
+    // fio's close message; best effort (the peer may be gone).
+    const std::string m = NetCloseMessage();
+    if (stream_) {
+      (void)::send(fd_, m.data(), m.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    } else if (addr_len_) {
+      (void)::sendto(fd_, m.data(), m.size(), MSG_NOSIGNAL | MSG_DONTWAIT,
+                     reinterpret_cast<sockaddr*>(&addr_), addr_len_);
+    }
+  }
+  if (watched_ >= 0 && ctx_) ctx_->remove_fd_handler(watched_);
+  watched_ = -1;
+  if (fd_ >= 0 && fd_ != listen_fd_) ::close(fd_);
+  fd_ = -1;
+  if (listen_fd_ >= 0) {
+    ::close(listen_fd_);
+    if (o_.protocol == Protocol::kUnix) ::unlink(peer_.c_str());
+  }
+  listen_fd_ = -1;
+}
+
+}  // namespace blk::bench
