@@ -506,7 +506,8 @@ bool Clone::add_verify(bool writes) {
   VerifyTracker& t = *features_.verify;
   loop_->add_hook(&t);
   if (job_.verify_only && writes) loop_->set_source(t.record_only(*source_.source));
-  if (job_.do_verify && writes) {
+  // No read-back on net (fio's FIO_UNIDIR): the peer reads what was sent.
+  if (job_.do_verify && writes && job_.ioengine != IoEngine::kNet) {
     loop_->set_next_phase([this, &t, &src]() -> IoSource& {
       // fio reads back from the device: the files' caches are dropped
       // first (invalidate=1), once the writes completed.
@@ -650,7 +651,8 @@ void Clone::close_records() {
   }
   if (res_->schedule.kind == ScheduleResult::Kind::kTrace && loop_->last_issue_ns())
     res_->schedule.replay_span_ns = loop_->last_issue_ns() - time_.start_ns;
-  if (features_.verify && job_.do_verify && source_.source->has_dir(Dir::kWrite))
+  if (features_.verify && job_.do_verify && job_.ioengine != IoEngine::kNet &&
+      source_.source->has_dir(Dir::kWrite))
     res_->verify_not_verified += features_.verify->not_verified();
   save_verify_state();
   if (res_->error == EILSEQ && res_->verify_errors > 1)
