@@ -236,6 +236,8 @@ Task<void> Clone::start_delay() {
 }
 
 Task<bool> Clone::open_net(AioContext& ctx) {
+  // Ended before: end_now() cancelled the sleeps there were, not this wait.
+  if (life_.interrupted || life_.end_requested) co_return false;
   const int r = co_await features_.net->open(ctx, sleeps_, opts_.info);
   if (r == -ECANCELED || life_.interrupted || life_.end_requested) co_return false;
   if (r < 0) {
@@ -684,6 +686,7 @@ void Clone::interrupt() {
   errors_.stop();
   // Only a job that had I/O left to do was cut short.
   if (!life_.io_finished) res_->interrupted = true;
+  if (features_.net) features_.net->cancel();
   sleeps_.cancel_all();
   cancel_in_flight();
   if (loop_) loop_->kick();
@@ -699,6 +702,7 @@ void Clone::end_now() {
     // Not started yet (run() not entered, start delay, set-up): end as soon
     // as the I/O would start.
     life_.end_requested = true;
+    if (features_.net) features_.net->cancel();  // waiting for its peer
     sleeps_.cancel_all();
     return;
   }
@@ -725,7 +729,7 @@ void Clone::arm_overdue() {
 void Clone::cancel_in_flight() {
   life_.cancelling = true;
   if (loop_) loop_->set_cancelling();
-  if (features_.net) sleeps_.cancel_all();  // a send or receive waiting on its socket
+  if (features_.net) features_.net->cancel();  // a send or receive waiting on its socket
   if (offload_ && offload_->active()) {
     offload_->cancel_waits(files_);
     return;

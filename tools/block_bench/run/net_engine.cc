@@ -5,9 +5,11 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <endian.h>
@@ -178,8 +180,8 @@ Expected<void> NetEngine::init() {
   return {};
 }
 
-void NetEngine::watch(AioContext& ctx, int fd) {
-  if (watched_ == fd) return;
+int NetEngine::watch(AioContext& ctx, int fd) {
+  if (watched_ == fd) return 0;
   if (watched_ >= 0) ctx.remove_fd_handler(watched_);
   ctx_ = &ctx;
   watched_ = fd;
@@ -190,22 +192,28 @@ void NetEngine::watch(AioContext& ctx, int fd) {
     woke_ = true;
     sleeps_->cancel_all();
   };
-  ctx.set_fd_handler(fd, wake, wake, AioContext::FdTrigger::kEdge);
+  const int r = ctx.set_fd_handler(fd, wake, wake, AioContext::FdTrigger::kEdge);
+  if (r < 0) watched_ = -1;
+  return r;
 }
 
 Task<int> NetEngine::wait(SleepGroup& sleeps) {
-  // The clone's only sleeper while it waits here (one I/O at a time): the
-  // socket's readiness ends the sleep by cancelling the group, as an
-  // interrupt does; woke_ tells the two apart.
+  // The socket's readiness ends the sleep by cancelling the clone's group;
+  // woke_ says it was the socket, cancelled_ that the job is ending.  Any
+  // other cancel of the group (a rate or ramp sleep's owner) is not ours:
+  // wait again.
+  if (cancelled_) co_return -ECANCELED;
   sleeps_ = &sleeps;
   waiting_ = true;
   woke_ = false;
-  for (;;) {
-    const bool timed_out = co_await sleeps.until(*ctx_, NowNs() + 3'600'000'000'000);
-    if (!timed_out) break;
-  }
+  while (!woke_ && !cancelled_) (void)co_await sleeps.until(*ctx_, NowNs() + 3'600'000'000'000);
   waiting_ = false;
   co_return woke_ ? 0 : -ECANCELED;
+}
+
+void NetEngine::cancel() {
+  cancelled_ = true;
+  if (waiting_ && sleeps_) sleeps_->cancel_all();
 }
 
 Task<int> NetEngine::open(AioContext& ctx, SleepGroup& sleeps, FILE* info) {
@@ -215,7 +223,7 @@ Task<int> NetEngine::open(AioContext& ctx, SleepGroup& sleeps, FILE* info) {
       std::fprintf(info, "fio: waiting for connection\n");
       std::fflush(info);
     }
-    watch(ctx, listen_fd_);
+    if (const int w = watch(ctx, listen_fd_); w < 0) co_return fail("epoll_ctl", -w);
     for (;;) {
       fd_ = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd_ >= 0) break;
@@ -225,12 +233,12 @@ Task<int> NetEngine::open(AioContext& ctx, SleepGroup& sleeps, FILE* info) {
       if (w < 0) co_return w;
     }
     set_options(fd_, true);
-    watch(ctx, fd_);
+    if (const int w = watch(ctx, fd_); w < 0) co_return fail("epoll_ctl", -w);
     co_return 0;
   }
   if (listener_) {  // udp: the sender's open message says who it is
     fd_ = listen_fd_;
-    watch(ctx, fd_);
+    if (const int w = watch(ctx, fd_); w < 0) co_return fail("epoll_ctl", -w);
     for (;;) {
       uint32_t msg[2];
       addr_len_ = sizeof addr_;
@@ -255,7 +263,7 @@ Task<int> NetEngine::open(AioContext& ctx, SleepGroup& sleeps, FILE* info) {
   fd_ = ::socket(family, (stream_ ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) co_return fail("socket", errno);
   set_options(fd_, false);
-  watch(ctx, fd_);
+  if (const int w = watch(ctx, fd_); w < 0) co_return fail("epoll_ctl", -w);
   if (!stream_) {
     if (NetMulticast(peer_)) {
       if (!o_.interface.empty()) {
@@ -273,8 +281,14 @@ Task<int> NetEngine::open(AioContext& ctx, SleepGroup& sleeps, FILE* info) {
       co_return fail("sendto udp link open", errno);
     co_return 0;
   }
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr_), addr_len_) == 0) co_return 0;
-  if (errno != EINPROGRESS && errno != EAGAIN) co_return fail("connect", errno);
+  for (;;) {
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr_), addr_len_) == 0) co_return 0;
+    // A unix listener's full backlog: nothing started, try again shortly.
+    if (errno != EAGAIN || family != AF_UNIX) break;
+    (void)co_await sleeps.until(ctx, NowNs() + 10'000'000);
+    if (cancelled_) co_return -ECANCELED;
+  }
+  if (errno != EINPROGRESS) co_return fail("connect", errno);
   const int w = co_await wait(sleeps);
   if (w < 0) co_return w;
   int soerr = 0;
@@ -367,7 +381,9 @@ Task<int64_t> NetEngine::transfer(Dir d, uint8_t* buf, size_t len, SleepGroup& s
       std::memcpy(buf + len - kNetSeqTrailer, t, sizeof t);
     }
     // MSG_MORE while more of size= follows (fio's rule), never in pingpong.
-    const int flags = stream_ && !o_.pingpong && sent_ + len < size_ ? MSG_MORE : 0;
+    // (Per pass of size= bytes: loops= and time_based start again.)
+    const int flags =
+        stream_ && !o_.pingpong && size_ && sent_ % size_ + len < size_ ? MSG_MORE : 0;
     const int64_t r = co_await send_all(buf, len, flags, sleeps);
     if (r <= 0) co_return r;
     sent_ += len;
@@ -382,14 +398,29 @@ Task<int64_t> NetEngine::transfer(Dir d, uint8_t* buf, size_t len, SleepGroup& s
 void NetEngine::close() {
   if (closed_) return;
   closed_ = true;
-  if (fd_ >= 0) {
-    // fio's close message; best effort (the peer may be gone).
+  if (fd_ >= 0 && (stream_ || addr_len_)) {
+    // fio's close message, whole: a reader whose size= is larger than what
+    // was sent ends on it.  The socket may be full at the end of a fast
+    // send: wait for room, at most kCloseWaitMs (less when interrupted:
+    // none; a peer that is gone: an error at once).
+    constexpr int kCloseWaitMs = 2000;
     const std::string m = NetCloseMessage();
-    if (stream_) {
-      (void)::send(fd_, m.data(), m.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    } else if (addr_len_) {
-      (void)::sendto(fd_, m.data(), m.size(), MSG_NOSIGNAL | MSG_DONTWAIT,
-                     reinterpret_cast<sockaddr*>(&addr_), addr_len_);
+    size_t done = 0;
+    const int64_t deadline = NowNs() + int64_t(kCloseWaitMs) * 1'000'000;
+    while (done < m.size()) {
+      const ssize_t r =
+          stream_ ? ::send(fd_, m.data() + done, m.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT)
+                  : ::sendto(fd_, m.data(), m.size(), MSG_NOSIGNAL | MSG_DONTWAIT,
+                             reinterpret_cast<sockaddr*>(&addr_), addr_len_);
+      if (r >= 0) {
+        done = stream_ ? done + size_t(r) : m.size();
+        continue;
+      }
+      if (errno == EINTR) continue;
+      const int64_t left_ms = (deadline - NowNs()) / 1'000'000;
+      if ((errno != EAGAIN && errno != EWOULDBLOCK) || cancelled_ || left_ms <= 0) break;
+      pollfd p{fd_, POLLOUT, 0};
+      (void)::poll(&p, 1, int(std::min<int64_t>(left_ms, 100)));
     }
   }
   if (watched_ >= 0 && ctx_) ctx_->remove_fd_handler(watched_);

@@ -33,9 +33,9 @@
 // the stream, ends a reading job (transfer() returns 0).  close() sends the
 // close message (unix included, where fio's sendto fails with EISCONN).
 //
-// Waiting: sockets are non-blocking and registered on the clone's loop; a
-// transfer that would block waits on `sleeps` (the clone's SleepGroup, so
-// interrupting the job ends the wait: -ECANCELED).
+// Waiting: sockets are non-blocking and registered (edge-triggered) on the
+// clone's loop; a transfer that would block sleeps in `sleeps` (the clone's
+// SleepGroup) until the socket is ready or cancel() is called (-ECANCELED).
 //
 // Thread-safety: the clone's loop thread.
 #pragma once
@@ -86,8 +86,13 @@ class NetEngine {
   // the udp trailer's bytes).  len; 0 when the peer ended the stream (a
   // reading job is done); -ECANCELED when interrupted; -errno.
   Task<int64_t> transfer(Dir d, uint8_t* buf, size_t len, SleepGroup& sleeps);
-  // Sends the close message and closes the socket.  Idempotent.
+  // Sends the close message (waiting up to 2 s for room in the socket,
+  // unless cancelled) and closes the socket.  Idempotent.
   void close();
+  // The job is ending: a wait in open() or transfer() returns -ECANCELED
+  // now, and every later one at once.  (Other cancels of the clone's
+  // SleepGroup, e.g. a rate sleep's, do not end a wait.)
+  void cancel();
 
   // Where the last failure happened, for the job's error ("connect to
   // 127.0.0.1 port 8888").
@@ -102,7 +107,7 @@ class NetEngine {
   Expected<void> init();
   int fail(const std::string& where, int err);
   void set_options(int fd, bool accepted);
-  void watch(AioContext& ctx, int fd);
+  int watch(AioContext& ctx, int fd);  // 0 or -errno
   Task<int> wait(SleepGroup& sleeps);
   Task<int64_t> send_all(const uint8_t* buf, size_t len, int flags, SleepGroup& sleeps);
   Task<int64_t> recv_block(uint8_t* buf, size_t len, SleepGroup& sleeps);
@@ -125,6 +130,7 @@ class NetEngine {
   bool woke_ = false;
   bool waiting_ = false;
   bool closed_ = false;
+  bool cancelled_ = false;
   sockaddr_storage addr_{};  // the peer (sender: where to send; udp receiver: the source)
   socklen_t addr_len_ = 0;
   uint64_t sent_ = 0;       // bytes sent so far (MSG_MORE until size)

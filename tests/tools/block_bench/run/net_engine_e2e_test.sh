@@ -5,9 +5,10 @@
 #            "waiting for connection" line, bandwidth in bits (fio's
 #            FIO_BIT_BASED default);
 #   fio      fio's writer into block-bench's listener (block-bench receives
-#            all fio sent), block-bench's writer into fio's listener (fio
-#            ends on block-bench's close message, exit 0; block-bench sent
-#            16384 blocks);
+#            all fio sent), block-bench's writer into fio's listener (exit
+#            0; block-bench sent 16384 blocks); a reader with size=128m
+#            ends when a 64 MiB writer is done, fio's on block-bench's close
+#            message and block-bench's on fio's;
 #   verify   fio's verify=md5 writer into block-bench's reader: every block
 #            checked; a block-bench writer has no read-back phase;
 #   unix     a reader and a writer on a unix socket: exact, the socket's
@@ -118,6 +119,25 @@ wait $FP || fail "fio receiver (exit $?): $(cat fior.err)"
 # bytes; it still ends cleanly, near 64 MiB.
 read -r bytes ios drops <<<"$(counts fior.json receiver read)"
 [ "$bytes" -gt $((MiB64 * 9 / 10)) ] && [ "$bytes" -le $MiB64 ] || fail "fio receiver bytes $bytes"
+
+# A reader whose size= is larger than what was sent ends on the writer's
+# close message (fio's reader never ends at the end of the stream alone).
+P=$(free_port)
+sed -e "s/^port=.*/port=$P/" -e 's/^size=64m/size=128m/' r.fio >r128.fio
+sed -i "s/^port=.*/port=$P/" s.fio
+timeout 60 fio r128.fio --output-format=json >fior.json 2>fior.err &
+FP=$!
+sleep 1
+timeout 60 "$BB" s.fio >/dev/null 2>bbs.err || fail "bb sender: $(cat bbs.err)"
+wait $FP || fail "fio's larger reader did not end on block-bench's close message (exit $?)"
+P=$(free_port)
+sed -i "s/^port=.*/port=$P/" r128.fio s.fio
+timeout 60 "$BB" r128.fio --output-format=json >bbr.json 2>bbr.err &
+BP=$!
+sleep 1
+timeout 60 fio s.fio >/dev/null 2>fios.err || fail "fio sender: $(cat fios.err)"
+wait $BP || fail "block-bench's larger reader (exit $?): $(cat bbr.err)"
+[ "$(counts bbr.json receiver read)" = "$MiB64 16384 0" ] || fail "bb 128m receiver: $(counts bbr.json receiver read)"
 
 # verify=md5 across the tools: block-bench's reader checks every block fio's
 # writer sent (fio's verify header), and a writer has no read-back phase

@@ -167,6 +167,48 @@ TEST(NetEngine, TcpMovesWholeBlocksAndTheCloseMessageEndsTheReader) {
   EXPECT_EQ(rd, 0);  // the peer's close message: done
 }
 
+// A raw tcp client plays fio's writer: a block, then fio's close message on
+// its own while the connection stays open (the message, not the end of the
+// stream, ends the reader); then, on a second connection, a block and the
+// end of the stream.
+TEST(NetEngine, CloseMessageOrEndOfStreamEndsTheReader) {
+  for (const bool eof : {false, true}) {
+    AioContext ctx;
+    const uint32_t port = FreePort(SOCK_STREAM);
+    JobOptions r = NetJob(RwMode::kRead, 1 << 20);
+    r.net.port = port;
+    r.net.listen = true;
+    auto rx = NetEngine::Create(r, 0, true);
+    ASSERT_TRUE(rx.ok()) << rx.error().message;
+    const int c = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(uint16_t(port));
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(c, reinterpret_cast<sockaddr*>(&to), sizeof to), 0);
+    SleepGroup sleeps;
+    ASSERT_EQ(RunSync(ctx, (*rx)->open(ctx, sleeps, nullptr)), 0) << (*rx)->error();
+    const std::string block(4096, 'b');
+    ASSERT_EQ(::send(c, block.data(), block.size(), 0), ssize_t(block.size()));
+    std::vector<uint8_t> in(4096);
+    EXPECT_EQ(RunSync(ctx, (*rx)->transfer(Dir::kRead, in.data(), in.size(), sleeps)), 4096);
+    if (eof) {
+      ::shutdown(c, SHUT_WR);
+    } else {
+      const std::string m = NetCloseMessage();
+      ASSERT_EQ(::send(c, m.data(), m.size(), 0), ssize_t(m.size()));
+    }
+    // A reader that missed the end would wait: cancelled after 5 s, it
+    // returns -ECANCELED instead of 0.
+    Timer guard(ctx, [&] { (*rx)->cancel(); });
+    guard.arm_in(5'000'000'000);
+    EXPECT_EQ(RunSync(ctx, (*rx)->transfer(Dir::kRead, in.data(), in.size(), sleeps)), 0)
+        << (eof ? "end of stream" : "close message");
+    guard.cancel();
+    ::close(c);
+  }
+}
+
 TEST(NetEngine, UnixPingpongAnswersEachBlock) {
   AioContext ctx;
   char dir[] = "/tmp/netengine.XXXXXX";
@@ -251,7 +293,7 @@ TEST(NetEngine, RefusedConnectionNamesThePeer) {
   EXPECT_EQ((*tx)->error(), "connect (127.0.0.1 port " + std::to_string(w.net.port) + ")");
 }
 
-TEST(NetEngine, InterruptEndsTheWaitForAConnection) {
+TEST(NetEngine, CancelEndsTheWaitForAConnection) {
   AioContext ctx;
   JobOptions r = NetJob(RwMode::kRead, 1 << 20);
   r.net.port = FreePort(SOCK_STREAM);
@@ -266,9 +308,16 @@ TEST(NetEngine, InterruptEndsTheWaitForAConnection) {
   Spawn(ctx, go(rx->get(), &ctx, &sleeps, &res));
   ctx.run_until([&] { return !sleeps.empty(); });
   EXPECT_EQ(res, 1);  // still waiting
+  // Another owner's cancel of the clone's sleeps (a rate sleep ending) is
+  // not the job ending: the wait goes on.
   sleeps.cancel_all();
+  ctx.run_until([&] { return !sleeps.empty(); });
+  EXPECT_EQ(res, 1);
+  (*rx)->cancel();
   ctx.run_until([&] { return res != 1; });
   EXPECT_EQ(res, -ECANCELED);
+  // And every later wait ends at once.
+  EXPECT_EQ(RunSync(ctx, (*rx)->open(ctx, sleeps, nullptr)), -ECANCELED);
 }
 
 }  // namespace
