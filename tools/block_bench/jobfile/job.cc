@@ -184,13 +184,21 @@ bool RwTrims(RwMode m) {
          m == RwMode::kRandTrimWrite;
 }
 
+std::string NetDisplay(const JobOptions& job, uint32_t clone) {
+  const std::string peer = NetPeer(job);
+  if (job.net.protocol == NetOptions::Protocol::kUnix) return peer;
+  const std::string port = "port " + std::to_string(job.net.port + clone);
+  if (NetListens(job.net, RwReads(job.rw)) && peer.empty()) return port;
+  return peer + " " + port;
+}
+
 std::string NetJobProblem(const JobOptions& job) {
   using P = NetOptions::Protocol;
   const NetOptions& o = job.net;
   const std::string peer = NetPeer(job);
   const bool reads = RwReads(job.rw);
-  const bool tcp = o.protocol == P::kTcp || o.protocol == P::kTcpV6;
-  const bool udp = o.protocol == P::kUdp || o.protocol == P::kUdpV6;
+  const bool tcp = NetTcp(o.protocol);
+  const bool udp = NetUdp(o.protocol);
   const bool unix_socket = o.protocol == P::kUnix;
   if (IsRandom(job.rw)) return "network IO can't be random";
   if (RwTrims(job.rw)) return "network IO moves reads and writes, not trims";

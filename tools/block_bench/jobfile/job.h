@@ -109,6 +109,9 @@ enum class ContinueOnError { kNone, kRead, kWrite, kIo, kVerify, kAll };
 struct JobOptions;
 // The peer a net job names: filename= as written (":" kept) or hostname=.
 std::string NetPeer(const JobOptions& job);
+// A net clone's socket in messages: a unix socket's path, "port N" for a
+// listener bound to every address, else "PEER port N" (N: port + clone).
+std::string NetDisplay(const JobOptions& job, uint32_t clone);
 // A net job's options checked as fio's engine init checks them (and trims,
 // which a socket has none of): "" or the problem in fio's words.
 std::string NetJobProblem(const JobOptions& job);
@@ -243,13 +246,15 @@ bool RwReads(RwMode m);
 bool RwWrites(RwMode m);
 bool RwTrims(RwMode m);
 
+inline bool NetTcp(NetOptions::Protocol p) {
+  return p == NetOptions::Protocol::kTcp || p == NetOptions::Protocol::kTcpV6;
+}
+inline bool NetUdp(NetOptions::Protocol p) {
+  return p == NetOptions::Protocol::kUdp || p == NetOptions::Protocol::kUdpV6;
+}
 // The receiving side of a net job: tcp with listen=1; udp and unix when the
 // job reads.
-inline bool NetListens(const NetOptions& o, bool reads) {
-  return o.protocol == NetOptions::Protocol::kTcp || o.protocol == NetOptions::Protocol::kTcpV6
-             ? o.listen
-             : reads;
-}
+inline bool NetListens(const NetOptions& o, bool reads) { return NetTcp(o.protocol) ? o.listen : reads; }
 // An IPv4 multicast group address (224.0.0.0/4), as fio's is_ipaddr_multicast.
 bool NetMulticast(const std::string& host);
 

@@ -23,14 +23,12 @@ namespace {
 
 using Protocol = NetOptions::Protocol;
 
-bool IsStream(Protocol p) { return p == Protocol::kTcp || p == Protocol::kTcpV6 || p == Protocol::kUnix; }
-bool IsTcp(Protocol p) { return p == Protocol::kTcp || p == Protocol::kTcpV6; }
-bool IsUdp(Protocol p) { return p == Protocol::kUdp || p == Protocol::kUdpV6; }
 bool IsV6(Protocol p) { return p == Protocol::kTcpV6 || p == Protocol::kUdpV6; }
 
-
-std::string Words(uint32_t a, uint32_t b) { return std::string(reinterpret_cast<char*>(&a), 4) + std::string(reinterpret_cast<char*>(&b), 4); }
-
+// Two 32-bit words as they lie in memory.
+std::string Words(uint32_t a, uint32_t b) {
+  return std::string(reinterpret_cast<char*>(&a), 4) + std::string(reinterpret_cast<char*>(&b), 4);
+}
 
 }  // namespace
 
@@ -41,15 +39,12 @@ NetEngine::NetEngine(const JobOptions& job, uint32_t clone, bool reads)
     : o_(job.net),
       peer_(NetPeer(job)),
       reads_(reads),
-      stream_(IsStream(job.net.protocol)),
+      stream_(job.net.protocol == Protocol::kUnix || NetTcp(job.net.protocol)),
       listener_(NetListens(job.net, reads)),
-      udp_trailer_(IsUdp(job.net.protocol) && job.verify == VerifyMethod::kNone),
+      udp_trailer_(NetUdp(job.net.protocol) && job.verify == VerifyMethod::kNone),
       size_(job.size ? job.size->value : 0),
-      port_(job.net.port + clone) {
-  if (o_.protocol == Protocol::kUnix) display_ = peer_;
-  else if (listener_ && peer_.empty()) display_ = "port " + std::to_string(port_);
-  else display_ = peer_ + " port " + std::to_string(port_);
-}
+      port_(job.net.port + clone),
+      display_(NetDisplay(job, clone)) {}
 
 NetEngine::~NetEngine() {
   if (watched_ >= 0 && ctx_) ctx_->remove_fd_handler(watched_);
@@ -73,14 +68,14 @@ Expected<std::unique_ptr<NetEngine>> NetEngine::Create(const JobOptions& job, ui
 
 void NetEngine::set_options(int fd, bool accepted) {
   const int one = 1;
-  if (o_.nodelay && IsTcp(o_.protocol)) ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (o_.nodelay && NetTcp(o_.protocol)) ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   if (accepted) return;
   if (o_.window_size && o_.protocol != Protocol::kUnix) {
     const int w = int(o_.window_size);
     if (listener_ || o_.pingpong) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w);
     if (!listener_ || o_.pingpong) ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w);
   }
-  if (o_.mss && IsTcp(o_.protocol)) {
+  if (o_.mss && NetTcp(o_.protocol)) {
     const int m = int(o_.mss);
     ::setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &m, sizeof m);
   }
@@ -108,26 +103,7 @@ Expected<void> NetEngine::init() {
   }
   const int family = IsV6(o_.protocol) ? AF_INET6 : AF_INET;
   if (!listener_) {
-    // The peer: an address, else a name.
-    if (family == AF_INET) {
-      sockaddr_in in{};
-      in.sin_family = AF_INET;
-      in.sin_port = htons(uint16_t(port_));
-      if (inet_pton(AF_INET, peer_.c_str(), &in.sin_addr) == 1) {
-        std::memcpy(&addr_, &in, sizeof in);
-        addr_len_ = sizeof in;
-        return {};
-      }
-    } else {
-      sockaddr_in6 in6{};
-      in6.sin6_family = AF_INET6;
-      in6.sin6_port = htons(uint16_t(port_));
-      if (inet_pton(AF_INET6, peer_.c_str(), &in6.sin6_addr) == 1) {
-        std::memcpy(&addr_, &in6, sizeof in6);
-        addr_len_ = sizeof in6;
-        return {};
-      }
-    }
+    // The peer: an address or a name (getaddrinfo takes both).
     addrinfo hints{};
     hints.ai_family = family;
     hints.ai_socktype = stream_ ? SOCK_STREAM : SOCK_DGRAM;
@@ -156,7 +132,7 @@ Expected<void> NetEngine::init() {
     in.sin_family = AF_INET;
     in.sin_port = htons(uint16_t(port_));
     in.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (IsUdp(o_.protocol) && NetMulticast(peer_)) {
+    if (NetUdp(o_.protocol) && NetMulticast(peer_)) {
       ip_mreq m{};
       inet_pton(AF_INET, peer_.c_str(), &m.imr_multiaddr);
       m.imr_interface.s_addr = htonl(INADDR_ANY);

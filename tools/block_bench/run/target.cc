@@ -329,10 +329,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
     // the job's region.
     Target t;
     t.spec = "driver=null,size=" + std::to_string(std::max<uint64_t>(want, 1));
-    const std::string peer = NetPeer(job);
-    if (job.net.protocol == NetOptions::Protocol::kUnix) t.display = peer;
-    else t.display = (peer.empty() ? std::string("*") : peer) + " port " +
-                     std::to_string(job.net.port + clone);
+    t.display = NetDisplay(job, clone);
     t.diskless = true;
     return t;
   }
