@@ -17,6 +17,7 @@
 #include "tools/block_bench/run/job_process.h"
 #include "tools/block_bench/run/rng.h"
 #include "tools/block_bench/run/stop.h"
+#include "tools/block_bench/run/target.h"
 #include <blkstack/util/clock.h>
 #include <blkstack/util/cpu_affinity.h>
 #include <blkstack/util/quote.h>
@@ -296,6 +297,11 @@ bool Clone::prepare(AioContext& ctx) {
   const QueueShape shape = QueueShapeOf(files_.target_job(), files_.trace().get());
   res_->schedule.depth = shape.depth;
   res_->schedule.depth_capped_from = shape.capped_from;
+  // fio's note, once per clone on the report's stream (stdout), when a
+  // synchronous engine caps iodepth > 1 at one I/O (offload queues there).
+  if (opts_.info && job_.iodepth > 1 && !job_.offload() && OneIoAtATime(files_.target_job()))
+    std::fputs("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth "
+               "will be capped at 1\n", opts_.info);
   // The buffers are mapped, not filled: they are filled once the clock
   // started (fill_buffers), and only when writes carry the contents filled
   // once; reads, verify blocks, verify_pattern and refill_buffers never

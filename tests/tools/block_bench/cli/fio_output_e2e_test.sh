@@ -2,7 +2,8 @@
 # block-bench's output streams and command-line flags as fio 3.33's, each
 # compared with fio run on the same job here:
 #   1. stdout/stderr: informational lines on stdout (normal format) or
-#      nowhere (json, terse); stderr empty on runs fio keeps silent;
+#      nowhere (json, terse), the synchronous-engine iodepth note among
+#      them; stderr empty on runs fio keeps silent;
 #      --output-format combinations in fio's order.
 #   2. --debug: fio's categories (--debug=?), an unknown one named on stderr
 #      and the run goes on; io lines with fio's offsets, lengths and
@@ -61,6 +62,19 @@ grep -qx "r: Laying out IO file (1 file / 1MiB)" read.bb/out || fail "read: $(ca
 grep -qx "f: Laying out IO files (3 files / total 3MiB)" files.bb/out || fail "files: $(cat files.bb/out)"
 grep -q "^a: note: ioengine=libaio with direct=0 runs on the thread pool" aio.bb/out ||
   fail "aio: no header note: $(head -3 aio.bb/out)"
+# fio's note when a synchronous engine caps iodepth > 1: once per job,
+# never at iodepth=1 or on an engine that queues.
+both sync4 --name=s --filename=s.dat --size=64k --iodepth=4 --numjobs=2 &
+both sync1 --name=s --filename=s.dat --size=64k --iodepth=1 &
+both cpu4 --name=c --ioengine=cpuio --cpuload=10 --iodepth=4 --runtime=1 --time_based &
+both posix4 --name=p --ioengine=posixaio --filename=p.dat --size=64k --iodepth=4 &
+wait
+for tag in sync4 sync1 cpu4 posix4; do
+  silent $tag
+  same_lines $tag "note: both"
+done
+[[ $(grep -c "^note: both iodepth >= 1 and synchronous I/O engine are selected" sync4.bb/out) == 2 ]] ||
+  fail "sync4: not two notes: $(cat sync4.bb/out)"
 # The file is there: nothing to say.
 (cd read.bb && "$BB" --name=r --filename=r.dat --size=1m --rw=read >out2 2>err2) || fail "rerun"
 grep -q "Laying out" read.bb/out2 && fail "layout line for an existing file"
