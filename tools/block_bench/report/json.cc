@@ -169,14 +169,18 @@ ojson ScheduleJson(const ScheduleResult& sc) {
   return j;
 }
 
-// The I/O engine a graph spec really runs on (the file driver's aio mode,
-// null, rbd), whatever ioengine= asked (libaio with direct=0 runs on the
-// thread pool).
-std::string EngineOf(const std::string& spec) {
-  if (spec.find("aio=native") != std::string::npos) return "libaio";
-  if (spec.find("aio=io_uring") != std::string::npos) return "io_uring";
-  if (spec.find("aio=threads") != std::string::npos) return "threads";
-  if (spec.find("aio=sync") != std::string::npos) return "sync";
+// The I/O engine the job really runs on: the file driver's aio mode
+// (libaio for aio=native; threads when libaio with direct=0 runs on the
+// thread pool), null, rbd, nbd, else blockdev; the engines whose work is
+// not the graph's I/O (cpuio, exec, net, the file-system engines) by name.
+std::string EngineOf(const JobOptions& job, const std::string& spec) {
+  if (MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine) || job.ioengine == IoEngine::kNet)
+    return std::string(Name(job.ioengine));
+  if (const size_t at = spec.find("aio="); at != std::string::npos) {
+    const size_t from = at + 4;
+    const std::string mode = spec.substr(from, spec.find(',', from) - from);
+    return mode == "native" ? "libaio" : mode;
+  }
   if (spec.rfind("driver=null", 0) == 0) return "null";
   if (spec.rfind("driver=rbd", 0) == 0) return "rbd";
   if (spec.rfind("driver=nbd", 0) == 0) return "nbd";
@@ -272,7 +276,7 @@ ojson BlkstackJson(const ReportUnit& u, const std::string& name) {
   const JobOptions& job = *r.job;
   ojson bs;
   bs["target"] = r.target;
-  bs["engine"] = EngineOf(r.target);
+  bs["engine"] = EngineOf(job, r.target);
   if (const std::string d = FioDifference(job); !d.empty()) bs["differs_from_fio"] = d;
   // For the terse line's error fields (fio's: whenever the option is set).
   if (job.continue_on_error != ContinueOnError::kNone) bs["continue_on_error"] = true;

@@ -115,6 +115,15 @@ assert j['blkstack']['engine'] == 'sync', j['blkstack']['engine']
 assert j['read']['total_ios'] == 256 == j['blkstack']['counters']['sync_syscalls'], j
 assert j['iodepth_level']['1'] == 100.0, j['iodepth_level']
 assert j['read']['slat_ns']['N'] == 0, j['read']['slat_ns']" || fail "psync JSON: $(cat "$T/p.err")"
+# The engine named is the one that runs: the file driver's aio mode
+# (mmap), or the engine whose work is not the graph's I/O (cpuio, net).
+for e in mmap falloc "cpuio --cpuload=20 --time_based --runtime=1"; do
+  "$BB" --name=e --ioengine=$e --filename="$T/u.dat" --size=64k --output-format=json 2>"$T/e.err" |
+    python3 -c "
+import json,sys
+j = json.load(sys.stdin)['jobs'][0]
+assert j['blkstack']['engine'] == '${e%% *}', j['blkstack']['engine']" || fail "$e JSON engine: $(cat "$T/e.err")"
+done
 # Buffered libaio (fio accepts it) runs on the thread pool, and says so in
 # the header (a note, as fio's header lines: nothing on stderr, not a warning).
 "$BB" --name=b --ioengine=libaio --direct=0 --filename="$T/u.dat" --size=1m --output-format=json \
