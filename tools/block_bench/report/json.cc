@@ -310,7 +310,7 @@ ojson TopJson(int64_t start_unix_ms) {
   ojson top;
   // fio's key too, for consumers that look for it (fio-plot, CBT): the value
   // ("block-bench-X") cannot be taken for a fio version.
-  top["fio version"] = kBenchVersion;
+  top["fio version"] = kFioVersionField;
   top["blkstack-bench version"] = kBenchVersion;
   top["timestamp"] = start_unix_ms / 1000;
   top["timestamp_ms"] = start_unix_ms;

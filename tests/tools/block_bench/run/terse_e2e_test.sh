@@ -33,6 +33,9 @@ for i, (x, y) in enumerate(zip(f, b)):
     if i in (1, 2): continue  # fio version and job name: text
     assert shape(x) == shape(y), "field %d: fio %r (%s), block-bench %r (%s)" % (i + 1, x, shape(x), y, shape(y))
 assert b[0] == v and b[2] == "t" and b[3] == "0" and b[4] == "0", b[:5]
+# The version field starts "fio-" as fio's (its t/ scripts pick terse lines
+# by "3;fio-"): the release whose layout this is, then block-bench's.
+assert f[1].startswith("fio-3.33") and b[1] == "fio-3.33-block-bench-0.1", (f[1], b[1])
 # randrw over 16 MiB: read KiB + write KiB = 16384 in both tools.
 nd = 41 if v != "5" else 47  # fields per direction
 for fields in (f, b):
