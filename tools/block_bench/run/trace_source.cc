@@ -106,7 +106,8 @@ TraceSource::TraceSource(std::shared_ptr<const trace::Trace> t, const JobOptions
     if (!convert(r, &u, /*count=*/true)) continue;
     ios_++;
     bytes_ += u.len;
-    max_bs_ = std::max(max_bs_, u.len);
+    // A trim carries no data: its length sizes no buffer (fio's t0038).
+    if (u.dir != Dir::kTrim) max_bs_ = std::max(max_bs_, u.len);
     has_[int(u.dir)] = true;
     if (u.at_ns > span_ns_) span_ns_ = u.at_ns;
   }

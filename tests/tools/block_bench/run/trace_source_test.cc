@@ -61,6 +61,19 @@ TEST(TraceSource, IssuesRecordsInOrderWithTheirTimes) {
   EXPECT_TRUE(s.has_dir(Dir::kTrim));
 }
 
+// fio's t0038: trims of 2 GiB beside 4 KiB writes size no buffer (a trim
+// carries no data), so the buffers stay the writes' size.
+TEST(TraceSource, TrimsSizeNoBuffer) {
+  JobOptions job;
+  auto t = MakeTrace({{0, 0, 2ull << 30, Op::kTrim}, {10, 0, 4096, Op::kWrite},
+                      {20, 4096, 2ull << 30, Op::kTrim}, {30, 4096, 4096, Op::kWrite}});
+  TraceSource s(t, job, 4ull << 30);
+  EXPECT_EQ(s.max_bs(), 4096u);
+  EXPECT_EQ(Drain(s).size(), 4u);
+  TraceSource trims_only(MakeTrace({{0, 0, 1 << 20, Op::kTrim}}), job, 1 << 20);
+  EXPECT_EQ(trims_only.max_bs(), 512u);  // the smallest buffer, never 0
+}
+
 TEST(TraceSource, TimeScaleIsAPercentageOfTheRate) {
   JobOptions job;
   job.replay_time_scale = 200;  // twice the rate: half the times
