@@ -26,7 +26,7 @@ namespace {
 
 struct FileConfig {
   std::string path;
-  enum class Engine { kThreads, kNative, kIoUring, kSync, kMmap, kFalloc, kFtruncate };
+  enum class Engine { kThreads, kNative, kIoUring, kSync, kMmap, kFalloc, kFtruncate, kSplice };
   Engine engine = Engine::kThreads;  // aio=
   bool direct = false;  // cache.direct=on (O_DIRECT)
   int sync_flag = 0;    // open-sync: 0, O_SYNC or O_DSYNC
@@ -67,7 +67,7 @@ class FileDriver final : public BlockDriver {
   // `engine`: the engine of the loop the node was opened on (with this file
   // registered in it if asked).
   // Read-only opens are enforced above the driver (the node refuses writes).
-  // `inline_io`: aio=mmap|falloc|ftruncate (reads, writes and flushes go
+  // `inline_io`: aio=mmap|falloc|ftruncate|splice (reads, writes and flushes go
   // there instead of the engine), else null.
   FileDriver(int fd, FileConfig cfg, FileGeometry geo, LoopEngineRef engine, int file_index,
              std::unique_ptr<InlineIo> inline_io)
@@ -380,7 +380,7 @@ class FileDriver final : public BlockDriver {
   int join_error_ = 0;     // joining the attached loop's engine failed: the errno
   std::unique_ptr<ThreadPool> pool_;
   AioContext* ctx_ = nullptr;
-  std::unique_ptr<InlineIo> inline_;  // aio=mmap|falloc|ftruncate, else null
+  std::unique_ptr<InlineIo> inline_;  // aio=mmap|falloc|ftruncate|splice, else null
 
   FdsyncState fdsync_ = kUnknown;
   bool zeroes_ok_ = true;
@@ -461,7 +461,8 @@ const std::vector<OptionSpec>& Schema() {
        .help = "the length of a character device (/dev/null, /dev/zero, /dev/full), which has "
                "none of its own: required for one, refused for anything else"},
       {.name = "aio", .type = T::kEnum, .default_value = "threads", .has_default = true,
-       .enum_values = {"threads", "native", "io_uring", "sync", "mmap", "falloc", "ftruncate"},
+       .enum_values = {"threads", "native", "io_uring", "sync", "mmap", "falloc", "ftruncate",
+                       "splice"},
        .help = "I/O engine: a worker pool (preadv/pwritev), Linux native AIO (needs "
                "cache.direct=on), io_uring, or sync: preadv/pwritev in the loop's own thread, "
                "which waits for each one (fio's synchronous engines; for benchmarks); mmap: "
@@ -469,7 +470,8 @@ const std::vector<OptionSpec>& Schema() {
                "cache.direct=on writes back each request's pages (msync) instead of "
                "O_DIRECT); falloc, ftruncate: benchmark modes that move no data, as fio's "
                "engines of those names (a read is fallocate KEEP_SIZE, a write fallocate mode "
-               "0; a write is ftruncate to its offset, a read fails)"},
+               "0; a write is ftruncate to its offset, a read fails); splice: through a pipe "
+               "with splice(2) and vmsplice(2), in the loop's thread (fio's splice)"},
       {.name = "cache.direct", .type = T::kBool, .default_value = "off", .has_default = true,
        .help = "open with O_DIRECT (bypass the host page cache)"},
       {.name = "discard", .type = T::kEnum, .default_value = "ignore", .has_default = true,
@@ -543,6 +545,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
                : o.choice("aio") == "mmap"     ? FileConfig::Engine::kMmap
                : o.choice("aio") == "falloc"   ? FileConfig::Engine::kFalloc
                : o.choice("aio") == "ftruncate" ? FileConfig::Engine::kFtruncate
+               : o.choice("aio") == "splice"   ? FileConfig::Engine::kSplice
                                                : FileConfig::Engine::kThreads;
   cfg.direct = o.flag("cache.direct");
   cfg.sync_flag = o.choice("open-sync") == "sync"    ? O_SYNC
@@ -598,10 +601,13 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   // theirs goes through the file's read/write path (mmap's cache.direct=on
   // drops each request's pages instead), so nothing is padded to its
   // alignment.
+  // aio=splice honours cache.direct (splice(2) reads and writes through the
+  // file's read/write path).
+  const bool splice = cfg.engine == FileConfig::Engine::kSplice;
   const bool inline_io = cfg.engine == FileConfig::Engine::kMmap ||
                          cfg.engine == FileConfig::Engine::kFalloc ||
-                         cfg.engine == FileConfig::Engine::kFtruncate;
-  const bool o_direct = cfg.direct && !inline_io;
+                         cfg.engine == FileConfig::Engine::kFtruncate || splice;
+  const bool o_direct = cfg.direct && (!inline_io || splice);
   const int flags = (args.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NONBLOCK |
                     (o_direct ? O_DIRECT : 0) | cfg.sync_flag;
   const int fd = open(cfg.path.c_str(), flags);
@@ -644,7 +650,10 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     io.length = geo.value().length;
     io.writable = !args.read_only;
     io.drop_cache = cfg.direct;
-    if (cfg.engine == FileConfig::Engine::kMmap) {
+    if (splice) {
+      io.kind = InlineIo::Kind::kSplice;
+      io.drop_cache = false;  // O_DIRECT instead
+    } else if (cfg.engine == FileConfig::Engine::kMmap) {
       io.kind = InlineIo::Kind::kMmap;
       io.advice = o.choice("fadvise") == "random"       ? POSIX_MADV_RANDOM
                   : o.choice("fadvise") == "sequential" ? POSIX_MADV_SEQUENTIAL

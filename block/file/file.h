@@ -1,7 +1,7 @@
 // The file protocol driver, QEMU's `file` (file-posix): a regular file or a
 // block device.
 //
-//   driver=file,filename=PATH[,aio=threads|native|io_uring|sync|mmap|falloc|ftruncate]
+//   driver=file,filename=PATH[,aio=threads|native|io_uring|sync|mmap|falloc|ftruncate|splice]
 //              [,cache.direct=on|off]
 //              [,discard=ignore|unmap][,aio-max-batch=N][,aio-ring-size=N]
 //              [,peek-after-submit=on|off][,aio-submit=immediate|bh]
@@ -37,10 +37,11 @@
 // open-sync=sync|dsync opens the file with O_SYNC|O_DSYNC (fio's sync=):
 // every write returns only once it is on stable storage, whichever engine.
 //
-// aio=mmap|falloc|ftruncate do reads, writes and flushes in the loop's thread
-// without the engine (block/file/inline_io.h): mmap through a shared mapping
-// of the file, falloc and ftruncate as fio's benchmark engines of those names
-// (no data moves).
+// aio=mmap|falloc|ftruncate|splice do reads, writes and flushes in the loop's
+// thread without the engine (block/file/inline_io.h): mmap through a shared
+// mapping of the file, falloc and ftruncate as fio's benchmark engines of
+// those names (no data moves), splice through a pipe (O_DIRECT with
+// cache.direct=on).
 //
 // Reads: a short read at end of file reads the rest as zeros; another short
 // read is retried for the remainder.  A short write fails with -ENOSPC.

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -17,6 +18,28 @@ uint64_t PageSize() {
   return page;
 }
 
+// The iovecs of bytes [pos, pos + len) of `qiov`, at most kMax of them.
+struct IovSlice {
+  static constexpr int kMax = 64;
+  struct iovec v[kMax];
+  int n = 0;
+  IovSlice(const IoVec& qiov, size_t pos, size_t len) {
+    for (int i = 0; i < qiov.count() && len > 0 && n < kMax; i++) {
+      const struct iovec& e = qiov[i];
+      if (pos >= e.iov_len) {
+        pos -= e.iov_len;
+        continue;
+      }
+      const size_t take = std::min(e.iov_len - pos, len);
+      v[n++] = {static_cast<char*>(e.iov_base) + pos, take};
+      len -= take;
+      pos = 0;
+    }
+  }
+};
+
+constexpr size_t kSpliceChunk = 64 * 1024;  // fio's SPLICE_DEF_SIZE: a pipe's default capacity
+
 }  // namespace
 
 std::unique_ptr<InlineIo> InlineIo::Create(int fd, const Options& o) {
@@ -25,6 +48,7 @@ std::unique_ptr<InlineIo> InlineIo::Create(int fd, const Options& o) {
 
 InlineIo::~InlineIo() {
   if (base_) munmap(base_, o_.length);
+  drop_pipe(0);
 }
 
 const char* InlineIo::name() const {
@@ -32,6 +56,7 @@ const char* InlineIo::name() const {
     case Kind::kMmap: return "mmap";
     case Kind::kFalloc: return "falloc";
     case Kind::kFtruncate: return "ftruncate";
+    case Kind::kSplice: return "splice";
   }
   return "?";
 }
@@ -79,6 +104,68 @@ int64_t InlineIo::falloc(int mode, uint64_t offset, uint64_t len) {
   return r < 0 ? r : int64_t(len);
 }
 
+int InlineIo::open_pipe() {
+  if (pipe_[0] >= 0) return 0;
+  return pipe2(pipe_, O_CLOEXEC) == 0 ? 0 : -errno;
+}
+
+int InlineIo::drop_pipe(int err) {
+  for (int& fd : pipe_) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+  return err;
+}
+
+int64_t InlineIo::splice_read(uint64_t offset, const IoVec& qiov) {
+  if (const int e = open_pipe(); e < 0) return e;
+  const size_t len = qiov.size();
+  loff_t off = loff_t(offset);
+  size_t done = 0;
+  while (done < len) {
+    const size_t want = std::min(len - done, kSpliceChunk);
+    const unsigned flags = len - done > kSpliceChunk ? SPLICE_F_MORE : 0;
+    const ssize_t got = splice(fd_, &off, pipe_[1], nullptr, want, flags);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got < 0) return -errno;
+    if (got == 0) break;  // the end of the file
+    size_t left = size_t(got);
+    while (left > 0) {
+      const IovSlice to(qiov, done, left);
+      const ssize_t n = vmsplice(pipe_[0], to.v, size_t(to.n), 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return drop_pipe(n < 0 ? -errno : -EIO);
+      done += size_t(n);
+      left -= size_t(n);
+    }
+  }
+  if (done < len) qiov.memset(done, 0, len - done);
+  return int64_t(len);
+}
+
+int64_t InlineIo::splice_write(uint64_t offset, const IoVec& qiov) {
+  if (const int e = open_pipe(); e < 0) return e;
+  const size_t len = qiov.size();
+  loff_t off = loff_t(offset);
+  size_t done = 0;
+  while (done < len) {
+    // The pipe is empty here: a non-blocking vmsplice takes what fits.
+    const IovSlice from(qiov, done, std::min(len - done, kSpliceChunk));
+    const ssize_t put = vmsplice(pipe_[1], from.v, size_t(from.n), SPLICE_F_NONBLOCK);
+    if (put < 0 && errno == EINTR) continue;
+    if (put < 0) return -errno;
+    size_t left = size_t(put);
+    while (left > 0) {
+      const ssize_t n = splice(pipe_[0], nullptr, fd_, &off, left, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return drop_pipe(n < 0 ? -errno : -EIO);
+      left -= size_t(n);
+    }
+    done += size_t(put);
+  }
+  return int64_t(len);
+}
+
 int64_t InlineIo::read(uint64_t offset, const IoVec& qiov) {
   calls_++;
   switch (o_.kind) {
@@ -88,6 +175,8 @@ int64_t InlineIo::read(uint64_t offset, const IoVec& qiov) {
       return falloc(FALLOC_FL_KEEP_SIZE, offset, qiov.size());
     case Kind::kFtruncate:
       return -EINVAL;  // fio's ftruncate engine has only writes
+    case Kind::kSplice:
+      return splice_read(offset, qiov);
   }
   return -EINVAL;
 }
@@ -107,6 +196,8 @@ int64_t InlineIo::write(uint64_t offset, const IoVec& qiov) {
       } while (r == -EINTR);
       return r < 0 ? r : int64_t(qiov.size());
     }
+    case Kind::kSplice:
+      return splice_write(offset, qiov);
   }
   return -EINVAL;
 }

@@ -1,7 +1,7 @@
-// InlineIo: the file driver's aio=mmap, aio=falloc and aio=ftruncate.  A
+// InlineIo: the file driver's aio=mmap, falloc, ftruncate and splice.  A
 // read, write or flush is done in the loop's own thread inside the driver's
 // call, without a system call queue, as fio's engines of those names do
-// theirs (all three are FIO_SYNCIO: one request at a time):
+// theirs (all are FIO_SYNCIO: one request at a time):
 //
 //   mmap       reads and writes copy between the request's buffers and a
 //              shared mapping of the file (mmap(2), MAP_SHARED); flush is
@@ -22,6 +22,13 @@
 //   ftruncate  moves no data: a write is ftruncate(2) of the file to the
 //              write's offset (fio's ftruncate engine: bs is ignored); a read
 //              fails with -EINVAL; flush is fdatasync.
+//   splice     moves the data through a pipe of the object's own, as fio's
+//              splice engine: a read splices the file's range into the
+//              pipe and vmsplices it out into the request's buffers, a write
+//              vmsplices the buffers into the pipe and splices the pipe into
+//              the file, in pieces of up to 64 KiB (the pipe's capacity);
+//              a read past the end of the file fills the rest with zeros;
+//              flush is fdatasync.  The pipe is made at the first request.
 //
 // Trims are not InlineIo's: the driver's discard punches holes (fio's trim
 // on mmap and falloc, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE); under
@@ -49,7 +56,7 @@ namespace blk {
 
 class InlineIo {
  public:
-  enum class Kind { kMmap, kFalloc, kFtruncate };
+  enum class Kind { kMmap, kFalloc, kFtruncate, kSplice };
   struct Options {
     Kind kind = Kind::kMmap;
     uint64_t length = 0;     // the file's length at open (mmap maps this much)
@@ -64,7 +71,7 @@ class InlineIo {
   InlineIo(const InlineIo&) = delete;
   InlineIo& operator=(const InlineIo&) = delete;
 
-  // "mmap", "falloc" or "ftruncate".
+  // "mmap", "falloc", "ftruncate" or "splice".
   const char* name() const;
 
   // Bytes [offset, offset + qiov.size()): the byte count or a negative errno.
@@ -86,6 +93,17 @@ class InlineIo {
   // falloc: fallocate(mode) of [offset, offset + len); len or a negative
   // errno.
   int64_t falloc(int mode, uint64_t offset, uint64_t len);
+  // splice: bytes [offset, offset + qiov.size()) through the pipe, from the
+  // file into qiov (read) or the other way; the byte count or a negative
+  // errno.
+  int64_t splice_read(uint64_t offset, const IoVec& qiov);
+  int64_t splice_write(uint64_t offset, const IoVec& qiov);
+  // Makes the pipe if not yet: 0 or a negative errno.
+  int open_pipe();
+  // Closes the pipe, which a failed transfer may have left holding bytes
+  // the next request must not see (made again at the next one); returns
+  // `err`.
+  int drop_pipe(int err);
   // drop_cache: msync + POSIX_MADV_DONTNEED of the pages under
   // [offset, offset + len); 0 or a negative errno.
   int drop(uint64_t offset, uint64_t len);
@@ -95,6 +113,7 @@ class InlineIo {
   char* base_ = nullptr;  // mmap: the mapping of [0, o_.length), once made
   uint64_t calls_ = 0;    // requests done
   uint64_t maps_ = 0;     // mmap: mappings made
+  int pipe_[2] = {-1, -1};  // splice: [0] read end, [1] write end, once made
 };
 
 }  // namespace blk

@@ -28,6 +28,7 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kFilestat: return "filestat";
     case IoEngine::kFiledelete: return "filedelete";
     case IoEngine::kNet: return "net";
+    case IoEngine::kSplice: return "splice";
   }
   return "?";
 }

@@ -38,7 +38,7 @@ using PerDir = std::array<T, kNumDirs>;
 
 enum class IoEngine {
   kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd,
-  kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete, kNet
+  kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete, kNet, kSplice
 };
 
 // fio's engines that move no data (FIO_NOIO): each "I/O" is work done in

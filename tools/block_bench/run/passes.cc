@@ -35,6 +35,7 @@ bool CountsPassBytes(const JobOptions& job) {
     case IoEngine::kFilestat:
     case IoEngine::kFiledelete:
     case IoEngine::kNet:
+    case IoEngine::kSplice:
       return false;
   }
   return false;

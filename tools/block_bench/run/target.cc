@@ -52,6 +52,7 @@ bool SyncEngine(const JobOptions& job) {
     case IoEngine::kMmap:
     case IoEngine::kFalloc:
     case IoEngine::kFtruncate:
+    case IoEngine::kSplice:
       return true;
     default:
       return false;
@@ -189,6 +190,7 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
   if (job.ioengine == IoEngine::kMmap) aio = "mmap";
   if (job.ioengine == IoEngine::kFalloc) aio = "falloc";
   if (job.ioengine == IoEngine::kFtruncate) aio = "ftruncate";
+  if (job.ioengine == IoEngine::kSplice) aio = "splice";
   Target t;
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");

@@ -126,7 +126,7 @@ std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job);
 
 // True when the job runs on the file driver in the clone's own thread: fio's
 // synchronous engines (psync, sync, pvsync, pvsync2: aio=sync; mmap, falloc,
-// ftruncate: aio= of their name) without blockdev=.  Each I/O then
+// ftruncate, splice: aio= of their name) without blockdev=.  Each I/O then
 // runs in the clone's own thread, one at a time, as in fio, whatever
 // iodepth= says ("increasing iodepth beyond 1 will not affect synchronous
 // ioengines").

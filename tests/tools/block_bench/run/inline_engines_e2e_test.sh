@@ -12,6 +12,9 @@
 #   ftruncate  a sequential write job leaves the file at the last write's
 #              offset, as fio's; a read job fails its first I/O with EINVAL
 #              (exit 1, error 22 in JSON), and a trim job as fio's.
+#   splice     data goes through a pipe both ways: each tool writes with
+#              verify=crc32c and the other verifies with splice reads, with
+#              and without direct=1; the system calls are splice/vmsplice.
 set -u
 BB="$TEST_SRCDIR/$TEST_WORKSPACE/tools/block_bench/block_bench"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/tools/block_bench/require_fio.sh"
@@ -93,4 +96,36 @@ done
 [ "$trimexit_bb/$trimerr_bb" = "$trimexit_fio/$trimerr_fio" ] ||
   fail "ftruncate trim: exit/error $trimexit_bb/$trimerr_bb, fio $trimexit_fio/$trimerr_fio"
 echo "ftruncate: $len_bb bytes left by both; a read or a trim fails with exit/error $readexit_bb/$readerr_bb, $trimexit_bb/$trimerr_bb"
+
+# splice: each tool writes, the other verifies by splice reads.
+for direct in 0 1; do
+  for w in fio bb; do
+    if [ $w = fio ]; then r=bb; else r=fio; fi
+    rm -f s.dat
+    "$(tool $w)" --name=s --filename=s.dat --size=2m --bs=128k --rw=randwrite --ioengine=splice \
+      --direct=$direct --verify=crc32c --do_verify=0 >w.out 2>&1 ||
+      fail "$w splice direct=$direct write: $(cat w.out)"
+    "$(tool $r)" --name=s --filename=s.dat --size=2m --bs=128k --rw=randread --ioengine=splice \
+      --direct=$direct --verify=crc32c --verify_only=1 --output-format=json >r.json 2>r.err ||
+      fail "$r did not verify $w's splice writes (direct=$direct): $(cat r.err)"
+  done
+  echo "splice direct=$direct: each tool verified the other's 2 MiB"
+done
+strace -f -c -e trace=splice,vmsplice,pread64,pwrite64 -o st.txt "$BB" --name=s --filename=s.dat \
+  --size=1m --bs=64k --rw=randrw --ioengine=splice >/dev/null 2>&1 || fail "splice randrw"
+python3 - st.txt <<'PY' || fail "splice system calls: $(cat st.txt)"
+import sys
+calls = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 5 and f[-1] in ("splice", "vmsplice", "pread64", "pwrite64"):
+        calls[f[-1]] = int(f[3])
+# 16 I/Os of one pipe-full each: at least a splice and a vmsplice apiece
+# (the kernel may move a pipe-full in two), no pwrite, and no pread but the
+# driver's probe of the file at open.
+assert calls.get("splice", 0) >= 16 and calls.get("vmsplice", 0) >= 16, calls
+assert "pwrite64" not in calls and calls.get("pread64", 0) <= 2, calls
+print("splice randrw: %d splice + %d vmsplice calls for 16 I/Os, no pwrite" %
+      (calls["splice"], calls["vmsplice"]))
+PY
 echo PASS
