@@ -39,6 +39,19 @@ class SparseFile {
   std::string path_;
 };
 
+// Read through another descriptor (the same page cache): `data` at `off` of
+// a TempFile, its pattern on either side.  REQUIRES: off > 0.
+void ExpectWrittenAt(const std::string& path, uint64_t off, const AlignedBuffer& data) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  std::vector<uint8_t> back(data.size() + 2);
+  ASSERT_EQ(pread(fd, back.data(), back.size(), off_t(off - 1)), ssize_t(back.size()));
+  close(fd);
+  EXPECT_EQ(back[0], TempFile::Pattern(off - 1));
+  EXPECT_EQ(memcmp(back.data() + 1, data.data(), data.size()), 0);
+  EXPECT_EQ(back.back(), TempFile::Pattern(off + data.size()));
+}
+
 TEST(FileInlineIoTest, MmapReadsTheFileAtAnyOffset) {
   TempFile f(1 << 20);
   AioContext ctx;
@@ -84,14 +97,7 @@ TEST(FileInlineIoTest, MmapWritesReachTheFile) {
     AlignedBuffer data = Filled(10000, 3);
     ASSERT_EQ(Write(*b, 70001, data.data(), data.size()), 0);  // unaligned both ends
     ASSERT_TRUE(RunSync(ctx, b->flush()).ok());
-    const int fd = open(f.path().c_str(), O_RDONLY);
-    ASSERT_GE(fd, 0);
-    std::vector<uint8_t> back(data.size() + 2);
-    ASSERT_EQ(pread(fd, back.data(), back.size(), 70000), ssize_t(back.size()));
-    close(fd);
-    EXPECT_EQ(back[0], TempFile::Pattern(70000));
-    EXPECT_EQ(memcmp(back.data() + 1, data.data(), data.size()), 0);
-    EXPECT_EQ(back.back(), TempFile::Pattern(70001 + data.size()));
+    ExpectWrittenAt(f.path(), 70001, data);
   }
 }
 
@@ -199,14 +205,7 @@ TEST(FileInlineIoTest, SpliceMovesTheFileBothWays) {
   AlignedBuffer data = Filled(200003, 9);
   ASSERT_EQ(Write(*b, 70001, data.data(), data.size()), 0);
   ASSERT_TRUE(RunSync(ctx, b->flush()).ok());
-  const int fd = open(f.path().c_str(), O_RDONLY);
-  ASSERT_GE(fd, 0);
-  std::vector<uint8_t> back(data.size() + 2);
-  ASSERT_EQ(pread(fd, back.data(), back.size(), 70000), ssize_t(back.size()));
-  close(fd);
-  EXPECT_EQ(back[0], TempFile::Pattern(70000));
-  EXPECT_EQ(memcmp(back.data() + 1, data.data(), data.size()), 0);
-  EXPECT_EQ(back.back(), TempFile::Pattern(70001 + data.size()));
+  ExpectWrittenAt(f.path(), 70001, data);
   // A read through a buffer in pieces (a scatter list of three).
   std::vector<uint8_t> a(1000), m(70000), z(5000);
   IoVec v;

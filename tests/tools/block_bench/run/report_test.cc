@@ -31,9 +31,11 @@ class ReportTest : public ::testing::Test {
 TEST_F(ReportTest, JsonHasFioLayout) {
   auto j = JsonReport(run_, /*plus=*/true);
   EXPECT_TRUE(j["blkstack-bench version"].is_string());
-  // fio's key, for its consumers, with a value that is not a fio version.
-  EXPECT_EQ(j["fio version"], j["blkstack-bench version"]);
-  EXPECT_EQ(j["fio version"].get<std::string>().rfind("block-bench-", 0), 0u);
+  // fio's key, for its consumers: the fio release whose layout this is,
+  // then block-bench's version.
+  EXPECT_EQ(j["fio version"].get<std::string>(),
+            "fio-3.33-" + j["blkstack-bench version"].get<std::string>());
+  EXPECT_EQ(j["blkstack-bench version"].get<std::string>().rfind("block-bench-", 0), 0u);
   EXPECT_TRUE(j["timestamp"].is_number_integer());
   ASSERT_EQ(j["jobs"].size(), 1u);  // group_reporting merged the clones
   auto& job = j["jobs"][0];
