@@ -26,7 +26,9 @@ namespace {
 
 struct FileConfig {
   std::string path;
-  enum class Engine { kThreads, kNative, kIoUring, kSync, kMmap, kFalloc, kFtruncate, kSplice };
+  enum class Engine {
+    kThreads, kNative, kIoUring, kSync, kMmap, kFalloc, kFtruncate, kSplice, kE4defrag
+  };
   Engine engine = Engine::kThreads;  // aio=
   bool direct = false;  // cache.direct=on (O_DIRECT)
   int sync_flag = 0;    // open-sync: 0, O_SYNC or O_DSYNC
@@ -462,7 +464,7 @@ const std::vector<OptionSpec>& Schema() {
                "none of its own: required for one, refused for anything else"},
       {.name = "aio", .type = T::kEnum, .default_value = "threads", .has_default = true,
        .enum_values = {"threads", "native", "io_uring", "sync", "mmap", "falloc", "ftruncate",
-                       "splice"},
+                       "splice", "e4defrag"},
        .help = "I/O engine: a worker pool (preadv/pwritev), Linux native AIO (needs "
                "cache.direct=on), io_uring, or sync: preadv/pwritev in the loop's own thread, "
                "which waits for each one (fio's synchronous engines; for benchmarks); mmap: "
@@ -471,7 +473,20 @@ const std::vector<OptionSpec>& Schema() {
                "O_DIRECT); falloc, ftruncate: benchmark modes that move no data, as fio's "
                "engines of those names (a read is fallocate KEEP_SIZE, a write fallocate mode "
                "0; a write is ftruncate to its offset, a read fails); splice: through a pipe "
-               "with splice(2) and vmsplice(2), in the loop's thread (fio's splice)"},
+               "with splice(2) and vmsplice(2), in the loop's thread (fio's splice); e4defrag: "
+               "a write moves the donor file's blocks into the file's range "
+               "(EXT4_IOC_MOVE_EXT, fio's e4defrag; reads fail)"},
+      {.name = "e4defrag-donor", .type = T::kString,
+       .help = "aio=e4defrag: the donor file (created if missing), on the same ext4"},
+      {.name = "e4defrag-inplace", .type = T::kBool, .default_value = "off", .has_default = true,
+       .help = "aio=e4defrag: allocate the donor's range at each write and empty the donor "
+               "after it (off: allocate e4defrag-donor-length bytes once at open)"},
+      {.name = "e4defrag-donor-offset", .type = T::kSize, .default_value = "0",
+       .has_default = true, .help = "aio=e4defrag: where the donor's allocation at open starts"},
+      {.name = "e4defrag-donor-length", .type = T::kSize, .default_value = "0",
+       .has_default = true,
+       .help = "aio=e4defrag without e4defrag-inplace: the donor's allocation at open (0 fails "
+               "with EINVAL, as fallocate(2))"},
       {.name = "cache.direct", .type = T::kBool, .default_value = "off", .has_default = true,
        .help = "open with O_DIRECT (bypass the host page cache)"},
       {.name = "discard", .type = T::kEnum, .default_value = "ignore", .has_default = true,
@@ -546,6 +561,7 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
                : o.choice("aio") == "falloc"   ? FileConfig::Engine::kFalloc
                : o.choice("aio") == "ftruncate" ? FileConfig::Engine::kFtruncate
                : o.choice("aio") == "splice"   ? FileConfig::Engine::kSplice
+               : o.choice("aio") == "e4defrag" ? FileConfig::Engine::kE4defrag
                                                : FileConfig::Engine::kThreads;
   cfg.direct = o.flag("cache.direct");
   cfg.sync_flag = o.choice("open-sync") == "sync"    ? O_SYNC
@@ -606,7 +622,8 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   const bool splice = cfg.engine == FileConfig::Engine::kSplice;
   const bool inline_io = cfg.engine == FileConfig::Engine::kMmap ||
                          cfg.engine == FileConfig::Engine::kFalloc ||
-                         cfg.engine == FileConfig::Engine::kFtruncate || splice;
+                         cfg.engine == FileConfig::Engine::kFtruncate ||
+                         cfg.engine == FileConfig::Engine::kE4defrag || splice;
   const bool o_direct = cfg.direct && (!inline_io || splice);
   const int flags = (args.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NONBLOCK |
                     (o_direct ? O_DIRECT : 0) | cfg.sync_flag;
@@ -653,6 +670,20 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
     if (splice) {
       io.kind = InlineIo::Kind::kSplice;
       io.drop_cache = false;  // O_DIRECT instead
+    } else if (cfg.engine == FileConfig::Engine::kE4defrag) {
+      if (geo.value().char_device || geo.value().block_device) {
+        close(fd);
+        return MakeError(-EINVAL, where + "aio=e4defrag needs a regular file");
+      }
+      if (!o.has("e4defrag-donor") || o.str("e4defrag-donor").empty()) {
+        close(fd);
+        return MakeError(-EINVAL, where + "aio=e4defrag needs e4defrag-donor=FILE");
+      }
+      io.kind = InlineIo::Kind::kE4defrag;
+      io.donor = o.str("e4defrag-donor");
+      io.inplace = o.flag("e4defrag-inplace");
+      io.donor_offset = o.size("e4defrag-donor-offset");
+      io.donor_length = o.size("e4defrag-donor-length");
     } else if (cfg.engine == FileConfig::Engine::kMmap) {
       io.kind = InlineIo::Kind::kMmap;
       io.advice = o.choice("fadvise") == "random"       ? POSIX_MADV_RANDOM
@@ -670,7 +701,13 @@ Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
         return MakeError(-EINVAL, where + "aio=" + o.choice("aio") + " needs a regular file");
       }
     }
-    inline_ops = InlineIo::Create(fd, io);
+    auto made = InlineIo::Create(fd, io);
+    if (!made.ok()) {
+      close(fd);
+      return MakeError(made.error().code, where + "aio=" + o.choice("aio") + ": " +
+                                              made.error().message);
+    }
+    inline_ops = std::move(made.value());
   }
   auto j = FileDriver::JoinEngine(args.ctx, cfg, fd);
   if (!j.ok()) {

@@ -1,12 +1,16 @@
 #include <blkstack/block/file/inline_io.h>
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include <blkstack/util/result.h>
 
 namespace blk {
 namespace {
@@ -38,17 +42,49 @@ struct IovSlice {
   }
 };
 
+// ext4's EXT4_IOC_MOVE_EXT (fs/ext4/ext4.h; not in the uapi headers).
+struct Ext4MoveExtent {
+  uint32_t reserved;     // zero
+  uint32_t donor_fd;
+  uint64_t orig_start;   // in file system blocks
+  uint64_t donor_start;
+  uint64_t len;          // blocks to move
+  uint64_t moved_len;    // blocks moved (out)
+};
+constexpr unsigned long kExt4IocMoveExt = _IOWR('f', 15, Ext4MoveExtent);
+
 constexpr size_t kSpliceChunk = 64 * 1024;  // fio's SPLICE_DEF_SIZE: a pipe's default capacity
 
 }  // namespace
 
-std::unique_ptr<InlineIo> InlineIo::Create(int fd, const Options& o) {
-  return std::unique_ptr<InlineIo>(new InlineIo(fd, o));
+Expected<std::unique_ptr<InlineIo>> InlineIo::Create(int fd, const Options& o) {
+  std::unique_ptr<InlineIo> io(new InlineIo(fd, o));
+  if (o.kind != Kind::kE4defrag) return io;
+  io->donor_fd_ = open(o.donor.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  if (io->donor_fd_ < 0) {
+    const int e = -errno;
+    return MakeError(e, "cannot open the donor file " + o.donor + ": " + ErrnoString(e));
+  }
+  if (!o.inplace &&
+      fallocate(io->donor_fd_, 0, off_t(o.donor_offset), off_t(o.donor_length)) != 0) {
+    const int e = -errno;
+    return MakeError(e, "fallocate of the donor file " + o.donor + " (offset " +
+                            std::to_string(o.donor_offset) + ", length " +
+                            std::to_string(o.donor_length) + "): " + ErrnoString(e));
+  }
+  struct stat st;
+  if (fstat(io->donor_fd_, &st) != 0) {
+    const int e = -errno;
+    return MakeError(e, "fstat of the donor file " + o.donor + ": " + ErrnoString(e));
+  }
+  io->donor_block_ = uint64_t(st.st_blksize > 0 ? st.st_blksize : 4096);
+  return io;
 }
 
 InlineIo::~InlineIo() {
   if (base_) munmap(base_, o_.length);
   drop_pipe(0);
+  if (donor_fd_ >= 0) close(donor_fd_);
 }
 
 const char* InlineIo::name() const {
@@ -57,6 +93,7 @@ const char* InlineIo::name() const {
     case Kind::kFalloc: return "falloc";
     case Kind::kFtruncate: return "ftruncate";
     case Kind::kSplice: return "splice";
+    case Kind::kE4defrag: return "e4defrag";
   }
   return "?";
 }
@@ -166,6 +203,24 @@ int64_t InlineIo::splice_write(uint64_t offset, const IoVec& qiov) {
   return int64_t(len);
 }
 
+int64_t InlineIo::move_extents(uint64_t offset, uint64_t len) {
+  if (o_.inplace) {
+    if (fallocate(donor_fd_, 0, off_t(offset), off_t(len)) != 0) return -errno;
+  }
+  Ext4MoveExtent me{};
+  me.donor_fd = uint32_t(donor_fd_);
+  me.orig_start = offset / donor_block_;
+  me.donor_start = me.orig_start;
+  me.len = (offset + len + donor_block_ - 1) / donor_block_ - me.orig_start;
+  int64_t r = ioctl(fd_, kExt4IocMoveExt, &me) != 0 ? -errno : 0;
+  moved_ += me.moved_len;
+  // As fio's: nothing moved (past the file's end) is EINVAL; part of it,
+  // the rest unmoved (fio's residual).
+  if (r == 0) r = me.moved_len == 0 ? -EINVAL : int64_t(std::min(len, me.moved_len * donor_block_));
+  if (o_.inplace && ftruncate(donor_fd_, 0) != 0 && r >= 0) r = -errno;
+  return r;
+}
+
 int64_t InlineIo::read(uint64_t offset, const IoVec& qiov) {
   calls_++;
   switch (o_.kind) {
@@ -177,6 +232,8 @@ int64_t InlineIo::read(uint64_t offset, const IoVec& qiov) {
       return -EINVAL;  // fio's ftruncate engine has only writes
     case Kind::kSplice:
       return splice_read(offset, qiov);
+    case Kind::kE4defrag:
+      return -EINVAL;  // fio's e4defrag engine has only writes
   }
   return -EINVAL;
 }
@@ -198,6 +255,8 @@ int64_t InlineIo::write(uint64_t offset, const IoVec& qiov) {
     }
     case Kind::kSplice:
       return splice_write(offset, qiov);
+    case Kind::kE4defrag:
+      return move_extents(offset, qiov.size());
   }
   return -EINVAL;
 }
@@ -212,6 +271,7 @@ void InlineIo::counters(std::vector<DriverCounter>* out) const {
   const std::string n = name();
   out->push_back({n + "_requests", calls_});
   if (o_.kind == Kind::kMmap) out->push_back({"mmap_mappings", maps_});
+  if (o_.kind == Kind::kE4defrag) out->push_back({"e4defrag_blocks_moved", moved_});
 }
 
 }  // namespace blk

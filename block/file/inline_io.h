@@ -29,6 +29,15 @@
 //              the file, in pieces of up to 64 KiB (the pipe's capacity);
 //              a read past the end of the file fills the rest with zeros;
 //              flush is fdatasync.  The pipe is made at the first request.
+//   e4defrag   moves no data: a write moves the donor file's blocks under
+//              its range into the file (ioctl EXT4_IOC_MOVE_EXT, in the
+//              file system's blocks: the range rounded out), as fio's
+//              e4defrag engine simulates defragmentation; the donor is
+//              allocated once at Create (fallocate of donor_offset,
+//              donor_length), or with `inplace` before each write and
+//              emptied (ftruncate 0) after it; a move of nothing fails with
+//              -EINVAL; a read fails with -EINVAL; flush is fdatasync.
+//              Both files must be on one ext4 that allows the move.
 //
 // Trims are not InlineIo's: the driver's discard punches holes (fio's trim
 // on mmap and falloc, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE); under
@@ -46,6 +55,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <blkstack/block/driver.h>
@@ -56,22 +66,28 @@ namespace blk {
 
 class InlineIo {
  public:
-  enum class Kind { kMmap, kFalloc, kFtruncate, kSplice };
+  enum class Kind { kMmap, kFalloc, kFtruncate, kSplice, kE4defrag };
   struct Options {
     Kind kind = Kind::kMmap;
     uint64_t length = 0;     // the file's length at open (mmap maps this much)
     bool writable = true;    // mmap: PROT_WRITE as well as PROT_READ
     int advice = 0;          // mmap: POSIX_MADV_* for the mapping (0: normal)
     bool drop_cache = false; // mmap: write back and drop each request's pages
+    std::string donor;           // e4defrag: the donor file (created if missing)
+    bool inplace = false;        // e4defrag: allocate per write, not at Create
+    uint64_t donor_offset = 0;   // e4defrag without inplace: the allocation at Create
+    uint64_t donor_length = 0;
   };
 
   // `fd` stays the caller's (never closed here) and must outlive the object.
-  static std::unique_ptr<InlineIo> Create(int fd, const Options& o);
+  // Fails only for e4defrag: the donor cannot be opened, allocated or
+  // stat'ed (the message names it and the call).
+  static Expected<std::unique_ptr<InlineIo>> Create(int fd, const Options& o);
   ~InlineIo();
   InlineIo(const InlineIo&) = delete;
   InlineIo& operator=(const InlineIo&) = delete;
 
-  // "mmap", "falloc", "ftruncate" or "splice".
+  // "mmap", "falloc", "ftruncate", "splice" or "e4defrag".
   const char* name() const;
 
   // Bytes [offset, offset + qiov.size()): the byte count or a negative errno.
@@ -98,6 +114,9 @@ class InlineIo {
   // errno.
   int64_t splice_read(uint64_t offset, const IoVec& qiov);
   int64_t splice_write(uint64_t offset, const IoVec& qiov);
+  // e4defrag: the move of the donor's blocks under [offset, offset + len);
+  // len or a negative errno.
+  int64_t move_extents(uint64_t offset, uint64_t len);
   // Makes the pipe if not yet: 0 or a negative errno.
   int open_pipe();
   // Closes the pipe, which a failed transfer may have left holding bytes
@@ -114,6 +133,9 @@ class InlineIo {
   uint64_t calls_ = 0;    // requests done
   uint64_t maps_ = 0;     // mmap: mappings made
   int pipe_[2] = {-1, -1};  // splice: [0] read end, [1] write end, once made
+  int donor_fd_ = -1;       // e4defrag: the donor, owned
+  uint64_t donor_block_ = 0;  // e4defrag: the donor's st_blksize
+  uint64_t moved_ = 0;      // e4defrag: blocks moved
 };
 
 }  // namespace blk

@@ -192,6 +192,39 @@ TEST(FileInlineIoTest, FallocAndFtruncateRefuseDevices) {
 namespace blk::test {
 namespace {
 
+// e4defrag: the donor is required and allocated at open (a length of 0
+// fails as fallocate(2) does, naming the donor); reads fail with -EINVAL.
+// The moves themselves need an ext4 that allows them: block-bench's
+// e4defrag_e2e_test runs them on a loop device.
+TEST(FileInlineIoTest, E4defragDonorAndReads) {
+  TempFile f(1 << 20);
+  AioContext ctx;
+  auto none = OpenBackend(ctx, Spec(f.path(), "aio=e4defrag"));
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("needs e4defrag-donor="), std::string::npos)
+      << none.error().message;
+  const std::string donor = f.path() + ".donor";
+  auto empty = OpenBackend(ctx, Spec(f.path(), "aio=e4defrag,e4defrag-donor=" + donor));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().code, -EINVAL);
+  EXPECT_NE(empty.error().message.find("fallocate of the donor file " + donor), std::string::npos)
+      << empty.error().message;
+  {
+    auto b = Open(ctx, Spec(f.path(), "aio=e4defrag,e4defrag-donor=" + donor +
+                                          ",e4defrag-donor-length=1M"));
+    ASSERT_TRUE(b);
+    EXPECT_EQ(Stat(donor).st_size, 1 << 20);  // allocated once, at open
+    std::vector<uint8_t> buf(4096);
+    EXPECT_EQ(Read(*b, 0, buf.data(), buf.size()), -EINVAL);
+  }
+  {
+    auto b = Open(ctx, Spec(f.path(), "aio=e4defrag,e4defrag-donor=" + donor +
+                                          ",e4defrag-inplace=on"));
+    ASSERT_TRUE(b);  // nothing allocated at open
+  }
+  unlink(donor.c_str());
+}
+
 // splice: reads and writes of many pipe-fulls (64 KiB each), at unaligned
 // offsets and through a buffer in several pieces, are the file's bytes.
 TEST(FileInlineIoTest, SpliceMovesTheFileBothWays) {

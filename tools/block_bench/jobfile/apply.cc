@@ -112,6 +112,7 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   if (job.ioengine != IoEngine::kCpuio) job.cpuio = CpuioOptions{};
   if (job.ioengine != IoEngine::kExec) job.exec = ExecOptions{};
   if (job.ioengine != IoEngine::kNet) job.net = NetOptions{};
+  if (job.ioengine != IoEngine::kE4defrag) job.e4defrag = E4defragOptions{};
   // fio's net engine: one socket, named by the whole of filename= (a unix
   // socket's path, or a host; ':' in it is no list).
   if (job.ioengine == IoEngine::kNet) {

@@ -29,6 +29,7 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kFiledelete: return "filedelete";
     case IoEngine::kNet: return "net";
     case IoEngine::kSplice: return "splice";
+    case IoEngine::kE4defrag: return "e4defrag";
   }
   return "?";
 }

@@ -38,7 +38,8 @@ using PerDir = std::array<T, kNumDirs>;
 
 enum class IoEngine {
   kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd,
-  kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete, kNet, kSplice
+  kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete, kNet, kSplice,
+  kE4defrag
 };
 
 // fio's engines that move no data (FIO_NOIO): each "I/O" is work done in
@@ -223,6 +224,14 @@ struct ExecOptions {
   uint32_t grace_time = 1;  // s between SIGTERM at the runtime's end and the job's end
   bool std_redirect = true;  // the program's stdout/stderr to NAME.stdout/NAME.stderr
   friend bool operator==(const ExecOptions&, const ExecOptions&) = default;
+};
+
+// Options of fio's e4defrag engine (engines/e4defrag.c).  Only with
+// ioengine=e4defrag.
+struct E4defragOptions {
+  std::string donorname;  // the donor file (under directory=); required
+  bool inplace = false;   // allocate and free the donor's blocks at each write
+  friend bool operator==(const E4defragOptions&, const E4defragOptions&) = default;
 };
 
 // Options of fio's net engine (engines/net.c).  Only with ioengine=net.
@@ -444,6 +453,7 @@ struct JobOptions {
   CpuioOptions cpuio;
   ExecOptions exec;
   NetOptions net;
+  E4defragOptions e4defrag;
   StatType stat_type = StatType::kStat;  // ioengine=filestat only
   IoUringOptions io_uring;
   IoPrioOptions ioprio;

@@ -84,7 +84,7 @@ std::vector<FioOptionSpec> ReportOptions();   // verify, errors, percentiles, lo
 std::vector<FioOptionSpec> MemoryOptions();   // mem, iomem_align, hugepage-size
 std::vector<FioOptionSpec> ReplayOptions();   // read_iolog, replay_*, write_iolog
 std::vector<FioOptionSpec> PriorityOptions(); // prio, prioclass, cmdprio_*
-std::vector<FioOptionSpec> WorkEngineOptions();  // cpuio's and exec's
+std::vector<FioOptionSpec> WorkEngineOptions();  // cpuio's, exec's, filestat's, e4defrag's
 std::vector<FioOptionSpec> NetEngineOptions();   // net's
 std::vector<FioOptionSpec> SchedulingOptions();  // exec_*, wait_for, nice, clocksource, gtod_cpu
 

@@ -2,7 +2,8 @@
 // cpuchunks, cpumode, exit_on_io_done) and exec (program, arguments,
 // grace_time, std_redirect), of filestat (stat_type), and of net (hostname,
 // port, protocol, listen, pingpong, nodelay, interface, ttl, window_size,
-// mss).  Each is valid only with its engine.
+// mss), and of e4defrag (donorname, inplace).  Each is valid only with its
+// engine.
 #include <string>
 
 #include "tools/block_bench/jobfile/option_helpers.h"
@@ -227,6 +228,14 @@ std::vector<FioOptionSpec> WorkEngineOptions() {
       "std_redirect", IoEngine::kExec,
       "exec: 1 (default): the program's stdout and stderr to JOB.stdout and JOB.stderr"));
   v.push_back(StatTypeOption());
+  v.push_back(EngineString<&JobOptions::e4defrag, &E4defragOptions::donorname>(
+      "donorname", IoEngine::kE4defrag,
+      "e4defrag: the donor file whose blocks each write moves into the job's file (required; "
+      "under directory=)"));
+  v.push_back(EngineBool<&JobOptions::e4defrag, &E4defragOptions::inplace>(
+      "inplace", IoEngine::kE4defrag,
+      "e4defrag: 1: allocate the donor's blocks at each write and free them after (0, the "
+      "default: allocate the whole donor at the start)"));
   return v;
 }
 

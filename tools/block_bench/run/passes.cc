@@ -36,6 +36,7 @@ bool CountsPassBytes(const JobOptions& job) {
     case IoEngine::kFiledelete:
     case IoEngine::kNet:
     case IoEngine::kSplice:
+    case IoEngine::kE4defrag:
       return false;
   }
   return false;

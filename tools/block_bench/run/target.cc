@@ -53,10 +53,26 @@ bool SyncEngine(const JobOptions& job) {
     case IoEngine::kFalloc:
     case IoEngine::kFtruncate:
     case IoEngine::kSplice:
+    case IoEngine::kE4defrag:
       return true;
     default:
       return false;
   }
+}
+
+Expected<std::string> E4defragDonor(const JobOptions& job) {
+  if (job.e4defrag.donorname.empty())
+    return MakeError(-EINVAL, "ioengine=e4defrag needs donorname= (fio: 'donorname' options "
+                              "required)");
+  std::string donor = job.e4defrag.donorname;
+  if (!job.directories.empty() && donor[0] != '/') donor = job.directories[0] + "/" + donor;
+  if (job.e4defrag.inplace) return ",e4defrag-donor=" + Esc(donor) + ",e4defrag-inplace=on";
+  // fio's e4defrag_init: the donor allocated over [offset, filesize's high
+  // end) once (a length of 0 or less fails, as fio's fallocate does).
+  const uint64_t start = job.offset.percent ? 0 : job.offset.value;
+  const uint64_t high = std::max(job.filesize, job.filesize_max);
+  return ",e4defrag-donor=" + Esc(donor) + ",e4defrag-donor-offset=" + std::to_string(start) +
+         ",e4defrag-donor-length=" + std::to_string(high > start ? high - start : 0);
 }
 
 bool OneIoAtATime(const JobOptions& job) {
@@ -191,9 +207,15 @@ Expected<Target> FileTarget(const JobOptions& job, uint32_t clone, uint32_t clon
   if (job.ioengine == IoEngine::kFalloc) aio = "falloc";
   if (job.ioengine == IoEngine::kFtruncate) aio = "ftruncate";
   if (job.ioengine == IoEngine::kSplice) aio = "splice";
+  if (job.ioengine == IoEngine::kE4defrag) aio = "e4defrag";
   Target t;
   t.spec = "driver=file,filename=" + Esc(f) + ",aio=" + aio +
            ",cache.direct=" + (job.direct ? "on" : "off");
+  if (job.ioengine == IoEngine::kE4defrag) {
+    auto donor = E4defragDonor(job);
+    if (!donor.ok()) return donor.error();
+    t.spec += *donor;
+  }
   // A character device (/dev/null, /dev/zero, /dev/full) has no length:
   // the job's size is its length, as fio's FIO_TYPE_CHAR.
   struct stat st;

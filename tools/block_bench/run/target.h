@@ -126,11 +126,16 @@ std::optional<EngineSubstitution> SubstitutedEngine(const JobOptions& job);
 
 // True when the job runs on the file driver in the clone's own thread: fio's
 // synchronous engines (psync, sync, pvsync, pvsync2: aio=sync; mmap, falloc,
-// ftruncate, splice: aio= of their name) without blockdev=.  Each I/O then
+// ftruncate, splice, e4defrag: aio= of their name) without blockdev=.  Each I/O then
 // runs in the clone's own thread, one at a time, as in fio, whatever
 // iodepth= says ("increasing iodepth beyond 1 will not affect synchronous
 // ioengines").
 bool SyncEngine(const JobOptions& job);
+
+// ioengine=e4defrag: the file driver's donor options (",e4defrag-donor=...",
+// with the donor's first allocation unless inplace=1); an error without
+// donorname=.
+Expected<std::string> E4defragDonor(const JobOptions& job);
 
 // One I/O at a time, as fio's FIO_SYNCIO engines: SyncEngine's, and cpuio,
 // exec and the file-system engines (whose I/O is work or nothing).

@@ -157,6 +157,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"std_redirect", "ioengine=exec\nprogram=p\nstd_redirect=0"},
       {"stat_type", "ioengine=filestat\nstat_type=statx"},
       {"stat_type", "ioengine=filestat\nstat_type=lstat"},
+      {"donorname", "ioengine=e4defrag\ndonorname=donor.def"},
+      {"inplace", "ioengine=e4defrag\ndonorname=d\ninplace=1"},
       {"hostname", "ioengine=net\nport=9\nhostname=127.0.0.1\nrw=write\nsize=1m"},
       {"port", "ioengine=net\nport=9000\nlisten\nsize=1m"},
       {"protocol", "ioengine=net\nprotocol=unix\nfilename=/tmp/s\nsize=1m"},
@@ -431,7 +433,8 @@ TEST(RoundTrip, AllOptionsTogether) {
         name == "arguments" || name == "grace_time" || name == "std_redirect" ||
         name == "stat_type" || name == "hostname" || name == "port" || name == "protocol" ||
         name == "listen" || name == "pingpong" || name == "nodelay" || name == "interface" ||
-        name == "ttl" || name == "window_size" || name == "mss") {
+        name == "ttl" || name == "window_size" || name == "mss" || name == "donorname" ||
+        name == "inplace") {
       continue;
     }
     body += sample + "\n";
