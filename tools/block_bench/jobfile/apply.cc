@@ -111,11 +111,11 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
   if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
   if (job.ioengine != IoEngine::kCpuio) job.cpuio = CpuioOptions{};
   if (job.ioengine != IoEngine::kExec) job.exec = ExecOptions{};
-  if (job.ioengine != IoEngine::kNet) job.net = NetOptions{};
+  if (!IsNet(job.ioengine)) job.net = NetOptions{};
   if (job.ioengine != IoEngine::kE4defrag) job.e4defrag = E4defragOptions{};
   // fio's net engine: one socket, named by the whole of filename= (a unix
   // socket's path, or a host; ':' in it is no list).
-  if (job.ioengine == IoEngine::kNet) {
+  if (IsNet(job.ioengine)) {
     job.nrfiles = 1;
     job.openfiles = 0;
   }
@@ -183,15 +183,16 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
     return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
                                   ": ioengine=exec needs program= (fio: \"no program is defined, "
                                   "it is mandatory to define one\")");
-  if (job.ioengine == IoEngine::kNet && job.blockdev.empty()) {
+  if (IsNet(job.ioengine) && job.blockdev.empty()) {
     const std::string problem = NetJobProblem(job);
     if (!problem.empty())
       return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
-                                    ": ioengine=net: " + problem);
+                                    ": ioengine=" + std::string(Name(job.ioengine)) + ": " + problem);
     // fio: "you need to specify size=" (its byte budget: a socket has none).
     if (!job.size || job.size->percent)
       return MakeError(-EINVAL, where.ToString() + ": job " + QuoteInput(job.name) +
-                                    ": ioengine=net needs size= in bytes (fio: \"you need to "
+                                    ": ioengine=" + std::string(Name(job.ioengine)) +
+                                    " needs size= in bytes (fio: \"you need to "
                                     "specify size=\")");
   }
   if (job.offset_increment && job.offset.percent) {

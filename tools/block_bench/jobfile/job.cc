@@ -30,6 +30,7 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kNet: return "net";
     case IoEngine::kSplice: return "splice";
     case IoEngine::kE4defrag: return "e4defrag";
+    case IoEngine::kNetsplice: return "netsplice";
   }
   return "?";
 }

@@ -39,8 +39,12 @@ using PerDir = std::array<T, kNumDirs>;
 enum class IoEngine {
   kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd,
   kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete, kNet, kSplice,
-  kE4defrag
+  kE4defrag, kNetsplice
 };
+
+// fio's net and netsplice engines: a socket's I/O (netsplice moves tcp data
+// through a pipe with splice(2); udp and unix as net).
+inline bool IsNet(IoEngine e) { return e == IoEngine::kNet || e == IoEngine::kNetsplice; }
 
 // fio's engines that move no data (FIO_NOIO): each "I/O" is work done in
 // the job's thread (cpuio burns CPU, exec watches a program it started),
@@ -928,6 +932,7 @@ std::vector<std::string> FioWarnings(const JobOptions& job);
 
 // Whether the text report gives bandwidths in bits (unit_base above).
 inline bool UnitBits(const JobOptions& job) {
+  // fio's net is FIO_BIT_BASED; its netsplice is not.
   return job.unit_base == 1 || (job.unit_base == 0 && job.ioengine == IoEngine::kNet);
 }
 

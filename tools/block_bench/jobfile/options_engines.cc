@@ -202,6 +202,8 @@ std::vector<FioOptionSpec> NetEngineOptions() {
       "window_size", IoEngine::kNet, "net: the socket's buffer size (SO_RCVBUF/SO_SNDBUF)"));
   v.push_back(EngineUint<&JobOptions::net, &NetOptions::mss, 0, INT32_MAX>(
       "mss", IoEngine::kNet, "net: tcp: the maximum segment size (TCP_MAXSEG)"));
+  // fio's netsplice engine takes every option of net's.
+  for (FioOptionSpec& s : v) s.engines = {IoEngine::kNet, IoEngine::kNetsplice};
   return v;
 }
 

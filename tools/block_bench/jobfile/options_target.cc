@@ -20,12 +20,12 @@ using internal::ChoiceOption;
 using internal::FioChoice;
 using internal::FioValueError;
 
-constexpr std::array<IoEngine, 21> kEngines = {
+constexpr std::array<IoEngine, 22> kEngines = {
     IoEngine::kPsync, IoEngine::kSync,    IoEngine::kPvsync,   IoEngine::kPvsync2, IoEngine::kLibaio,
     IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull, IoEngine::kRbd,     IoEngine::kNbd,
     IoEngine::kMmap,  IoEngine::kFalloc,  IoEngine::kFtruncate, IoEngine::kCpuio, IoEngine::kExec,
     IoEngine::kFilecreate, IoEngine::kFilestat, IoEngine::kFiledelete, IoEngine::kNet,
-    IoEngine::kSplice, IoEngine::kE4defrag};
+    IoEngine::kSplice, IoEngine::kE4defrag, IoEngine::kNetsplice};
 
 constexpr FioChoice<uint32_t> kKbBaseChoices[] = {{"1000", 1000}, {"1024", 1024}};
 
@@ -62,7 +62,8 @@ FioOptionSpec Engine() {
       "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd, "
       "nbd, mmap, falloc, ftruncate, splice, cpuio (burns CPU, no data), exec (runs program= "
       "beside the job, no data), filecreate, filestat, filedelete (time a create, stat or unlink "
-      "per file opened), net (a socket), e4defrag (ext4 extent moves)";
+      "per file opened), net (a socket), netsplice (net with splice for tcp), e4defrag (ext4 "
+      "extent moves)";
   return s;
 }
 

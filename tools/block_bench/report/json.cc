@@ -174,7 +174,7 @@ ojson ScheduleJson(const ScheduleResult& sc) {
 // thread pool), null, rbd, nbd, else blockdev; the engines whose work is
 // not the graph's I/O (cpuio, exec, net, the file-system engines) by name.
 std::string EngineOf(const JobOptions& job, const std::string& spec) {
-  if (MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine) || job.ioengine == IoEngine::kNet)
+  if (MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine) || IsNet(job.ioengine))
     return std::string(Name(job.ioengine));
   if (const size_t at = spec.find("aio="); at != std::string::npos) {
     const size_t from = at + 4;

@@ -436,7 +436,7 @@ bool Clone::add_features() {
       loop_->add_hook(features_.exit_on_io_done.get());
     }
   }
-  if (job_.ioengine == IoEngine::kNet && job_.blockdev.empty()) {
+  if (IsNet(job_.ioengine) && job_.blockdev.empty()) {
     // Bound (and listening) now, as fio's engine init; connected in run().
     auto net = NetEngine::Create(job_, res_->clone, src.has_dir(Dir::kRead));
     if (!net.ok()) {
@@ -515,7 +515,7 @@ bool Clone::add_verify(bool writes) {
   loop_->add_hook(&t);
   if (job_.verify_only && writes) loop_->set_source(t.record_only(*source_.source));
   // No read-back on net (fio's FIO_UNIDIR): the peer reads what was sent.
-  if (job_.do_verify && writes && job_.ioengine != IoEngine::kNet) {
+  if (job_.do_verify && writes && !IsNet(job_.ioengine)) {
     loop_->set_next_phase([this, &t, &src]() -> IoSource& {
       // fio reads back from the device: the files' caches are dropped
       // first (invalidate=1), once the writes completed.
@@ -659,7 +659,7 @@ void Clone::close_records() {
   }
   if (res_->schedule.kind == ScheduleResult::Kind::kTrace && loop_->last_issue_ns())
     res_->schedule.replay_span_ns = loop_->last_issue_ns() - time_.start_ns;
-  if (features_.verify && job_.do_verify && job_.ioengine != IoEngine::kNet &&
+  if (features_.verify && job_.do_verify && !IsNet(job_.ioengine) &&
       source_.source->has_dir(Dir::kWrite))
     res_->verify_not_verified += features_.verify->not_verified();
   save_verify_state();

@@ -44,10 +44,14 @@ NetEngine::NetEngine(const JobOptions& job, uint32_t clone, bool reads)
       udp_trailer_(NetUdp(job.net.protocol) && job.verify == VerifyMethod::kNone),
       size_(job.size ? job.size->value : 0),
       port_(job.net.port + clone),
-      display_(NetDisplay(job, clone)) {}
+      display_(NetDisplay(job, clone)),
+      splice_(job.ioengine == IoEngine::kNetsplice && NetTcp(job.net.protocol)) {}
 
 NetEngine::~NetEngine() {
   if (watched_ >= 0 && ctx_) ctx_->remove_fd_handler(watched_);
+  for (int p : pipe_) {
+    if (p >= 0) ::close(p);
+  }
   if (fd_ >= 0 && fd_ != listen_fd_) ::close(fd_);
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (listen_fd_ >= 0 && o_.protocol == Protocol::kUnix) ::unlink(peer_.c_str());
@@ -86,6 +90,8 @@ Expected<void> NetEngine::init() {
     const int e = errno;
     return MakeError(-e, what + " (" + display_ + "): " + std::strerror(e));
   };
+  // netsplice over tcp: the pipe every block goes through.
+  if (splice_ && ::pipe2(pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return err("pipe");
   const int type = (stream_ ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC;
   if (o_.protocol == Protocol::kUnix) {
     sockaddr_un un{};
@@ -274,7 +280,36 @@ Task<int> NetEngine::open(AioContext& ctx, SleepGroup& sleeps, FILE* info) {
   co_return 0;
 }
 
+Task<int64_t> NetEngine::splice_send(const uint8_t* buf, size_t len, SleepGroup& sleeps) {
+  size_t done = 0;
+  while (done < len) {
+    // The block is copied into the pipe (write(2)), not vmspliced: tcp keeps
+    // references to spliced pages until they are acknowledged, and the
+    // slot's buffer is the next block's.
+    if (in_pipe_ == 0) {
+      const ssize_t put = ::write(pipe_[1], buf + done, std::min(len - done, kPipeChunk));
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) co_return fail("write to the splice pipe", put < 0 ? errno : EIO);
+      in_pipe_ = size_t(put);
+    }
+    const ssize_t r = ::splice(pipe_[0], nullptr, fd_, nullptr, in_pipe_,
+                               SPLICE_F_NONBLOCK | SPLICE_F_MOVE |
+                                   (sent_ + done + in_pipe_ < size_ ? SPLICE_F_MORE : 0u));
+    if (r > 0) {
+      in_pipe_ -= size_t(r);
+      done += size_t(r);
+      continue;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && errno != EAGAIN) co_return fail("splice to the socket", errno);
+    const int w = co_await wait(sleeps);
+    if (w < 0) co_return w;
+  }
+  co_return int64_t(len);
+}
+
 Task<int64_t> NetEngine::send_all(const uint8_t* buf, size_t len, int flags, SleepGroup& sleeps) {
+  if (splice_) co_return co_await splice_send(buf, len, sleeps);
   size_t done = 0;
   while (done < len) {
     ssize_t r;
@@ -297,13 +332,30 @@ Task<int64_t> NetEngine::send_all(const uint8_t* buf, size_t len, int flags, Sle
   co_return int64_t(len);
 }
 
+ssize_t NetEngine::splice_recv(uint8_t* buf, size_t len) {
+  const ssize_t r = ::splice(fd_, nullptr, pipe_[1], nullptr, std::min(len, kPipeChunk),
+                             SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+  if (r <= 0) return r;  // the end of the stream, or errno (EAGAIN: wait)
+  size_t got = 0;
+  while (got < size_t(r)) {
+    const ssize_t n = ::read(pipe_[0], buf + got, size_t(r) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      errno = n < 0 ? errno : EIO;  // the pipe held less than splice put in
+      return -1;
+    }
+    got += size_t(n);
+  }
+  return r;
+}
+
 Task<int64_t> NetEngine::recv_block(uint8_t* buf, size_t len, SleepGroup& sleeps) {
   const std::string close_msg = NetCloseMessage();
   size_t done = 0;
   while (done < len) {
     ssize_t r;
     if (stream_) {
-      r = ::recv(fd_, buf + done, len - done, 0);
+      r = splice_ ? splice_recv(buf + done, len - done) : ::recv(fd_, buf + done, len - done, 0);
     } else {
       sockaddr_storage from{};
       socklen_t from_len = sizeof from;

@@ -111,6 +111,11 @@ class NetEngine {
   Task<int> wait(SleepGroup& sleeps);
   Task<int64_t> send_all(const uint8_t* buf, size_t len, int flags, SleepGroup& sleeps);
   Task<int64_t> recv_block(uint8_t* buf, size_t len, SleepGroup& sleeps);
+  // netsplice over tcp: a send through the pipe (copied in, spliced to the
+  // socket), and one receive (spliced from the socket, read out of the
+  // pipe): as recv(2), bytes, 0 at the end of the stream, or -1 and errno.
+  Task<int64_t> splice_send(const uint8_t* buf, size_t len, SleepGroup& sleeps);
+  ssize_t splice_recv(uint8_t* buf, size_t len);
 
   const NetOptions o_;
   const std::string peer_;
@@ -121,7 +126,11 @@ class NetEngine {
   const uint64_t size_;
   uint32_t port_;
   std::string display_;
+  const bool splice_;  // netsplice over tcp
   std::string error_;
+  int pipe_[2] = {-1, -1};  // splice_: [0] read end, [1] write end
+  size_t in_pipe_ = 0;      // splice_: bytes of a send still in the pipe
+  static constexpr size_t kPipeChunk = 64 * 1024;  // a pipe's capacity
   int listen_fd_ = -1;
   int fd_ = -1;
   AioContext* ctx_ = nullptr;

@@ -35,6 +35,7 @@ bool CountsPassBytes(const JobOptions& job) {
     case IoEngine::kFilestat:
     case IoEngine::kFiledelete:
     case IoEngine::kNet:
+    case IoEngine::kNetsplice:
     case IoEngine::kSplice:
     case IoEngine::kE4defrag:
       return false;

@@ -213,6 +213,7 @@ CloneNeeds EstimateClone(const JobOptions& job) {
       n.fds += 1;
       break;
     case IoEngine::kNet:
+    case IoEngine::kNetsplice:
       n.fds += 2;  // the listening socket and the connection
       break;
     case IoEngine::kRbd:

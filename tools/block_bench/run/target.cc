@@ -77,7 +77,7 @@ Expected<std::string> E4defragDonor(const JobOptions& job) {
 
 bool OneIoAtATime(const JobOptions& job) {
   return SyncEngine(job) || MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine) ||
-         job.ioengine == IoEngine::kNet;
+         IsNet(job.ioengine);
 }
 
 namespace {
@@ -348,7 +348,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
     return t;
   }
   if (TimesFileCalls(job.ioengine)) return FileCallTarget(job, clone, clone_files, want);
-  if (job.ioengine == IoEngine::kNet) {
+  if (IsNet(job.ioengine)) {
     // The I/O is a socket's (run/net_engine.h); the null device only sizes
     // the job's region.
     Target t;

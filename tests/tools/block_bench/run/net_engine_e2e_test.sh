@@ -11,6 +11,10 @@
 #            message and block-bench's on fio's;
 #   verify   fio's verify=md5 writer into block-bench's reader: every block
 #            checked; a block-bench writer has no read-back phase;
+#   netsplice fio's netsplice writer into block-bench's reader and the
+#            reverse, exact (fio's reader near it), bandwidth in bytes;
+#            block-bench on both sides with verify=crc32c, the blocks moved
+#            by splice(2);
 #   unix     a reader and a writer on a unix socket: exact, the socket's
 #            file removed afterwards;
 #   udp      the writer sends every datagram; the reader's received and
@@ -164,6 +168,45 @@ sleep 1
 timeout 60 "$BB" s.fio --output-format=json >vs.json 2>vs.err || fail "bb verify sender: $(cat vs.err)"
 wait $BP || fail "block-bench verify receiver: $(cat vr.err)"
 grep -q "never verified" vs.err && fail "a net writer expects a read-back: $(cat vs.err)"
+
+# ---- netsplice (tcp through a pipe, bandwidth in bytes) -----------------------
+# Each tool's writer into the other's reader, exact; block-bench on both
+# sides with verify=crc32c; the data moved by splice(2), not send/recv.
+P=$(free_port)
+printf '[receiver]\nioengine=netsplice\nport=%s\nbs=4k\nsize=16m\nlisten\nrw=read\n' "$P" >nsr.fio
+printf '[sender]\nioengine=netsplice\nport=%s\nhostname=127.0.0.1\nbs=4k\nsize=16m\nrw=write\n' "$P" >nss.fio
+timeout 60 "$BB" nsr.fio --output-format=json >nsr.json 2>nsr.err &
+BP=$!
+sleep 1
+timeout 60 fio nss.fio --output-format=json >nss.json 2>nss.err || fail "fio netsplice sender: $(cat nss.err)"
+wait $BP || fail "block-bench netsplice receiver: $(cat nsr.err)"
+[ "$(counts nsr.json receiver read)" = "16777216 4096 0" ] || fail "bb netsplice receiver: $(counts nsr.json receiver read)"
+P=$(free_port)
+sed -i "s/^port=.*/port=$P/" nsr.fio nss.fio
+timeout 60 fio nsr.fio --output-format=json >nsr.json 2>nsr.err &
+FP=$!
+sleep 1
+timeout 60 "$BB" nss.fio >nss.txt 2>nss.err || fail "bb netsplice sender: $(cat nss.err)"
+wait $FP || fail "fio netsplice receiver (exit $?): $(cat nsr.err)"
+read -r bytes ios drops <<<"$(counts nsr.json receiver read)"
+[ "$bytes" -gt $((16777216 * 9 / 10)) ] && [ "$bytes" -le 16777216 ] || fail "fio netsplice receiver bytes $bytes"
+grep -qE '^  write: IOPS=.*BW=[0-9.]+[GMK]iB/s' nss.txt || fail "netsplice not in bytes: $(cat nss.txt)"
+P=$(free_port)
+sed -i -e "s/^port=.*/port=$P/" -e 's/^bs=4k/bs=64k\nverify=crc32c/' nsr.fio nss.fio
+timeout 60 "$BB" nsr.fio --output-format=json >nsv.json 2>nsv.err &
+BP=$!
+sleep 1
+strace -f -c -e trace=splice,sendto,recvfrom -o nss.st timeout 60 "$BB" nss.fio >/dev/null 2>nss.err ||
+  fail "bb netsplice verify sender: $(cat nss.err)"
+wait $BP || fail "block-bench netsplice verify receiver: $(cat nsv.err)"
+python3 - nsv.json nss.st <<'PY2' || fail "netsplice verify: $(cat nsv.json nss.st)"
+import json, sys
+b = json.load(open(sys.argv[1]))["jobs"][0]["blkstack"]
+assert (b["verified"], b["verify_errors"]) == (256, 0), b
+calls = {l.split()[-1]: int(l.split()[3]) for l in open(sys.argv[2]) if len(l.split()) >= 5 and l.split()[-1] in ("splice", "sendto")}
+assert calls.get("splice", 0) >= 256, calls  # a 64 KiB block: one splice or more
+assert calls.get("sendto", 0) <= 2, calls    # the close message only
+PY2
 
 # ---- unix ----------------------------------------------------------------------
 cat >unix.fio <<EOF
