@@ -49,7 +49,10 @@ for p in sys.argv[1:]:
     # A burn is 10 ms and the pause after it 30 ms: at most ~25 in 1 s
     # (100 without the pause).
     assert 5 <= n <= 40, (p, n)
-    assert clat["N"] == n and clat["min"] >= 10e6, (p, clat["N"], clat["min"])
+    # block-bench burns at least cpuchunks; fio's spin, timed by its own
+    # clock, may stop a little short (9.9995 ms seen).
+    floor = 10e6 if p.startswith("cpu.bb") else 9.9e6
+    assert clat["N"] == n and clat["min"] >= floor, (p, clat["N"], clat["min"])
     print("%s: cpuio %d I/Os in 1 s, no bytes, clat min %.1f ms" % (p, n, clat["min"] / 1e6))
 EOF
 
