@@ -111,7 +111,7 @@ for direct in 0 1; do
   done
   echo "splice direct=$direct: each tool verified the other's 2 MiB"
 done
-strace -f -c -e trace=splice,vmsplice,pread64,pwrite64 -o st.txt "$BB" --name=s --filename=s.dat \
+under_strace st.txt splice,vmsplice,pread64,pwrite64 -c "$BB" --name=s --filename=s.dat \
   --size=1m --bs=64k --rw=randrw --ioengine=splice >/dev/null 2>&1 || fail "splice randrw"
 python3 - st.txt <<'PY' || fail "splice system calls: $(cat st.txt)"
 import sys

@@ -196,7 +196,7 @@ sed -i -e "s/^port=.*/port=$P/" -e 's/^bs=4k/bs=64k\nverify=crc32c/' nsr.fio nss
 timeout 60 "$BB" nsr.fio --output-format=json >nsv.json 2>nsv.err &
 BP=$!
 sleep 1
-strace -f -c -e trace=splice,sendto,recvfrom -o nss.st timeout 60 "$BB" nss.fio >/dev/null 2>nss.err ||
+under_strace nss.st splice,sendto,recvfrom -c timeout 60 "$BB" nss.fio >/dev/null 2>nss.err ||
   fail "bb netsplice verify sender: $(cat nss.err)"
 wait $BP || fail "block-bench netsplice verify receiver: $(cat nsv.err)"
 python3 - nsv.json nss.st <<'PY2' || fail "netsplice verify: $(cat nsv.json nss.st)"
