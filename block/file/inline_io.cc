@@ -22,26 +22,6 @@ uint64_t PageSize() {
   return page;
 }
 
-// The iovecs of bytes [pos, pos + len) of `qiov`, at most kMax of them.
-struct IovSlice {
-  static constexpr int kMax = 64;
-  struct iovec v[kMax];
-  int n = 0;
-  IovSlice(const IoVec& qiov, size_t pos, size_t len) {
-    for (int i = 0; i < qiov.count() && len > 0 && n < kMax; i++) {
-      const struct iovec& e = qiov[i];
-      if (pos >= e.iov_len) {
-        pos -= e.iov_len;
-        continue;
-      }
-      const size_t take = std::min(e.iov_len - pos, len);
-      v[n++] = {static_cast<char*>(e.iov_base) + pos, take};
-      len -= take;
-      pos = 0;
-    }
-  }
-};
-
 // ext4's EXT4_IOC_MOVE_EXT (fs/ext4/ext4.h; not in the uapi headers).
 struct Ext4MoveExtent {
   uint32_t reserved;     // zero
@@ -168,8 +148,8 @@ int64_t InlineIo::splice_read(uint64_t offset, const IoVec& qiov) {
     if (got == 0) break;  // the end of the file
     size_t left = size_t(got);
     while (left > 0) {
-      const IovSlice to(qiov, done, left);
-      const ssize_t n = vmsplice(pipe_[0], to.v, size_t(to.n), 0);
+      const IoVec to = qiov.slice(done, left);
+      const ssize_t n = vmsplice(pipe_[0], to.data(), size_t(to.count()), 0);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return drop_pipe(n < 0 ? -errno : -EIO);
       done += size_t(n);
@@ -187,8 +167,8 @@ int64_t InlineIo::splice_write(uint64_t offset, const IoVec& qiov) {
   size_t done = 0;
   while (done < len) {
     // The pipe is empty here: a non-blocking vmsplice takes what fits.
-    const IovSlice from(qiov, done, std::min(len - done, kSpliceChunk));
-    const ssize_t put = vmsplice(pipe_[1], from.v, size_t(from.n), SPLICE_F_NONBLOCK);
+    const IoVec from = qiov.slice(done, std::min(len - done, kSpliceChunk));
+    const ssize_t put = vmsplice(pipe_[1], from.data(), size_t(from.count()), SPLICE_F_NONBLOCK);
     if (put < 0 && errno == EINTR) continue;
     if (put < 0) return -errno;
     size_t left = size_t(put);
