@@ -8,7 +8,8 @@
 #            all fio sent), block-bench's writer into fio's listener (exit
 #            0; block-bench sent 16384 blocks); a reader with size=128m
 #            ends when a 64 MiB writer is done, fio's on block-bench's close
-#            message and block-bench's on fio's;
+#            message and block-bench's on fio's (fio's reader is always the
+#            larger: at its writer's size it may close early);
 #   verify   fio's verify=md5 writer into block-bench's reader: every block
 #            checked; a block-bench writer has no read-back phase;
 #   netsplice fio's netsplice writer into block-bench's reader and the
@@ -111,29 +112,23 @@ wait $BP || fail "block-bench receiver: $(cat bbr.err)"
 [ "$(counts bbr.json receiver read)" = "$MiB64 16384 0" ] || fail "bb receiver: $(counts bbr.json receiver read)"
 [ "$(counts fios.json sender write)" = "$MiB64 16384 0" ] || fail "fio sender: $(counts fios.json sender write)"
 
-P=$(free_port)
-sed -i "s/^port=.*/port=$P/" r.fio s.fio
-timeout 60 fio r.fio --output-format=json >fior.json 2>fior.err &
-FP=$!
-sleep 1
-timeout 60 "$BB" s.fio --output-format=json >bbs.json 2>bbs.err || fail "bb sender: $(cat bbs.err)"
-wait $FP || fail "fio receiver (exit $?): $(cat fior.err)"
-[ "$(counts bbs.json sender write)" = "$MiB64 16384 0" ] || fail "bb sender: $(counts bbs.json sender write)"
-# fio's receiver counts a short receive's pieces as I/Os and loses their
-# bytes; it still ends cleanly, near 64 MiB.
-read -r bytes ios drops <<<"$(counts fior.json receiver read)"
-[ "$bytes" -gt $((MiB64 * 9 / 10)) ] && [ "$bytes" -le $MiB64 ] || fail "fio receiver bytes $bytes"
-
 # A reader whose size= is larger than what was sent ends on the writer's
 # close message (fio's reader never ends at the end of the stream alone).
+# fio's reader is always given the larger size: it counts a short receive's
+# pieces as I/Os and loses their bytes, so at size=64m it may end and close
+# with blocks still unread, and the writer's last send gets ECONNRESET
+# (3 of 30 runs here; fio's own writer failed 6 of 30: error 104, SIGPIPE).
 P=$(free_port)
 sed -e "s/^port=.*/port=$P/" -e 's/^size=64m/size=128m/' r.fio >r128.fio
 sed -i "s/^port=.*/port=$P/" s.fio
 timeout 60 fio r128.fio --output-format=json >fior.json 2>fior.err &
 FP=$!
 sleep 1
-timeout 60 "$BB" s.fio >/dev/null 2>bbs.err || fail "bb sender: $(cat bbs.err)"
-wait $FP || fail "fio's larger reader did not end on block-bench's close message (exit $?)"
+timeout 60 "$BB" s.fio --output-format=json >bbs.json 2>bbs.err || fail "bb sender: $(cat bbs.err) (fio reader: $(cat fior.err))"
+wait $FP || fail "fio's larger reader did not end on block-bench's close message (exit $?): $(cat fior.err)"
+[ "$(counts bbs.json sender write)" = "$MiB64 16384 0" ] || fail "bb sender: $(counts bbs.json sender write)"
+read -r bytes ios drops <<<"$(counts fior.json receiver read)"
+[ "$bytes" -gt $((MiB64 * 9 / 10)) ] && [ "$bytes" -le $MiB64 ] || fail "fio receiver bytes $bytes"
 P=$(free_port)
 sed -i "s/^port=.*/port=$P/" r128.fio s.fio
 timeout 60 "$BB" r128.fio --output-format=json >bbr.json 2>bbr.err &
