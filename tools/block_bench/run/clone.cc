@@ -700,10 +700,13 @@ void Clone::interrupt() {
 }
 
 void Clone::end_now() {
-  // The last read-back is not time limited; one between passes is.
-  if (life_.finished || life_.interrupted || life_.io_finished ||
-      (time_.verify_phase && !(loop_ && loop_->between_passes())))
+  if (life_.finished || life_.interrupted || life_.io_finished) return;
+  if (time_.verify_phase && !(loop_ && loop_->between_passes())) {
+    // The read-back after the main phase is not time limited, one between
+    // passes is; no pass follows either (SubmitLoop::next_phase).
+    time_.end_ns = std::min(time_.end_ns, NowNs());
     return;
+  }
   if (!ctx_ || time_.start_ns == 0) {
     // Not started yet (run() not entered, start delay, set-up): end as soon
     // as the I/O would start.

@@ -166,6 +166,17 @@ void MultiFileSource::advance() {
 
 bool MultiFileSource::end_pass(bool out_of_io) {
   if (!passes_.next_pass(out_of_io)) return false;
+  begin_pass();
+  return true;
+}
+
+bool MultiFileSource::resume() {
+  if (!passes_.resume()) return false;
+  begin_pass();
+  return true;
+}
+
+void MultiFileSource::begin_pass() {
   // fio's clear_io_state: every file from its start, the shared states
   // re-seeded once (randrepeat).
   gens_[0].restart_shared();
@@ -176,7 +187,6 @@ bool MultiFileSource::end_pass(bool out_of_io) {
   // clear_io_state closes every file: the next I/O picks a file anew (the
   // one after the last, or a new draw) and opens it.
   for (uint32_t f = 0; f < gens_.size(); f++) set_open(f, false);
-  return true;
 }
 
 bool MultiFileSource::next(IoUnit* u) {

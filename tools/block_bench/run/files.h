@@ -84,6 +84,7 @@ class MultiFileSource final : public IoSource {
   uint64_t io_limit() const override;
   void reset_budget() override;
   void note_other_io(uint64_t len) override { passes_.other_io(len); }
+  bool resume() override;
   void set_unlimited(bool u);
   void set_dir_chooser(DirChooser* c) override;
 
@@ -95,8 +96,9 @@ class MultiFileSource final : public IoSource {
   bool usable(uint32_t f) const { return !done_[f] && (open_[f] || open_count_ < open_cap_); }
   void set_open(uint32_t f, bool open);
   // The job's pass ended (for want of I/O when every file is done); true:
-  // another began, every file from its start again.
+  // another began, every file from its start again (begin_pass).
   bool end_pass(bool out_of_io);
+  void begin_pass();
   // The next I/O of the current pass from the files not done; false: every
   // file is done.
   bool next_in_pass(IoUnit* u);

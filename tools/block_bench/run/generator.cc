@@ -397,6 +397,12 @@ bool IoGenerator::next(IoUnit* io) {
   }
 }
 
+bool IoGenerator::resume() {
+  if (external_passes_ || !passes_.resume()) return false;
+  start_pass();
+  return true;
+}
+
 bool IoGenerator::next_unit(IoUnit* io) {
   // trimwrite: the write of the block trimmed last, outside the budget (fio
   // issues size= bytes of trims and as many of writes).

@@ -140,6 +140,7 @@ class IoGenerator final : public IoSource {
     if (mix_) mix_->ramp_end();
   }
   void note_other_io(uint64_t len) override { passes_.other_io(len); }
+  bool resume() override;
   // The files of one clone share their clone's mix, as fio's one per job
   // (then a loop's start does not reset it: the files' passes end apart).
   void share_mix(std::shared_ptr<RwMix> mix) {

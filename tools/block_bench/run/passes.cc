@@ -1,6 +1,7 @@
 #include "tools/block_bench/run/passes.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace blk::bench {
 namespace {
@@ -52,6 +53,9 @@ PassLimits PassLimits::Of(const JobOptions& job, uint64_t size, uint64_t io_size
   l.max_bs = std::max({FioMaxBs(job, 0), FioMaxBs(job, 1), FioMaxBs(job, 2)});
   l.unlimited = job.time_based;
   l.verify = job.verify != VerifyMethod::kNone;
+  // fio's thread_main: do_verify unless !do_verify, verify=none or
+  // FIO_UNIDIR (the net engines).
+  l.read_back = l.verify && job.do_verify && !IsNet(job.ioengine);
   // fio's io_bytes_exceeded: td_rw, else td_write, else td_read, else trim.
   switch (job.rw) {
     case RwMode::kReadWrite: case RwMode::kRandReadWrite:
@@ -109,14 +113,31 @@ bool FioPasses::next_pass(bool out_of_io) {
     again = true;
   } else if (l_.number_ios && ios_ >= SatMul(l_.number_ios, l_.loops)) {
     again = false;
+  } else if (l_.read_back) {
+    deferred_ = true;
+    return false;
   } else {
-    const uint64_t limit = l_.io_size ? l_.io_size : l_.size;
-    again = all_bytes_ < limit && limit - all_bytes_ >= l_.max_bs && (l_.io_size || !out_of_io);
+    again = below_limit() && (l_.io_size || !out_of_io);
   }
   if (!again) return false;
+  begin_pass();
+  return true;
+}
+
+bool FioPasses::resume() {
+  if (!std::exchange(deferred_, false) || !below_limit()) return false;
+  begin_pass();
+  return true;
+}
+
+bool FioPasses::below_limit() const {
+  const uint64_t limit = l_.io_size ? l_.io_size : l_.size;
+  return all_bytes_ < limit && limit - all_bytes_ >= l_.max_bs;
+}
+
+void FioPasses::begin_pass() {
   pass_bytes_ = 0;
   pass_++;
-  return true;
 }
 
 uint64_t FioPasses::budget() const { return byte_limit(); }

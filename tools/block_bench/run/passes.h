@@ -21,6 +21,11 @@
 // another while number_ios is not reached and the job's bytes in every
 // direction lie below io_size (else size) by at least the largest block
 // size, if io_size was given or the pass did not run out of I/O.
+// With a read-back after each pass (verify=, do_verify, an engine that is
+// not fio's FIO_UNIDIR), fio's clear_io_state before do_verify leaves no
+// file done, so running out of I/O never ends the job, and the read-back's
+// bytes count: once no loops are left, the decision waits for them
+// (deferred(), then resume()).
 // A time based job never ends a pass by bytes or I/Os, but with verify= a
 // pass ends after those size bytes on an engine that queues (fio's do_io
 // breaks "to run verification": each pass is then read back, and the job
@@ -53,6 +58,7 @@ struct PassLimits {
   unsigned counted = 0;     // mask of 1 << Dir counted toward the job's bytes
   bool unlimited = false;   // time based
   bool verify = false;      // verify= (a time based pass still ends at pass_cut)
+  bool read_back = false;   // fio's do_verify runs after each pass
 
   // fio's limits for `job` on a region of `size` bytes with `io_size`
   // (resolved, 0 when not given).
@@ -70,7 +76,14 @@ class FioPasses {
   void issued(Dir d, uint64_t len);
   // The current pass ended, for want of I/O when `out_of_io`, else because
   // may_issue() said no.  True: another pass begins (pass() counts it).
+  // False with deferred() set: the read-back's bytes decide (resume()).
   bool next_pass(bool out_of_io);
+  // Whether the last next_pass() left the decision to resume().
+  bool deferred() const { return deferred_; }
+  // The read-back after a deferred pass end is done (its bytes noted by
+  // other_io): fio's keep_running after do_verify.  True: another pass
+  // begins.  False when nothing was deferred.
+  bool resume();
   // The current pass, from 0.
   uint32_t pass() const { return pass_; }
   // (io_size, else size) x loops: the bytes the job hands out unless time
@@ -85,6 +98,10 @@ class FioPasses {
 
  private:
   uint64_t byte_limit() const;  // (io_size or size) x loops, saturated
+  // The job's bytes in every direction lie below io_size (else size) by at
+  // least the largest block (keep_running).
+  bool below_limit() const;
+  void begin_pass();
   PassLimits l_;
   uint64_t counted_bytes_ = 0;  // fio's io_issue_bytes in the counted directions
   uint64_t all_bytes_ = 0;      // fio's io_bytes, every direction
@@ -92,6 +109,7 @@ class FioPasses {
   uint64_t pass_bytes_ = 0;
   uint32_t loops_left_ = 0;  // fio's o.loops after the first keep_running
   uint32_t pass_ = 0;
+  bool deferred_ = false;
 };
 
 }  // namespace blk::bench

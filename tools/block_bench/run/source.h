@@ -77,6 +77,11 @@ class IoSource {
   // (verify's read-back): fio counts them in the bytes that decide whether
   // another pass begins (keep_running's io_bytes).
   virtual void note_other_io(uint64_t len) { (void)len; }
+  // The source ran out (next() said false) and the phase after it is done
+  // (verify's read-back, whose bytes note_other_io counted): true when it
+  // goes on with another pass, next() handing out its I/O (fio's
+  // keep_running after do_verify: run/passes.h).
+  virtual bool resume() { return false; }
   // From now on a read/write mix asks `c` (null: nobody) for the direction
   // of each I/O once the mix drew one; `c` outlives the source.  Sources
   // without a mix (a trace, one direction) ignore it.

@@ -121,8 +121,25 @@ Task<bool> SubmitLoop::next_phase(bool runtime_over) {
     pass_closed_(!runtime_over);
     co_return !runtime_over && !p_.errors.stopped();
   }
+  if (p_.time.verify_phase) {
+    // The read-back after the main source ran out is done: the source may
+    // go on with another pass (fio's keep_running after do_verify, which
+    // counts the read-back's bytes).
+    co_await wait_all();
+    if (p_.errors.stopped() || NowNs() >= p_.time.end_ns || !main_source_->resume())
+      co_return false;
+    p_.time.verify_phase = false;
+    source_ = main_source_;
+    if (pass_closed_) pass_closed_(true);
+    main_pass_.reset();  // the resumed pass is no pass change
+    co_return true;
+  }
+  // No read-back: the source may still go on (its passes decide after the
+  // phase that is not there).
+  if (!next_phase_)
+    co_return !runtime_over && !p_.errors.stopped() && source_->resume();
   // Finish the main phase; then, with verify, read back what was written.
-  if (!next_phase_ || p_.time.verify_phase || p_.errors.stopped()) co_return false;
+  if (p_.errors.stopped()) co_return false;
   if (runtime_over && pass_closed_) {
     // fio: the runtime ends the job before its do_verify.
     co_await wait_all();
@@ -132,6 +149,7 @@ Task<bool> SubmitLoop::next_phase(bool runtime_over) {
   co_await wait_all();
   if (p_.errors.stopped()) co_return false;
   p_.time.verify_phase = true;
+  main_source_ = source_;
   source_ = &next_phase_();
   pending_.have = false;
   co_return true;
@@ -188,7 +206,7 @@ void SubmitLoop::issue(const IoUnit& u, int64_t now, int64_t due, int64_t waited
   // request's latency.
   if (u.dir == Dir::kWrite && !u.flush && !u.dry && p_.slots.fill_for_write(slot, u.len))
     now = NowNs();
-  if (between_) main_source_->note_other_io(u.len);
+  if (p_.time.verify_phase) main_source_->note_other_io(u.len);
   inflight_++;
   p_.res->depth[DepthBucket(inflight_)]++;
   const bool measured = p_.time.measured(now);

@@ -10,7 +10,10 @@
 //      set_phase_each_pass, the main source's first I/O of a new pass
 //      (IoUnit::pass) waits while every request completes and the next
 //      phase runs, then the main phase goes on with it (fio's thread_main:
-//      do_verify after each do_io);
+//      do_verify after each do_io); when the phase after the main source
+//      ran out is done (or there is none), the main source may go on with
+//      another pass (IoSource::resume: its passes decide with the phase's
+//      bytes counted) unless the clone stopped or its runtime ended;
 //   3. not yet due (Pacing): wait for its time (the pacer holds it);
 //   4. the depth full (iodepth, or a hook's cap: set_depth_cap): wait
 //      until the requests in flight fell to iodepth_low and at least

@@ -155,6 +155,12 @@ same 268 --rw=randwrite --bsrange=4k-16k --size=1m --verify=crc32c --iodepth=4
 # io_size counts the read-back too (keep_running's io_bytes): 2 passes.
 same 64 --rw=randwrite --size=64k --io_size=192k --verify=crc32c --iodepth=4
 same 66 --rw=randrw --size=64k --io_size=192k --verify=crc32c --iodepth=4
+# A job that ran out of I/O still begins another pass when its read-back
+# leaves it a largest block short of size (fio's clear_io_state before
+# do_verify leaves no file done): 15 writes of 256k and 14 reads, 15 read
+# back (7736 KiB of 8192), then a second pass.
+same 88 --rw=randrw --bs=4k,256k --size=8m --verify=crc32c
+same 184 --rw=randwrite --bsrange=4k-256k --size=8m --verify=crc32c
 same 768 --rw=randwrite --size=1m --io_size=3m --norandommap --random_generator=lfsr
 ENGINE="--ioengine=null"
 

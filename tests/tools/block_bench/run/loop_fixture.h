@@ -59,7 +59,8 @@ inline IoUnit Write(uint64_t offset, uint64_t len = 4096, uint32_t file = 0) {
 }
 
 // An IoSource handing out a fixed list of I/Os, in order.  has_dir(): the
-// directions of the list, plus those add_dir() names.
+// directions of the list, plus those add_dir() names.  resume(): true once
+// for each list resume_with() queued, which it then hands out.
 class ScriptedSource final : public IoSource {
  public:
   explicit ScriptedSource(std::vector<IoUnit> ios = {}) : ios_(std::move(ios)) {}
@@ -78,7 +79,16 @@ class ScriptedSource final : public IoSource {
     return m;
   }
   uint64_t io_limit() const override { return 0; }
+  void note_other_io(uint64_t len) override { other_bytes += len; }
+  bool resume() override {
+    resume_asked++;
+    if (more_.empty()) return false;
+    for (const IoUnit& u : more_.front()) ios_.push_back(u);
+    more_.erase(more_.begin());
+    return true;
+  }
 
+  void resume_with(std::vector<IoUnit> more) { more_.push_back(std::move(more)); }
   void add_dir(Dir d) { extra_[int(d)] = true; }
   void add(const IoUnit& u) { ios_.push_back(u); }
   // How many next() handed out.
@@ -87,8 +97,13 @@ class ScriptedSource final : public IoSource {
 
  private:
   std::vector<IoUnit> ios_;
+  std::vector<std::vector<IoUnit>> more_;
   size_t next_ = 0;
   bool extra_[kNumDirs] = {};
+
+ public:
+  uint64_t other_bytes = 0;  // what note_other_io() counted
+  int resume_asked = 0;
 };
 
 class LoopFixture {

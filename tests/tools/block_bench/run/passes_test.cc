@@ -188,6 +188,63 @@ TEST(FioPasses, OtherIoCountsTowardAnotherPass) {
   EXPECT_FALSE(p.next_pass(false));  // 32k: no room left
 }
 
+// With a read-back after each pass, fio decides on another pass only after
+// it, with the read-back's bytes counted and no file done (clear_io_state):
+// fio 3.33's randrw, bs=4k,256k, size=8m, verify=crc32c, psync ran out of
+// I/O after 15 writes and 14 reads (3896 KiB), read 3840 KiB back (7736
+// KiB, 456 KiB below size: room for a 256 KiB block) and began a second
+// pass; after it and its read-back the job ended.
+TEST(FioPasses, AReadBackDecidesAfterItsBytes) {
+  JobOptions j = Job(RwMode::kRandReadWrite, IoEngine::kPsync);
+  j.bs[1] = {256 * kKiB, 256 * kKiB};
+  j.verify = VerifyMethod::kCrc32c;
+  const PassLimits l = PassLimits::Of(j, 8 * kMiB, 0);
+  ASSERT_TRUE(l.read_back);
+  ASSERT_EQ(l.max_bs, 256 * kKiB);
+  FioPasses p(l);
+  for (uint32_t pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < 15; i++) p.issued(Dir::kWrite, 256 * kKiB);
+    for (int i = 0; i < 14; i++) p.issued(Dir::kRead, 4 * kKiB);
+    EXPECT_TRUE(p.may_issue());
+    EXPECT_FALSE(p.next_pass(/*out_of_io=*/true));
+    EXPECT_TRUE(p.deferred());
+    EXPECT_EQ(p.pass(), pass);
+    p.other_io(15 * 256 * kKiB);
+    EXPECT_EQ(p.resume(), pass == 0) << pass;
+    EXPECT_FALSE(p.deferred());
+  }
+  EXPECT_EQ(p.pass(), 1u);
+  EXPECT_FALSE(p.resume());  // nothing deferred
+
+  // Without the read-back, running out of I/O ends the job at once.
+  j.do_verify = false;
+  FioPasses q(PassLimits::Of(j, 8 * kMiB, 0));
+  q.issued(Dir::kWrite, 256 * kKiB);
+  EXPECT_FALSE(q.next_pass(true));
+  EXPECT_FALSE(q.deferred());
+  // fio's net engines never read back (FIO_UNIDIR).
+  j.do_verify = true;
+  j.ioengine = IoEngine::kNet;
+  EXPECT_FALSE(PassLimits::Of(j, 8 * kMiB, 0).read_back);
+}
+
+// Loops left and number_ios decide at once, read-back or not.
+TEST(FioPasses, AReadBackDefersOnlyTheBytesDecision) {
+  JobOptions j = Job(RwMode::kRandWrite, IoEngine::kPsync);
+  j.verify = VerifyMethod::kMd5;
+  j.loops = 2;
+  FioPasses p(PassLimits::Of(j, 8192, 0));
+  p.issued(Dir::kWrite, 8192);
+  EXPECT_TRUE(p.next_pass(true));
+  EXPECT_FALSE(p.deferred());
+  j.loops = 1;
+  j.number_ios = 1;
+  FioPasses q(PassLimits::Of(j, 8192, 0));
+  q.issued(Dir::kWrite, 4096);
+  EXPECT_FALSE(q.next_pass(false));
+  EXPECT_FALSE(q.deferred());
+}
+
 TEST(FioPasses, RestartBudgetCountsAgain) {
   JobOptions j = Job(RwMode::kRead, IoEngine::kNull);
   FioPasses p(PassLimits::Of(j, 8192, 0));

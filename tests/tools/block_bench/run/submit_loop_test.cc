@@ -13,7 +13,9 @@
 #include <cerrno>
 #include <coroutine>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/tools/block_bench/run/bench_test_util.h"
@@ -479,6 +481,68 @@ TEST(SubmitLoop, TheNextPhaseStartsAfterTheMainPhaseCompleted) {
   EXPECT_EQ(h.completed_at_first_read, 3);
   EXPECT_TRUE(h.verify_phase_at_first_read);
   EXPECT_EQ(h.completed.size(), 5u);
+}
+
+// After the read-back that followed the main source's last I/O, the source
+// may go on (fio's keep_running after do_verify): the read-back's bytes
+// were noted to it, the pass closed, and its new I/O read back in turn.
+TEST(SubmitLoop, TheMainSourceMayResumeAfterTheReadBack) {
+  LoopFixture fx(NullJob(4), {Write(0), Write(4096)});
+  fx.open_null();
+  SubmitLoop& loop = fx.make_loop();
+  IoUnit again = Write(8192);
+  again.pass = 1;
+  fx.source.resume_with({again});
+  std::vector<std::unique_ptr<testing::ScriptedSource>> phases;
+  loop.set_next_phase([&]() -> IoSource& {
+    // Each read-back reads what the main phase wrote so far.
+    std::vector<IoUnit> reads;
+    for (size_t i = 0; i < fx.source.taken(); i++) reads.push_back(Read(fx.source.ios()[i].offset));
+    phases.push_back(std::make_unique<testing::ScriptedSource>(reads));
+    return *phases.back();
+  });
+  std::vector<bool> closed;
+  loop.set_phase_each_pass([&](bool ran) { closed.push_back(ran); });
+  std::vector<Event> log;
+  Recorder h(&log);
+  loop.add_hook(&h);
+  fx.run();
+  std::vector<std::pair<Dir, uint64_t>> seen;
+  for (const IoUnit& u : h.issued) seen.emplace_back(u.dir, u.offset);
+  using D = Dir;
+  EXPECT_EQ(seen, (std::vector<std::pair<Dir, uint64_t>>{{D::kWrite, 0}, {D::kWrite, 4096},
+                                                         {D::kRead, 0}, {D::kRead, 4096},
+                                                         {D::kWrite, 8192}, {D::kRead, 0},
+                                                         {D::kRead, 4096}, {D::kRead, 8192}}));
+  EXPECT_EQ(phases.size(), 2u);
+  EXPECT_EQ(fx.source.resume_asked, 2);
+  EXPECT_EQ(fx.source.other_bytes, 5u * 4096);  // both read-backs
+  EXPECT_EQ(closed, std::vector<bool>{true});   // the first read-back's pass
+  EXPECT_EQ(h.completed.size(), 8u);
+}
+
+// Without a read-back the source is asked once it ran out; a stopped loop
+// or an ended runtime asks nothing.
+TEST(SubmitLoop, ASourceWithoutANextPhaseMayResume) {
+  LoopFixture fx(NullJob(2), {Read(0)});
+  fx.open_null();
+  fx.source.resume_with({Read(4096), Read(8192)});
+  SubmitLoop& loop = fx.make_loop();
+  std::vector<Event> log;
+  Recorder h(&log);
+  loop.add_hook(&h);
+  fx.run();
+  EXPECT_EQ(Offsets(h.issued), (std::vector<uint64_t>{0, 4096, 8192}));
+  EXPECT_EQ(fx.source.resume_asked, 2);
+
+  LoopFixture ended(NullJob(2), {Read(0)});
+  ended.open_null();
+  ended.source.resume_with({Read(4096)});
+  ended.make_loop();
+  ended.time.end_ns = 0;  // the runtime is over before the first I/O
+  ended.run();
+  EXPECT_EQ(ended.source.resume_asked, 0);
+  EXPECT_EQ(ended.res.dir[int(Dir::kRead)].ios, 0u);
 }
 
 // The whole path a clone takes: a parsed job, CloneFiles::open() (the null

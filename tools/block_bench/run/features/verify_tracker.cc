@@ -142,6 +142,7 @@ class VerifyTracker::RecordOnly : public IoSource {
   uint64_t io_limit() const override { return inner_.io_limit(); }
   void reset_budget() override { inner_.reset_budget(); }
   void note_other_io(uint64_t len) override { inner_.note_other_io(len); }
+  bool resume() override { return inner_.resume(); }
   void set_dir_chooser(DirChooser* c) override { inner_.set_dir_chooser(c); }
 
  private:
