@@ -6,6 +6,7 @@
 #include <blkstack/block/null/null.h>
 #include <blkstack/block/option_schema.h>
 #include <blkstack/block/option_values.h>
+#include <blkstack/block/rbd/rados.h>
 #include <blkstack/block/rbd/rbd.h>
 #include <blkstack/block/throttle/throttle.h>
 #include <blkstack/util/quote.h>
@@ -20,6 +21,7 @@ const std::vector<DriverInfo>& Drivers() {
       ThrottleDriverInfo(),
       FileDriverInfo(),
       RbdDriverInfo(),
+      RadosDriverInfo(),
       NbdDriverInfo(),
   };
   return table;

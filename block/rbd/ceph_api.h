@@ -1,8 +1,8 @@
-// The librbd and librados entry points the rbd driver calls, resolved at run
+// The librbd and librados entry points the rbd and rados drivers call, resolved at run
 // time with dlopen() so that libblkstack (and every program that only uses
 // the null or file drivers) does not link Ceph.
 //
-// The library is loaded on the first use of driver=rbd: `librbd.so.1` (the
+// The library is loaded on the first use of driver=rbd or driver=rados: `librbd.so.1` (the
 // soname of Debian's librbd1 package) through the normal search path, or the
 // file named by the environment variable BLKSTACK_LIBRBD (a Ceph build of
 // your own).  librados' functions are resolved through librbd, which needs
@@ -27,6 +27,18 @@ namespace blk {
 // call to the driver means adding its name here.
 #define BLK_CEPH_FUNCTIONS(X)   \
   X(rados_create)               \
+  X(rados_create2)              \
+  X(rados_write)                \
+  X(rados_remove)               \
+  X(rados_aio_create_completion2) \
+  X(rados_aio_release)          \
+  X(rados_aio_get_return_value) \
+  X(rados_aio_read)             \
+  X(rados_aio_write)            \
+  X(rados_create_write_op)      \
+  X(rados_release_write_op)     \
+  X(rados_write_op_zero)        \
+  X(rados_aio_write_op_operate) \
   X(rados_conf_read_file)       \
   X(rados_conf_set)             \
   X(rados_connect)              \

@@ -4,15 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
-#include <thread>
 
 #include <blkstack/util/thread_pool.h>
 #include <blkstack/block/rbd/ceph_api.h>
+#include <blkstack/block/rbd/ceph_connect.h>
 #include <blkstack/block/rbd/rbd_config.h>
 #include <blkstack/util/quote.h>
 
@@ -35,34 +32,11 @@ void CloseHandlesNow(RbdHandles h) {
   if (h.cluster) h.api->rados_shutdown(h.cluster);
 }
 
-// Closes on a helper thread and waits at most `timeout_s`: rbd_close flushes
-// the cache and can wait forever for a dead OSD (no osd-op-timeout).  On
-// time-out the handles are abandoned (leaked) so that close never hangs.
+// Closes on a helper thread, waiting at most `timeout_s`: rbd_close
+// flushes the cache and can wait forever for a dead OSD (no
+// osd-op-timeout).
 void CloseHandles(RbdHandles h, int64_t timeout_s, const std::string& name) {
-  struct Shared {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-  };
-  auto shared = std::make_shared<Shared>();
-  std::thread t([h, shared] {
-    CloseHandlesNow(h);
-    std::lock_guard<std::mutex> lock(shared->mu);
-    shared->done = true;
-    shared->cv.notify_all();
-  });
-  std::unique_lock<std::mutex> lock(shared->mu);
-  if (shared->cv.wait_for(lock, std::chrono::seconds(timeout_s), [&] { return shared->done; })) {
-    lock.unlock();
-    t.join();
-  } else {
-    lock.unlock();
-    std::fprintf(stderr,
-                 "rbd: closing image '%s' did not finish in %llds (cluster unreachable?); "
-                 "abandoning its handles\n",
-                 name.c_str(), static_cast<long long>(timeout_s));
-    t.detach();
-  }
+  RunBounded([h] { CloseHandlesNow(h); }, timeout_s, "rbd: closing image '" + name + "'");
 }
 
 // One request in flight; lives in the awaiting coroutine's frame.  Written
@@ -374,74 +348,28 @@ Error OpenError(int code, std::string msg) { return MakeError(code, "driver 'rbd
 // Connects, opens the pool and the image.  On failure everything opened so
 // far is closed and the error names the resource.
 Expected<std::unique_ptr<BlockDriver>> OpenImage(RbdConfig cfg, bool read_only) {
-  auto api = LoadCephApi();
-  if (!api.ok()) return OpenError(api.error().code, api.error().message);
+  CephConnectArgs a;
+  a.driver = "rbd";
+  a.user = cfg.user;
+  a.cluster = cfg.cluster;
+  a.conf = cfg.conf;
+  a.pool = cfg.pool;
+  a.ns = cfg.ns;
+  a.connect_timeout_s = cfg.connect_timeout_s;
+  a.osd_op_timeout_s = cfg.osd_op_timeout_s;
+  a.settings = {{"rbd_cache", cfg.write_cache ? "true" : "false"}};
+  a.rados = cfg.rados;
+  auto conn = ConnectCeph(a);
+  if (!conn.ok()) return conn.error();
   RbdHandles h;
-  h.api = api.value();
+  h.api = conn->api;
+  h.cluster = conn->cluster;
+  h.io = conn->io;
   auto fail = [&](int code, std::string msg) -> Error {
     CloseHandles(h, cfg.close_timeout_s, cfg.Name());
     return OpenError(code, std::move(msg));
   };
-  const char* id = cfg.user.empty() ? nullptr : cfg.user.c_str();
-  int r = h.api->rados_create(&h.cluster, id);
-  if (r < 0) return fail(r, "rados_create(user " + QuoteName(cfg.user) + ") failed: " + Errno(r));
-
-  if (!cfg.conf.empty()) {
-    r = h.api->rados_conf_read_file(h.cluster, cfg.conf.c_str());
-    if (r < 0) return fail(r, "cannot read Ceph config 'conf=" + cfg.conf + "': " + Errno(r));
-  } else {
-    r = h.api->rados_conf_read_file(h.cluster, nullptr);
-    bool have_mon = false;
-    for (const auto& kv : cfg.rados) have_mon |= kv.first == "mon_host" || kv.first == "mon host";
-    if (r < 0 && !have_mon) {
-      return fail(r, "no Ceph config found (set CEPH_CONF, or give conf=PATH or "
-                     "rados.mon_host=...): " + Errno(r));
-    }
-  }
-  const std::string connect_s = std::to_string(cfg.connect_timeout_s);
-  const std::string osd_s = std::to_string(cfg.osd_op_timeout_s);
-  const std::pair<const char*, std::string> settings[] = {
-      {"client_mount_timeout", connect_s},
-      {"rados_mon_op_timeout", connect_s},
-      {"rados_osd_op_timeout", osd_s},
-      {"rbd_cache", cfg.write_cache ? "true" : "false"},
-  };
-  for (const auto& [k, v] : settings) {
-    r = h.api->rados_conf_set(h.cluster, k, v.c_str());
-    if (r < 0) return fail(r, std::string("rados_conf_set(") + k + ") failed: " + Errno(r));
-  }
-  for (const auto& [k, v] : cfg.rados) {
-    r = h.api->rados_conf_set(h.cluster, k.c_str(), v.c_str());
-    if (r == -EINVAL && (v == "on" || v == "off")) {
-      // JSON true/false arrive as on/off; Ceph's booleans want true/false.
-      r = h.api->rados_conf_set(h.cluster, k.c_str(), v == "on" ? "true" : "false");
-    }
-    if (r < 0) {
-      return fail(r, "librados setting " + QuoteInput(k + "=" + v) + " (option " +
-                         QuoteInput("rados." + k) + ") rejected: " + Errno(r) +
-                         (r == -ENOENT ? ": unknown setting" : ""));
-    }
-  }
-
-  r = h.api->rados_connect(h.cluster);
-  if (r < 0) {
-    std::string conf = cfg.conf.empty() ? "librados' default search/CEPH_CONF" : cfg.conf;
-    std::string why = r == -ETIMEDOUT ? " (no monitor answered within connect-timeout=" +
-                                            connect_s + "s)"
-                      : r == -EACCES || r == -EPERM || r == -ENOENT
-                          ? " (authentication failed: wrong user or key?)"
-                          : "";
-    return fail(r, "cannot connect to the Ceph cluster (conf " + conf + ", user '" +
-                       (cfg.user.empty() ? "admin" : cfg.user) + "'): " + Errno(r) + why);
-  }
-  r = h.api->rados_ioctx_create(h.cluster, cfg.pool.c_str(), &h.io);
-  if (r < 0) {
-    h.io = nullptr;
-    return fail(r, "cannot open pool " + QuoteName(cfg.pool) + ": " + Errno(r) +
-                       (r == -ENOENT ? " (no such pool)" : ""));
-  }
-  h.api->rados_ioctx_set_namespace(h.io, cfg.ns.empty() ? nullptr : cfg.ns.c_str());
-
+  int r;
   const char* snap = cfg.snapshot.empty() ? nullptr : cfg.snapshot.c_str();
   r = read_only ? h.api->rbd_open_read_only(h.io, cfg.image.c_str(), &h.image, snap)
                 : h.api->rbd_open(h.io, cfg.image.c_str(), &h.image, snap);

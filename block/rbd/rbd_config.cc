@@ -1,5 +1,7 @@
 #include <blkstack/block/rbd/rbd_config.h>
 
+#include <blkstack/block/rbd/ceph_connect.h>
+
 #include <blkstack/util/quote.h>
 
 namespace blk {
@@ -58,36 +60,28 @@ std::string RbdConfig::Name() const {
 
 const std::vector<OptionSpec>& RbdOptionsSchema() {
   using T = OptionSpec::Type;
-  static const std::vector<OptionSpec> schema = {
-      {.name = "filename", .type = T::kString,
-       .help = "short form rbd:pool[/namespace]/image[@snap][:key=value...] "
-               "(excludes pool/image/...)"},
-      {.name = "pool", .type = T::kString, .help = "pool of the image"},
-      {.name = "namespace", .type = T::kString, .help = "RADOS namespace (default: none)"},
-      {.name = "image", .type = T::kString, .help = "image name"},
-      {.name = "snapshot", .type = T::kString, .help = "snapshot to open (needs read-only=on)"},
-      {.name = "user", .type = T::kString, .help = "cephx client id (default: admin)"},
-      {.name = "conf", .type = T::kString,
-       .help = "ceph.conf path (default: librados' search, honours CEPH_CONF)"},
-      {.name = "completion", .type = T::kEnum, .default_value = "eventfd", .has_default = true,
-       .enum_values = {"eventfd", "bh", "poll"},
-       .help = "completion delivery: image eventfd + rbd_poll_io_events, librbd callback posting "
-               "to the loop, or busy polling"},
-      {.name = "write-cache", .type = T::kBool, .default_value = "on", .has_default = true,
-       .help = "librbd cache in write-back mode (on: writes are durable only after a flush)"},
-      {.name = "osd-op-timeout", .type = T::kInt, .default_value = "0", .has_default = true,
-       .min = 0, .max = 86400,
-       .help = "seconds before an OSD request fails with -ETIMEDOUT (0: wait forever)"},
-      {.name = "connect-timeout", .type = T::kInt, .default_value = "30", .has_default = true,
-       .min = 1, .max = 3600,
-       .help = "seconds for connecting to the cluster and for monitor requests"},
-      {.name = "close-timeout", .type = T::kInt, .default_value = "30", .has_default = true,
-       .min = 1, .max = 3600,
-       .help = "seconds close waits for librbd before abandoning the handles"},
-      {.name = "max-transfer", .type = T::kSize, .default_value = "0", .has_default = true,
-       .max = int64_t(1) << 30,
-       .help = "largest read/write passed to librbd (0: no limit; larger requests are split)"},
-  };
+  static const std::vector<OptionSpec> schema = [] {
+    std::vector<OptionSpec> v = {
+        {.name = "filename", .type = T::kString,
+         .help = "short form rbd:pool[/namespace]/image[@snap][:key=value...] "
+                 "(excludes pool/image/...)"},
+        {.name = "pool", .type = T::kString, .help = "pool of the image"},
+        {.name = "namespace", .type = T::kString, .help = "RADOS namespace (default: none)"},
+        {.name = "image", .type = T::kString, .help = "image name"},
+        {.name = "snapshot", .type = T::kString, .help = "snapshot to open (needs read-only=on)"},
+        {.name = "completion", .type = T::kEnum, .default_value = "eventfd", .has_default = true,
+         .enum_values = {"eventfd", "bh", "poll"},
+         .help = "completion delivery: image eventfd + rbd_poll_io_events, librbd callback "
+                 "posting to the loop, or busy polling"},
+        {.name = "write-cache", .type = T::kBool, .default_value = "on", .has_default = true,
+         .help = "librbd cache in write-back mode (on: writes are durable only after a flush)"},
+        {.name = "max-transfer", .type = T::kSize, .default_value = "0", .has_default = true,
+         .max = int64_t(1) << 30,
+         .help = "largest read/write passed to librbd (0: no limit; larger requests are split)"},
+    };
+    AppendCephConnectOptions(&v);
+    return v;
+  }();
   return schema;
 }
 
@@ -165,6 +159,7 @@ Expected<RbdConfig> MakeRbdConfig(const ParsedOptions& opts,
   }
   // Explicit options override what the filename said.
   if (opts.given("user")) cfg.user = opts.str("user");
+  if (opts.given("cluster")) cfg.cluster = opts.str("cluster");
   if (opts.given("conf")) cfg.conf = opts.str("conf");
   for (const auto& [key, value] : passthrough) {
     std::string k = key.substr(key.find('.') + 1);

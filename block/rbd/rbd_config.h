@@ -26,6 +26,7 @@ struct RbdConfig {
   std::string image;
   std::string snapshot;  // empty = the image head
   std::string user;      // cephx id; empty = librados' default
+  std::string cluster;   // cluster name; empty = librados' default ("ceph")
   std::string conf;      // ceph.conf path; empty = librados' search
   // librados settings in application order: KEY (without "rados.") -> value.
   std::vector<std::pair<std::string, std::string>> rados;

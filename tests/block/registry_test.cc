@@ -49,7 +49,7 @@ TEST(ValidateSpec, AcceptsWhatOpenAccepts) {
 TEST(ValidateSpec, RejectsWhatOpenRejects) {
   EXPECT_EQ(SpecError("driver=bogus"),
             "unknown driver 'bogus' (option 'driver'); known drivers: null, error-inject, "
-            "throttle, file, rbd, nbd");
+            "throttle, file, rbd, rados, nbd");
   EXPECT_EQ(SpecError("size=1G").rfind("missing required option 'driver' (one of: ", 0), 0u);
   EXPECT_NE(SpecError("driver=null,sise=1G").find("driver 'null': unknown option 'sise'"),
             std::string::npos);
