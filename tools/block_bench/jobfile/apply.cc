@@ -106,7 +106,7 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
     job.openfiles = 0;
     job.filenames.clear();
   }
-  if (job.ioengine != IoEngine::kRbd) job.rbd = RbdOptions{};
+  if (job.ioengine != IoEngine::kRbd && job.ioengine != IoEngine::kRados) job.rbd = RbdOptions{};
   if (job.ioengine != IoEngine::kNbd) job.nbd_uri.clear();
   if (job.ioengine != IoEngine::kLibaio) job.libaio = LibaioOptions{};
   if (job.ioengine != IoEngine::kCpuio) job.cpuio = CpuioOptions{};

@@ -18,6 +18,7 @@ std::string_view Name(IoEngine v) {
     case IoEngine::kPosixaio: return "posixaio";
     case IoEngine::kNull: return "null";
     case IoEngine::kRbd: return "rbd";
+    case IoEngine::kRados: return "rados";
     case IoEngine::kNbd: return "nbd";
     case IoEngine::kMmap: return "mmap";
     case IoEngine::kFalloc: return "falloc";

@@ -39,7 +39,7 @@ using PerDir = std::array<T, kNumDirs>;
 enum class IoEngine {
   kPsync, kSync, kPvsync, kPvsync2, kLibaio, kIoUring, kPosixaio, kNull, kRbd, kNbd,
   kMmap, kFalloc, kFtruncate, kCpuio, kExec, kFilecreate, kFilestat, kFiledelete, kNet, kSplice,
-  kE4defrag, kNetsplice
+  kE4defrag, kNetsplice, kRados
 };
 
 // fio's net and netsplice engines: a socket's I/O (netsplice moves tcp data
@@ -187,14 +187,17 @@ struct TimeRange {
   friend bool operator==(const TimeRange&, const TimeRange&) = default;
 };
 
-// Options of fio's rbd engine.  Only meaningful (and only non-default) when
-// ioengine is kRbd: like fio, switching engines drops them.
+// Options of fio's rbd and rados engines.  Only meaningful (and only
+// non-default) when ioengine is kRbd or kRados: like fio, switching engines
+// drops them.
 struct RbdOptions {
   std::string pool;
   std::string rbdname;
   std::string clientname;
   std::string clustername;
+  std::string conf;           // rados: ceph.conf path
   bool busy_poll = false;
+  bool touch_objects = true;  // rados: create the objects at the start
   friend bool operator==(const RbdOptions&, const RbdOptions&) = default;
 };
 

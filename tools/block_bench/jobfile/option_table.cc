@@ -17,7 +17,6 @@ struct UnsupportedFioOption {
 constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"block_error_percentiles", "fio's trim wear histogram (per trim-sized block, the trims and writes until its first error, for flash that wears out): not implemented"},
     {"chunk_size", "an option of fio's dfs engine; block-bench has no such engine"},
-    {"conf", "the rados engine is not supported (rbd is)"},
     {"gid", "fio calls setgid(2) in each job's process; block-bench's jobs are threads of one process, and setgid/setuid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another group or user alone"},
     {"hipri", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
     {"hipri_percentage", "polled completions (IORING_SETUP_IOPOLL, RWF_HIPRI) are not implemented in the file driver: they need a device with poll queues (queue/io_poll=1), and on virtio-blk, zram and loop devices fio's own hipri=1 fails every I/O with EOPNOTSUPP"},
@@ -26,7 +25,6 @@ constexpr UnsupportedFioOption kUnsupportedFioOptions[] = {
     {"max_open_zones", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"profile", "fio's profiles are not supported"},
     {"read_beyond_wp", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
-    {"touch_objects", "the rados engine is not supported (rbd is)"},
     {"uid", "fio calls setuid(2) in each job's process; block-bench's jobs are threads of one process, and setuid/setgid change the credentials of every thread of a process (glibc and POSIX), so no job can run as another user or group alone"},
     {"zone_reset_frequency", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},
     {"zone_reset_threshold", "an option of zonemode=zbd: zoned block devices are not supported (zonemode=strided is)"},

@@ -20,12 +20,12 @@ using internal::ChoiceOption;
 using internal::FioChoice;
 using internal::FioValueError;
 
-constexpr std::array<IoEngine, 22> kEngines = {
+constexpr std::array<IoEngine, 23> kEngines = {
     IoEngine::kPsync, IoEngine::kSync,    IoEngine::kPvsync,   IoEngine::kPvsync2, IoEngine::kLibaio,
     IoEngine::kIoUring, IoEngine::kPosixaio, IoEngine::kNull, IoEngine::kRbd,     IoEngine::kNbd,
     IoEngine::kMmap,  IoEngine::kFalloc,  IoEngine::kFtruncate, IoEngine::kCpuio, IoEngine::kExec,
     IoEngine::kFilecreate, IoEngine::kFilestat, IoEngine::kFiledelete, IoEngine::kNet,
-    IoEngine::kSplice, IoEngine::kE4defrag, IoEngine::kNetsplice};
+    IoEngine::kSplice, IoEngine::kE4defrag, IoEngine::kNetsplice, IoEngine::kRados};
 
 constexpr FioChoice<uint32_t> kKbBaseChoices[] = {{"1000", 1000}, {"1024", 1024}};
 
@@ -60,6 +60,7 @@ FioOptionSpec Engine() {
   };
   s.help =
       "I/O engine: psync (default), sync, pvsync, pvsync2, libaio, io_uring, posixaio, null, rbd, "
+      "rados (RADOS objects), "
       "nbd, mmap, falloc, ftruncate, splice, cpuio (burns CPU, no data), exec (runs program= "
       "beside the job, no data), filecreate, filestat, filedelete (time a create, stat or unlink "
       "per file opened), net (a socket), netsplice (net with splice for tcp), e4defrag (ext4 "
@@ -68,10 +69,11 @@ FioOptionSpec Engine() {
 }
 
 template <std::string RbdOptions::*F>
-FioOptionSpec RbdString(std::string_view name, std::string_view help) {
+FioOptionSpec RbdString(std::string_view name, std::string_view help,
+                        std::vector<IoEngine> engines = {IoEngine::kRbd, IoEngine::kRados}) {
   FioOptionSpec s;
   s.name = name;
-  s.engines = {IoEngine::kRbd};
+  s.engines = std::move(engines);
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     if (v->empty()) return FioValueError("expected a non-empty value");
     job.rbd.*F = std::string(*v);
@@ -100,10 +102,28 @@ FioOptionSpec NbdUri() {
   return s;
 }
 
+FioOptionSpec RadosTouchObjects() {
+  FioOptionSpec s;
+  s.name = "touch_objects";
+  s.engines = {IoEngine::kRados};
+  s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
+    Expected<bool> b = FioParseBool(*v);
+    if (!b.ok()) return b.error();
+    job.rbd.touch_objects = b.value();
+    return {};
+  };
+  s.render = [](const JobOptions& job, std::string_view n, RenderedOptions& out) {
+    if (job.rbd.touch_objects != DefaultJob().rbd.touch_objects)
+      out.push_back({std::string(n), job.rbd.touch_objects ? "1" : "0"});
+  };
+  s.help = "rados: create every object (an empty write) when the job starts";
+  return s;
+}
+
 FioOptionSpec RbdBusyPoll() {
   FioOptionSpec s;
   s.name = "busy_poll";
-  s.engines = {IoEngine::kRbd};
+  s.engines = {IoEngine::kRbd, IoEngine::kRados};
   s.apply = [](JobOptions& job, std::optional<std::string_view> v) -> Expected<void> {
     Expected<bool> b = FioParseBool(*v);
     if (!b.ok()) return b.error();
@@ -115,7 +135,7 @@ FioOptionSpec RbdBusyPoll() {
       out.push_back({std::string(n), job.rbd.busy_poll ? "1" : "0"});
     }
   };
-  s.help = "rbd: poll for completions instead of waiting";
+  s.help = "rbd, rados: poll for completions instead of waiting";
   return s;
 }
 
@@ -413,11 +433,15 @@ std::vector<FioOptionSpec> TargetOptions() {
   v.push_back(StringOption<&JobOptions::description>("description", "free-text description"));
   v.push_back(KbBase());
   v.push_back(Engine());
-  v.push_back(RbdString<&RbdOptions::pool>("pool", "rbd: Ceph pool holding the image"));
-  v.push_back(RbdString<&RbdOptions::rbdname>("rbdname", "rbd: image name"));
-  v.push_back(RbdString<&RbdOptions::clientname>("clientname", "rbd: Ceph client name"));
-  v.push_back(RbdString<&RbdOptions::clustername>("clustername", "rbd: Ceph cluster name"));
+  v.push_back(RbdString<&RbdOptions::pool>("pool", "rbd, rados: Ceph pool holding the image or objects"));
+  v.push_back(RbdString<&RbdOptions::rbdname>("rbdname", "rbd: image name", {IoEngine::kRbd}));
+  v.push_back(RbdString<&RbdOptions::clientname>(
+      "clientname", "rbd, rados: Ceph client name (without client.; a full TYPE.ID with clustername)"));
+  v.push_back(RbdString<&RbdOptions::clustername>("clustername", "rbd, rados: Ceph cluster name"));
+  v.push_back(RbdString<&RbdOptions::conf>("conf", "rados: ceph.conf path (default: librados' search)",
+                                           {IoEngine::kRados}));
   v.push_back(RbdBusyPoll());
+  v.push_back(RadosTouchObjects());
   v.push_back(NbdUri());
   v.push_back(UserspaceReap());
   {

@@ -171,7 +171,7 @@ ojson ScheduleJson(const ScheduleResult& sc) {
 
 // The I/O engine the job really runs on: the file driver's aio mode
 // (libaio for aio=native; threads when libaio with direct=0 runs on the
-// thread pool), null, rbd, nbd, else blockdev; the engines whose work is
+// thread pool), null, rbd, rados, nbd, else blockdev; the engines whose work is
 // not the graph's I/O (cpuio, exec, net, the file-system engines) by name.
 std::string EngineOf(const JobOptions& job, const std::string& spec) {
   if (MovesNoData(job.ioengine) || TimesFileCalls(job.ioengine) || IsNet(job.ioengine))
@@ -183,6 +183,7 @@ std::string EngineOf(const JobOptions& job, const std::string& spec) {
   }
   if (spec.rfind("driver=null", 0) == 0) return "null";
   if (spec.rfind("driver=rbd", 0) == 0) return "rbd";
+  if (spec.rfind("driver=rados", 0) == 0) return "rados";
   if (spec.rfind("driver=nbd", 0) == 0) return "nbd";
   return "blockdev";
 }

@@ -39,7 +39,8 @@ Expected<void> CloneFiles::load_trace() {
     tj->filenames = {job_.replay_redirect};
     tj->blockdev.clear();
   } else if (tj->filenames.empty() && tj->blockdev.empty() && tj->ioengine != IoEngine::kNull &&
-             tj->ioengine != IoEngine::kRbd && tj->ioengine != IoEngine::kNbd) {
+             tj->ioengine != IoEngine::kRbd && tj->ioengine != IoEngine::kNbd &&
+             tj->ioengine != IoEngine::kRados) {
     // The file or graph the trace names (TakeTraceTarget).
     auto taken = TakeTraceTarget(*trace_, path, tj);
     if (!taken.ok()) return taken;

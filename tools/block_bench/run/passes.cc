@@ -19,6 +19,7 @@ bool CountsPassBytes(const JobOptions& job) {
     case IoEngine::kIoUring:
     case IoEngine::kPosixaio:
     case IoEngine::kRbd:
+    case IoEngine::kRados:
     case IoEngine::kNbd:
       return true;
     case IoEngine::kNull:

@@ -95,7 +95,7 @@ void AddSpecNeeds(const std::string& spec, CloneNeeds* n) {
       if (!aio || *aio == "threads") n->threads += kPoolThreads;
     } else if (drv == "nbd") {
       n->fds += 1;  // the connection's socket
-    } else if (drv == "rbd") {
+    } else if (drv == "rbd" || drv == "rados") {
       n->threads += kRbdThreads;
       n->fds += kRbdFds;
     }
@@ -220,6 +220,12 @@ CloneNeeds EstimateClone(const JobOptions& job) {
       n.threads += kRbdThreads;
       n.fds += kRbdFds;
       break;
+    case IoEngine::kRados: {  // a connection per object (file)
+      const uint64_t files = std::max<uint32_t>(1, job.nrfiles);
+      n.threads += kRbdThreads * files;
+      n.fds += kRbdFds * files;
+      break;
+    }
     case IoEngine::kLibaio:
     case IoEngine::kIoUring:
       n.fds += 2;

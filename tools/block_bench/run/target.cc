@@ -89,6 +89,7 @@ Expected<Target> RbdTarget(const JobOptions& job) {
   t.spec = "driver=rbd,pool=" + Esc(job.rbd.pool.empty() ? "rbd" : job.rbd.pool) +
            ",image=" + Esc(job.rbd.rbdname);
   if (!job.rbd.clientname.empty()) t.spec += ",user=" + Esc(job.rbd.clientname);
+  if (!job.rbd.clustername.empty()) t.spec += ",cluster=" + Esc(job.rbd.clustername);
   if (job.rbd.busy_poll) {
     t.spec += ",completion=poll";
     t.spin = true;  // fio's busy_poll does not sleep either
@@ -96,6 +97,29 @@ Expected<Target> RbdTarget(const JobOptions& job) {
   if (job.direct) t.spec += ",write-cache=off";
   t.display = "rbd:" + (job.rbd.pool.empty() ? std::string("rbd") : job.rbd.pool) + "/" +
               job.rbd.rbdname;
+  return t;
+}
+
+// fio's rados engine: each file of the clone is an object named as fio
+// names its files (filename=, else JOB.CLONE.FILE), of size= / nrfiles
+// bytes; the objects are created first (touch_objects=1, fio's default)
+// and stay after the job, as fio 3.33's.
+Expected<Target> RadosTarget(const JobOptions& job, uint32_t clone, uint64_t want) {
+  if (job.rbd.pool.empty())
+    return MakeError(-EINVAL, "ioengine=rados needs pool=POOL (fio: rados pool name must be provided)");
+  if (!want)
+    return MakeError(-EINVAL, "ioengine=rados needs size= (a RADOS object has no fixed size)");
+  const std::string& pool = job.rbd.pool;
+  const std::string object = !job.filenames.empty() ? job.filenames[0] : FileNameOf(job, clone, 0);
+  Target t;
+  t.spec = "driver=rados,pool=" + Esc(pool) + ",object=" + Esc(object) +
+           ",size=" + std::to_string(want);
+  if (job.rbd.touch_objects) t.spec += ",touch=on";
+  if (!job.rbd.clientname.empty()) t.spec += ",user=" + Esc(job.rbd.clientname);
+  if (!job.rbd.clustername.empty()) t.spec += ",cluster=" + Esc(job.rbd.clustername);
+  if (!job.rbd.conf.empty()) t.spec += ",conf=" + Esc(job.rbd.conf);
+  t.spin = job.rbd.busy_poll;
+  t.display = "rados:" + pool + "/" + object;
   return t;
 }
 
@@ -358,6 +382,7 @@ Expected<Target> JobTarget(const JobOptions& job, uint32_t clone, uint32_t clone
     return t;
   }
   if (job.ioengine == IoEngine::kRbd) return RbdTarget(job);
+  if (job.ioengine == IoEngine::kRados) return RadosTarget(job, clone, want);
   if (job.ioengine == IoEngine::kNbd) return NbdTarget(job);
   return FileTarget(job, clone, clone_files, want);
 }

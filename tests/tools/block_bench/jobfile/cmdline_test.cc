@@ -280,12 +280,14 @@ TEST(Errors, OptionErrorsNameTheOption) {
             "suffix), got '4q'");
   EXPECT_EQ(CmdError({"--name=x", "--iodepht=4"}),
             "<command line>: unknown option '--iodepht' (did you mean '--iodepth'?)");
+  EXPECT_EQ(CmdError({"--name=x", "--profile=x"}),
+            "<command line>: option '--profile' is not supported by block-bench (fio's profiles are "
+            "not supported)");
   EXPECT_EQ(CmdError({"--name=x", "--conf=x"}),
-            "<command line>: option '--conf' is not supported by block-bench (the rados engine is "
-            "not supported (rbd is))");
+            "<command line>: option '--conf' is only valid with ioengine=rados (ioengine is psync)");
   EXPECT_EQ(CmdError({"--name=x", "--iodepth"}), "<command line>: option '--iodepth': requires a value");
   EXPECT_EQ(CmdError({"--name=x", "--pool=p"}),
-            "<command line>: option '--pool' is only valid with ioengine=rbd (ioengine is psync)");
+            "<command line>: option '--pool' is only valid with ioengine=rbd or rados (ioengine is psync)");
   EXPECT_EQ(CmdError({"--name=x", "--iodepth_batch_complete_min=4", "--iodepth_batch_complete_max=2"}),
             "<command line>: job 'x': iodepth_batch_complete_max (2) is less than iodepth_batch_complete_min (4)");
 }
@@ -395,11 +397,11 @@ namespace {
 // unknown; "all" lists every supported option.
 TEST(ToolFlags, CmdHelp) {
   bool known = false;
-  const std::string s = CmdHelp("bs, readwrite,conf", &known);
+  const std::string s = CmdHelp("bs, readwrite,profile", &known);
   EXPECT_TRUE(known);
   EXPECT_EQ(s.rfind("bs: supported: ", 0), 0u) << s;
   EXPECT_NE(s.find("\nreadwrite: supported (alias of rw): "), std::string::npos) << s;
-  EXPECT_NE(s.find("\nconf: refused: the rados engine is not supported"),
+  EXPECT_NE(s.find("\nprofile: refused: fio's profiles are not supported"),
             std::string::npos) << s;
   EXPECT_EQ(CmdHelp("http_host", &known), "http_host: unknown to block-bench\n");
   EXPECT_FALSE(known);

@@ -90,9 +90,9 @@ TEST(Errors, UnknownOptionSuggestsTheClosest) {
 TEST(Errors, UnsupportedFioOptionsAreRejected) {
   EXPECT_EQ(FileError("[a]\nprofile=tiobench\n"),
             "job.fio:2: option 'profile' is not supported by block-bench (fio's profiles are not supported)");
-  EXPECT_EQ(FileError("[global]\nconf=x\n[a]\n"),
-            "job.fio:2: option 'conf' is not supported by block-bench (the rados engine is not "
-            "supported (rbd is))");
+  EXPECT_EQ(FileError("[global]\nchunk_size=x\n[a]\n"),
+            "job.fio:2: option 'chunk_size' is not supported by block-bench (an option of fio's "
+            "dfs engine; block-bench has no such engine)");
 }
 
 // fio's thread (threads instead of processes) is what block-bench always

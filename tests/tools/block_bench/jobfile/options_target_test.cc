@@ -139,7 +139,12 @@ TEST(RbdOptions, ValidWithRbdEngine) {
 TEST(RbdOptions, RejectedWithOtherEngines) {
   EXPECT_EQ(OneError("ioengine=libaio\nrbdname=img"),
             "job.fio:3: option 'rbdname' is only valid with ioengine=rbd (ioengine is libaio)");
-  EXPECT_EQ(OneError("pool=p"), "job.fio:2: option 'pool' is only valid with ioengine=rbd (ioengine is psync)");
+  EXPECT_EQ(OneError("pool=p"),
+            "job.fio:2: option 'pool' is only valid with ioengine=rbd or rados (ioengine is psync)");
+  EXPECT_EQ(OneError("ioengine=rbd\ntouch_objects=0"),
+            "job.fio:3: option 'touch_objects' is only valid with ioengine=rados (ioengine is rbd)");
+  EXPECT_EQ(OneError("ioengine=rbd\nconf=/etc/ceph/ceph.conf"),
+            "job.fio:3: option 'conf' is only valid with ioengine=rados (ioengine is rbd)");
 }
 
 TEST(LibaioOptions, UserspaceReap) {

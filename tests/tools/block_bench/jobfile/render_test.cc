@@ -145,6 +145,8 @@ const std::vector<std::pair<std::string, std::string>>& Samples() {
       {"clientname", "ioengine=rbd\nclientname=admin"},
       {"clustername", "ioengine=rbd\nclustername=ceph"},
       {"busy_poll", "ioengine=rbd\nbusy_poll=1"},
+      {"conf", "ioengine=rados\nconf=/etc/ceph/ceph.conf"},
+      {"touch_objects", "ioengine=rados\ntouch_objects=0"},
       {"uri", "ioengine=nbd\nuri=nbd+unix:///?socket=/run/s"},
       {"userspace_reap", "ioengine=libaio\nuserspace_reap=1"},
       {"cpuload", "ioengine=cpuio\ncpuload=150"},
@@ -421,7 +423,7 @@ TEST(RoundTrip, AllOptionsTogether) {
   std::string body;
   for (const auto& [name, sample] : Samples()) {
     // Overlap others (userspace_reap needs ioengine=libaio, the io_uring
-    // options io_uring, the rbd samples rbd, uri nbd, cpuio's, exec's and
+    // options io_uring, the rbd samples rbd, the rados ones rados, uri nbd, cpuio's, exec's and
     // stat_type their engines; verify_only refuses
     // time_based; zones refuse the zipf and nrfiles samples).
     if (name == "kb_base" || name == "uri" || name == "verify_only" || name == "buffered" || name == "atomic" || name == "rwmixwrite" || name == "userspace_reap" || name == "nowait" ||
@@ -434,7 +436,7 @@ TEST(RoundTrip, AllOptionsTogether) {
         name == "stat_type" || name == "hostname" || name == "port" || name == "protocol" ||
         name == "listen" || name == "pingpong" || name == "nodelay" || name == "interface" ||
         name == "ttl" || name == "window_size" || name == "mss" || name == "donorname" ||
-        name == "inplace") {
+        name == "inplace" || name == "conf" || name == "touch_objects") {
       continue;
     }
     body += sample + "\n";
