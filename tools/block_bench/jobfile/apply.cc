@@ -92,9 +92,10 @@ Expected<void> ApplyOptions(JobOptions& job, const std::vector<RawOption>& optio
                                   " is only valid with ioengine=" + valid + " (ioengine is " +
                                   std::string(Name(job.ioengine)) + ")");
   }
-  // filename=a:b:c is three files (fio's nrfiles follows the list), unless
-  // blockdev= or the rbd engine, which open no file, make it moot.
-  if (job.filenames.size() > 1) {
+  // filename=a:b:c is three files and filename=a one, whatever nrfiles=
+  // says (fio's nrfiles follows the list), unless blockdev= or the rbd
+  // engine, which open no file, make it moot.
+  if (!job.filenames.empty()) {
     const bool moot = !job.blockdev.empty() || job.ioengine == IoEngine::kRbd ||
                       job.ioengine == IoEngine::kNbd;
     if (!moot) job.nrfiles = uint32_t(job.filenames.size());
@@ -209,8 +210,6 @@ Expected<void> ValidateJob(const JobOptions& job, const SourceLocation& where) {
     if (job.ioengine == IoEngine::kRbd) return fail("ioengine=rbd opens one image (use one job per image)");
     if (job.ioengine == IoEngine::kNbd) return fail("ioengine=nbd opens one export (use one job per export)");
     if (!job.read_iolog.empty()) return fail("read_iolog replays onto one target");
-    if (job.filenames.size() == 1)
-      return fail("filename= names one file: name them all (filename=a:b:c) or leave filename out");
     // Each file of a real target stays open for the job; a null target
     // (null, and the file-system engines, which open no file) holds none.
     const bool holds_fds = job.ioengine != IoEngine::kNull && !TimesFileCalls(job.ioengine);

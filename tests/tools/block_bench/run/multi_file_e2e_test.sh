@@ -159,8 +159,20 @@ done
   || fail "clone 2 does not start at 2m: $(head -5 inc-bb.log.2)"
 err "offset_increment with a percentage offset" --name=e --size=1m --offset=10% --offset_increment=1m
 
+# filename= names the job's files: nrfiles=3 beside one name is one file
+# holding all of size=, as fio's.
+for tool in bb fio; do
+  if [[ $tool == bb ]]; then cmd=("$BB"); else cmd=(fio); fi
+  "${cmd[@]}" --name=one --filename=one-$tool --nrfiles=3 --size=3m --rw=write --bs=1m \
+    --output-format=json --output=one-$tool.json || fail "$tool filename= with nrfiles=3"
+  python3 -c "import json,sys; w=json.load(open(sys.argv[1]))['jobs'][0]['write']; assert w['io_bytes'] == 3 << 20, w['io_bytes']" \
+    one-$tool.json || fail "$tool: filename= with nrfiles=3 did not write 3 MiB to one file"
+done
+[[ $(stat -c %s one-bb) == 3145728 && $(stat -c %s one-fio) == 3145728 ]] ||
+  fail "filename= with nrfiles=3: one-bb $(stat -c %s one-bb), one-fio $(stat -c %s one-fio)"
+ls one-bb.* one-fio.* 2>/dev/null | grep -qv json && fail "more files than filename= named: $(ls one-*)"
+
 # Errors.
-err "nrfiles=2: filename= names one file" --name=e --filename=x --nrfiles=2 --size=1m
 err "nrfiles=2: blockdev= opens one graph" --name=e --blockdev=driver=null,size=1M --nrfiles=2
 err "file_service_type=zipf (a distribution over the files) is not implemented" \
   --name=e --nrfiles=2 --size=1m --file_service_type=zipf:1.2
