@@ -38,7 +38,6 @@ std::string NetOpenMessage() { return Words(htonl(kNetLinkMagic), htonl(kNetLink
 NetEngine::NetEngine(const JobOptions& job, uint32_t clone, bool reads)
     : o_(job.net),
       peer_(NetPeer(job)),
-      reads_(reads),
       stream_(job.net.protocol == Protocol::kUnix || NetTcp(job.net.protocol)),
       listener_(NetListens(job.net, reads)),
       udp_trailer_(NetUdp(job.net.protocol) && job.verify == VerifyMethod::kNone),

@@ -119,7 +119,6 @@ class NetEngine {
 
   const NetOptions o_;
   const std::string peer_;
-  const bool reads_;
   const bool stream_;
   const bool listener_;
   const bool udp_trailer_;
