@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -142,6 +143,55 @@ Expected<CephConnection> ConnectCeph(const CephConnectArgs& a) {
   }
   c.api->rados_ioctx_set_namespace(c.io, a.ns.empty() ? nullptr : a.ns.c_str());
   return c;
+}
+
+namespace {
+
+std::shared_ptr<const CephConnection> Owned(const CephConnection& c, int64_t close_timeout_s,
+                                            std::string what) {
+  return std::shared_ptr<const CephConnection>(
+      new CephConnection(c), [close_timeout_s, what = std::move(what)](const CephConnection* p) {
+        const CephConnection copy = *p;
+        delete p;
+        RunBounded([copy] { CloseCeph(copy); }, close_timeout_s, what);
+      });
+}
+
+// Every argument, so that a different setting never shares a connection.
+std::string SharedKey(const CephConnectArgs& a, const std::string& group) {
+  std::string k;
+  auto add = [&](const std::string& s) { k += std::to_string(s.size()) + ":" + s; };
+  for (const std::string& s : {group, a.driver, a.user, a.cluster, a.conf, a.pool, a.ns,
+                               std::to_string(a.connect_timeout_s), std::to_string(a.osd_op_timeout_s)})
+    add(s);
+  for (const auto* list : {&a.settings, &a.rados})
+    for (const auto& [key, value] : *list) add(key), add(value);
+  return k;
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<const CephConnection>> ConnectCephShared(const CephConnectArgs& a,
+                                                                  const std::string& group,
+                                                                  int64_t close_timeout_s) {
+  const std::string what = a.driver + ": closing the connection to pool '" + a.pool + "'";
+  if (group.empty()) {
+    auto c = ConnectCeph(a);
+    if (!c.ok()) return c.error();
+    return Owned(*c, close_timeout_s, what);
+  }
+  static std::mutex mu;
+  static auto* shared = new std::map<std::string, std::weak_ptr<const CephConnection>>();
+  std::lock_guard<std::mutex> lock(mu);
+  for (auto it = shared->begin(); it != shared->end();)
+    it = it->second.expired() ? shared->erase(it) : std::next(it);
+  const std::string key = SharedKey(a, group);
+  if (auto s = (*shared)[key].lock()) return s;
+  auto c = ConnectCeph(a);
+  if (!c.ok()) return c.error();
+  auto s = Owned(*c, close_timeout_s, what);
+  (*shared)[key] = s;
+  return s;
 }
 
 }  // namespace blk

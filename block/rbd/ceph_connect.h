@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,16 @@ Expected<CephConnection> ConnectCeph(const CephConnectArgs& a);
 // Destroys the I/O context and shuts the connection down (either may be
 // null).
 void CloseCeph(const CephConnection& c);
+
+// A connection the holders share: every call with the same non-empty
+// `group` and the same arguments returns the same connection while any
+// holder keeps it (fio's rados engine: one connection for all the objects
+// of a job); an empty group always connects anew.  The last holder closes
+// it, waiting at most `close_timeout_s` (RunBounded).  Thread-safe; opens
+// of shared connections run one at a time.
+Expected<std::shared_ptr<const CephConnection>> ConnectCephShared(const CephConnectArgs& a,
+                                                                  const std::string& group,
+                                                                  int64_t close_timeout_s);
 
 // Runs `work` (closing handles) on a helper thread and waits at most
 // `timeout_s`: librbd and librados can wait forever for a dead OSD.  On

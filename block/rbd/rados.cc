@@ -1,6 +1,7 @@
 #include <blkstack/block/rbd/rados.h>
 
 #include <cerrno>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,9 @@ const std::vector<OptionSpec>& RadosOptionsSchema() {
          .help = "the device's length in bytes (required: an object has no fixed size)"},
         {.name = "touch", .type = T::kBool, .default_value = "off", .has_default = true,
          .help = "create the object (an empty write) when opening (fio's touch_objects)"},
+        {.name = "connection", .type = T::kString,
+         .help = "devices opened with the same connection name (and the same cluster options) "
+                 "share one cluster connection (default: one of its own)"},
     };
     AppendCephConnectOptions(&v);
     return v;
@@ -34,6 +38,7 @@ const std::vector<OptionSpec>& RadosOptionsSchema() {
 struct RadosConfig {
   CephConnectArgs connect;
   std::string object;
+  std::string group;  // connection=
   uint64_t size = 0;
   bool touch = false;
   int64_t close_timeout_s = 30;
@@ -58,6 +63,7 @@ Expected<RadosConfig> MakeConfig(const ParsedOptions& opts,
   a.osd_op_timeout_s = opts.integer("osd-op-timeout");
   for (const auto& [key, value] : passthrough) a.rados.emplace_back(key.substr(key.find('.') + 1), value);
   cfg.object = str("object");
+  cfg.group = str("connection");
   if (a.pool.empty()) return ConfigError("missing required option 'pool'");
   if (cfg.object.empty()) return ConfigError("missing required option 'object'");
   if (!opts.given("size"))
@@ -81,12 +87,8 @@ struct RadosRequest {
 
 class RadosDriver final : public BlockDriver {
  public:
-  RadosDriver(RadosConfig cfg, CephConnection c) : cfg_(std::move(cfg)), c_(c) {}
-  ~RadosDriver() override {
-    const CephConnection c = c_;
-    RunBounded([c] { CloseCeph(c); }, cfg_.close_timeout_s,
-               "rados: closing object '" + cfg_.Name() + "'");
-  }
+  RadosDriver(RadosConfig cfg, std::shared_ptr<const CephConnection> conn)
+      : cfg_(std::move(cfg)), conn_(std::move(conn)), c_(*conn_) {}
 
   std::string_view name() const override { return "rados"; }
   uint64_t length() const override { return cfg_.size; }
@@ -143,6 +145,8 @@ class RadosDriver final : public BlockDriver {
     out->push_back({"rados_submitted", submitted_});
     out->push_back({"rados_submit_errors", submit_errors_});
     out->push_back({"rados_touched", cfg_.touch ? 1u : 0u});
+    // Devices sharing this one's cluster connection (itself included).
+    out->push_back({"rados_connection_users", uint64_t(conn_.use_count())});
   }
 
  private:
@@ -212,7 +216,8 @@ class RadosDriver final : public BlockDriver {
   }
 
   RadosConfig cfg_;
-  CephConnection c_;
+  std::shared_ptr<const CephConnection> conn_;  // closed by its last holder
+  const CephConnection& c_;
   AioContext* ctx_ = nullptr;
   uint64_t submitted_ = 0;
   uint64_t submit_errors_ = 0;
@@ -221,19 +226,19 @@ class RadosDriver final : public BlockDriver {
 Expected<std::unique_ptr<BlockDriver>> Open(DriverOpenArgs& args) {
   auto cfg = MakeConfig(args.opts, args.passthrough);
   if (!cfg.ok()) return cfg.error();
-  auto conn = ConnectCeph(cfg->connect);
+  auto conn = ConnectCephShared(cfg->connect, cfg->group, cfg->close_timeout_s);
   if (!conn.ok()) return conn.error();
   // Also read-only: an empty write creates a missing object and changes no
   // data (fio touches a read job's objects too).
   if (cfg->touch) {
-    const int r = conn->api->rados_write(conn->io, cfg->object.c_str(), "", 0, 0);
+    const CephConnection& c = **conn;
+    const int r = c.api->rados_write(c.io, cfg->object.c_str(), "", 0, 0);
     if (r < 0) {
-      CloseCeph(*conn);
       return MakeError(r, "driver 'rados': cannot create object " + QuoteName(cfg->Name()) +
                               " (touch=on): " + ErrnoString(r));
     }
   }
-  return std::unique_ptr<BlockDriver>(std::make_unique<RadosDriver>(std::move(*cfg), *conn));
+  return std::unique_ptr<BlockDriver>(std::make_unique<RadosDriver>(std::move(*cfg), std::move(*conn)));
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // asynchronous API (fio's rados engine).
 //
 //   driver=rados,pool=POOL,object=NAME,size=BYTES[,namespace=NS][,user=ID]
-//               [,cluster=NAME][,conf=PATH][,touch=on][,rados.KEY=VALUE...]
+//               [,cluster=NAME][,conf=PATH][,touch=on][,connection=NAME]
+//               [,rados.KEY=VALUE...]
 //
 // The device is `size` bytes of the object from offset 0.  An object is as
 // long as its furthest write: a read past its end, or of an object that
@@ -18,6 +19,10 @@
 //   close-timeout             as the rbd driver's (block/rbd/rbd.h)
 //   touch       create the object (an empty write) when opening, as fio's
 //               touch_objects; also on a read-only node (no data changes)
+//   connection  a name: devices opened with the same one (and the same
+//               cluster options) share one cluster connection, closed by
+//               the last of them (fio's engine: one for a job's objects);
+//               default: a connection of its own
 // The object stays when the device closes (as fio 3.33's engine leaves its
 // objects).
 //

@@ -162,6 +162,34 @@ TEST_F(RadosIoTest, TouchCreatesTheObjectAndReadOnlyRefusesWrites) {
   EXPECT_EQ(obj.Stat(), 0);  // the object stays after close
 }
 
+// Devices with the same connection= name share one connection until the
+// last closes; another name, or none, connects anew.  Each device's I/O
+// still completes on its own.
+TEST_F(RadosIoTest, DevicesOfOneConnectionNameShareIt) {
+  RBD_REQUIRE_CLUSTER();
+  ScratchObject o1("rados-c1"), o2("rados-c2"), o3("rados-c3");
+  const std::string group = ",connection=" + UniqueName("g");
+  auto a = Open(o1.Spec(kMiB, group));
+  auto b = Open(o2.Spec(kMiB, group));
+  auto c = Open(o3.Spec(kMiB));
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(Counter(*a, "rados_connection_users"), 2u);
+  EXPECT_EQ(Counter(*b, "rados_connection_users"), 2u);
+  EXPECT_EQ(Counter(*c, "rados_connection_users"), 1u);
+  auto d1 = Pattern(4096, 7), d2 = Pattern(4096, 8);
+  ASSERT_EQ(Write(*a, 0, d1), 0);
+  ASSERT_EQ(Write(*b, 0, d2), 0);
+  std::vector<uint8_t> back;
+  ASSERT_EQ(Read(*a, 0, &back, 4096), 0);
+  EXPECT_TRUE(back == d1);
+  ASSERT_EQ(Read(*b, 0, &back, 4096), 0);
+  EXPECT_TRUE(back == d2);
+  a.reset();
+  EXPECT_EQ(Counter(*b, "rados_connection_users"), 1u);
+  ASSERT_EQ(Read(*b, 0, &back, 4096), 0);  // still connected
+  EXPECT_TRUE(back == d2);
+}
+
 TEST_F(RadosIoTest, OptionErrorsNameWhatIsWrong) {
   RBD_REQUIRE_CLUSTER();
   EXPECT_NE(OpenError("driver=rados,object=o,size=1M").find("missing required option 'pool'"),

@@ -220,12 +220,10 @@ CloneNeeds EstimateClone(const JobOptions& job) {
       n.threads += kRbdThreads;
       n.fds += kRbdFds;
       break;
-    case IoEngine::kRados: {  // a connection per object (file)
-      const uint64_t files = std::max<uint32_t>(1, job.nrfiles);
-      n.threads += kRbdThreads * files;
-      n.fds += kRbdFds * files;
+    case IoEngine::kRados:  // one connection for the clone's objects
+      n.threads += kRbdThreads;
+      n.fds += kRbdFds;
       break;
-    }
     case IoEngine::kLibaio:
     case IoEngine::kIoUring:
       n.fds += 2;

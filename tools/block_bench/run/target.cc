@@ -103,7 +103,8 @@ Expected<Target> RbdTarget(const JobOptions& job) {
 // fio's rados engine: each file of the clone is an object named as fio
 // names its files (filename=, else JOB.CLONE.FILE), of size= / nrfiles
 // bytes; the objects are created first (touch_objects=1, fio's default)
-// and stay after the job, as fio 3.33's.
+// and stay after the job, as fio 3.33's.  The files of a clone share one
+// cluster connection, as fio's one per job.
 Expected<Target> RadosTarget(const JobOptions& job, uint32_t clone, uint64_t want) {
   if (job.rbd.pool.empty())
     return MakeError(-EINVAL, "ioengine=rados needs pool=POOL (fio: rados pool name must be provided)");
@@ -113,7 +114,8 @@ Expected<Target> RadosTarget(const JobOptions& job, uint32_t clone, uint64_t wan
   const std::string object = !job.filenames.empty() ? job.filenames[0] : FileNameOf(job, clone, 0);
   Target t;
   t.spec = "driver=rados,pool=" + Esc(pool) + ",object=" + Esc(object) +
-           ",size=" + std::to_string(want);
+           ",size=" + std::to_string(want) +
+           ",connection=" + Esc(job.name + "." + std::to_string(clone));
   if (job.rbd.touch_objects) t.spec += ",touch=on";
   if (!job.rbd.clientname.empty()) t.spec += ",user=" + Esc(job.rbd.clientname);
   if (!job.rbd.clustername.empty()) t.spec += ",cluster=" + Esc(job.rbd.clustername);

@@ -7,7 +7,8 @@
 #            method (its check is real);
 #   same I/O randrw at iodepth 4: the two write_iologs are equal;
 #   objects  named as fio names its files (JOB.CLONE.FILE; nrfiles=2: two
-#            objects of size/2), created first (touch_objects=1) and left
+#            objects of size/2 on one cluster connection, as fio's one per
+#            job), created first (touch_objects=1) and left
 #            after the job; touch_objects=0 reads a missing object as zeros
 #            and creates nothing;
 #   trim     rw=trim zeroes the object (read back with `rados get`);
@@ -91,12 +92,13 @@ echo "randrw: the same 256 I/Os as fio"
 # ---- objects -----------------------------------------------------------------
 timeout 120 "$BB" --name="${P}d" "${BB_RADOS[@]}" --nrfiles=2 --size=8m --bs=1m --rw=write \
   --output-format=json >bd.json 2>bd.err || fail "bb nrfiles=2: $(cat bd.err)"
-check bd.json 'j["write"]["io_bytes"] == 8 << 20'
+check bd.json 'j["write"]["io_bytes"] == 8 << 20' \
+  'j["blkstack"]["counters"]["rados_connection_users"] == 2'  # one connection, as fio's
 for o in "${P}d.0.0" "${P}d.0.1"; do
   size=$(timeout 60 rados -p rbd stat "$o" | sed -n 's/.* size \([0-9]*\).*/\1/p')
   [ "$size" = $((4 << 20)) ] || fail "object $o: size '$size', not 4 MiB"
 done
-echo "nrfiles=2: objects ${P}d.0.0 and ${P}d.0.1 of 4 MiB each"
+echo "nrfiles=2: objects ${P}d.0.0 and ${P}d.0.1 of 4 MiB each, on one connection"
 
 timeout 120 "$BB" --name="${P}e" "${BB_RADOS[@]}" --size=1m --rw=read --touch_objects=0 \
   --verify_pattern=0 --verify=pattern --output-format=json >be.json 2>be.err ||
