@@ -12,6 +12,8 @@
 #            after the job; touch_objects=0 reads a missing object as zeros
 #            and creates nothing;
 #   trim     rw=trim zeroes the object (read back with `rados get`);
+#   names    clustername=ceph clientname=admin connects (client. added),
+#            an unknown client is refused, in both tools;
 #   errors   no pool=, no size=, a missing pool and an unreadable conf=
 #            name what is wrong (exit 1); a bad touch_objects= names the
 #            job file and line.
@@ -120,6 +122,25 @@ import sys; d = open('got.dat', 'rb').read()
 assert d.count(0) == len(d) and len(d) <= 8 << 20, (len(d), len(d) - d.count(0))" ||
   fail "rw=trim left data in ${P}b.0.0"
 echo "rw=trim zeroed the object"
+
+# ---- cluster and client names ------------------------------------------------
+# clustername= takes the full client name: both tools add "client." to
+# clientname=admin and connect; an unknown client fails in both (fio 3.33
+# dies of SIGSEGV there; block-bench names the user and the errno).
+for tool in fio "$BB"; do
+  args=("${BB_RADOS[@]}"); [ "$tool" = fio ] && args=("${FIO_RADOS[@]}")
+  timeout 120 "$tool" --name="${P}g" "${args[@]}" --clustername=ceph --clientname=admin \
+    --size=1m --bs=64k --rw=write --output-format=json >g.json 2>g.err ||
+    fail "$tool clustername=ceph clientname=admin: $(cat g.err)"
+  check g.json 'j["write"]["total_ios"] == 16' 'j["error"] == 0'
+  if timeout 120 "$tool" --name="${P}g" "${args[@]}" --clientname="nobody$P" --size=1m \
+    --rw=write >g.out 2>g.err; then
+    fail "$tool connected as client.nobody$P"
+  fi
+done
+grep -q "cannot connect to the Ceph cluster.*user 'nobody$P'" g.err ||
+  fail "unknown client: $(cat g.err)"
+echo "clustername/clientname: client.admin connects in both tools, an unknown client in neither"
 
 # ---- errors ------------------------------------------------------------------
 expect_error() {  # WHAT PATTERN ARGS...: exit 1 and PATTERN on stderr
