@@ -81,7 +81,6 @@ struct RadosRequest {
   std::coroutine_handle<> waiter;
   AioContext* ctx = nullptr;
   const CephApi* api = nullptr;
-  rados_write_op_t op = nullptr;  // discard / write-zeroes
   int ret = 0;
 };
 
